@@ -1,0 +1,79 @@
+# Helper functions that declare every target of the project, so that all of
+# them get the same language level, warnings and sanitizer flags.
+
+set(CMAKE_CXX_STANDARD 20)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+
+if(SCHEDCACHE_ASAN AND SCHEDCACHE_TSAN)
+  message(FATAL_ERROR "SCHEDCACHE_ASAN and SCHEDCACHE_TSAN cannot be combined")
+endif()
+if(SCHEDCACHE_ASAN)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(SCHEDCACHE_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()
+if(SCHEDCACHE_THREAD_SAFETY AND NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "SCHEDCACHE_THREAD_SAFETY needs clang (CXX=clang++)")
+endif()
+
+# Warnings for the project's own code; generated protobuf code does not use
+# this function and so is exempt.
+function(schedcache_apply_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  if(SCHEDCACHE_THREAD_SAFETY)
+    target_compile_options(${target} PRIVATE -Wthread-safety)
+  endif()
+endfunction()
+
+# schedcache_library(NAME SRCS ... DEPS ... [PUBLIC_DEPS ...] [HEADER_ONLY])
+# Declares schedcache_NAME with the alias schedcache::NAME. Headers are
+# included as "folder/file.h" from the source root.
+function(schedcache_library name)
+  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})
+  set(target schedcache_${name})
+  if(ARG_HEADER_ONLY)
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${target} INTERFACE ${ARG_PUBLIC_DEPS} ${ARG_DEPS})
+  else()
+    add_library(${target} STATIC ${ARG_SRCS})
+    target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_DEPS})
+    schedcache_apply_warnings(${target})
+  endif()
+  add_library(schedcache::${name} ALIAS ${target})
+endfunction()
+
+# schedcache_executable(NAME SRCS ... DEPS ...)
+function(schedcache_executable name)
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SRCS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  schedcache_apply_warnings(${name})
+endfunction()
+
+# schedcache_test(NAME SRCS ... DEPS ... [LABELS ...])
+# A GoogleTest binary registered with CTest, one CTest entry per test case.
+function(schedcache_test name)
+  if(NOT SCHEDCACHE_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SRCS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    SCHEDCACHE_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
+    SCHEDCACHE_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  schedcache_apply_warnings(${name})
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+endfunction()
