@@ -1,0 +1,85 @@
+// What the engine reports: one policy's decision with evidence and cost, and
+// the per-policy statistics behind GetReport.
+#ifndef SCHEDCACHE_POLICIES_DECISION_H_
+#define SCHEDCACHE_POLICIES_DECISION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace schedcache {
+
+// NoPreferenceReason says why a policy holds no preferred LLC.
+enum class NoPreferenceReason {
+  kNone,               // there is a preference
+  kNoData,             // never scanned, or nothing ran
+  kSingleThread,       // invalid_nr: one thread
+  kTooManyThreads,     // invalid_nr: nr_running_avg too high for the LLC
+  kFootprintTooLarge,  // exceeds_capacity
+  kTimedOut,           // no scan for more than affinity_timeout_epochs
+  kDisabled,           // enable=off, or auto on a machine with no node of 2 LLCs
+  kNotCacheAware,      // the `none` policy
+};
+const char* NoPreferenceReasonName(NoPreferenceReason reason);
+
+// LlcOccupancy is the summed occupancy of one LLC examined by a scan.
+struct LlcOccupancy {
+  int llc;
+  uint64_t occupancy;  // sum over its CPUs, NICE_0_LOAD fixed point
+};
+
+// ScanCost is what one scan cost.
+struct ScanCost {
+  int cpus_scanned = 0;
+  int llcs_scanned = 0;
+  int64_t scan_ns = 0;  // monotonic clock, wall time of the scan
+};
+
+// PolicyDecision is one policy's current answer for a process (and thread).
+struct PolicyDecision {
+  std::string policy;
+  int preferred_cpu = -1;
+  int preferred_llc = -1;
+  NoPreferenceReason reason = NoPreferenceReason::kNoData;
+  std::vector<LlcOccupancy> llc_occupancy;  // from the last executed scan
+  int nr_running = 0;                       // seen by the last executed scan
+  int64_t nr_running_avg = 0;
+  ScanCost cost;                            // of the last executed scan
+  bool scanned_now = false;                 // a requested scan executed
+};
+
+// Distribution summarises a set of non-negative integer observations.
+struct Distribution {
+  uint64_t count = 0;
+  double mean = 0;
+  int64_t p50 = 0;
+  int64_t p99 = 0;
+  int64_t max = 0;
+};
+
+struct PolicyReport {
+  std::string name;
+  uint64_t scans = 0;           // executed scans
+  uint64_t scans_skipped = 0;   // next_scan gate closed
+  uint64_t scans_aborted = 0;   // invalid_nr / exceeds_capacity
+  Distribution cpus_scanned;    // per executed scan
+  Distribution llcs_scanned;
+  Distribution scan_ns;
+  uint64_t decisions = 0;       // scan triggers where the reference did not skip
+  uint64_t agreements = 0;      // ... where both hold the same preferred LLC
+  double agreement = 1.0;       // agreements / decisions (1 when no decisions)
+  uint64_t preferred_llc_changes = 0;
+  double runtime_on_preferred_llc = 0;  // share of accounted runtime
+};
+
+struct EngineReport {
+  std::vector<PolicyReport> policies;
+  uint64_t samples_applied = 0;
+  uint64_t handovers_applied = 0;
+  uint64_t processes_tracked = 0;
+  uint64_t processes_evicted = 0;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_POLICIES_DECISION_H_

@@ -1,0 +1,114 @@
+// Engine: one session's model. It owns the per-CPU runqueue state of
+// DESIGN.md §1 (shared by every policy of the session), one instance of each
+// policy, and the statistics behind GetReport. Samples are applied in order,
+// so a replay is deterministic.
+//
+// Thread contract: thread-compatible. A session serialises all calls (one
+// writer); the Engine itself takes no locks.
+#ifndef SCHEDCACHE_POLICIES_ENGINE_H_
+#define SCHEDCACHE_POLICIES_ENGINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "policies/decision.h"
+#include "policies/policy_registry.h"
+#include "policies/sample.h"
+#include "policies/tunables.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+// ScanTrigger says what runs a scan: the kernel's tick (kTick), or only a
+// Recommend that asks for one (kQuery).
+enum class ScanTrigger { kTick, kQuery };
+
+// PolicyChoice names one policy of a session and its own tunables.
+struct PolicyChoice {
+  std::string name;       // registry name, e.g. "full-scan"
+  TunableValues tunables; // the policy's own tunables; defaults when absent
+};
+
+struct EngineOptions {
+  ModelTunables model;                 // DESIGN §1 tunables
+  ScanTrigger trigger = ScanTrigger::kTick;
+  int64_t max_processes = 1'000'000;   // least recently active evicted beyond
+};
+
+// RecommendRequest asks for the preference of process `tgid`; with `tid`
+// (and optionally `cpu`, the CPU that thread is on) the answer is for that
+// thread (NUMA preference, scan mask). With `scan`, a fresh scan runs first
+// (in kQuery mode it stands in for the tick, DESIGN "Details pinned down").
+struct RecommendRequest {
+  int32_t tgid = 0;
+  std::optional<int32_t> tid;
+  std::optional<int32_t> cpu;
+  bool scan = false;
+  int64_t timestamp_ns = 0;  // 0: the session's latest sample time
+};
+
+// PreferenceChange is one change of a process's preferred LLC under one
+// policy, reported as it happens.
+struct PreferenceChange {
+  int32_t tgid;
+  std::string_view policy;  // valid during the callback only
+  int old_llc;              // -1: none
+  int new_llc;              // -1: none
+  int64_t timestamp_ns;     // the sample's time
+};
+
+class Engine {
+ public:
+  // Create builds an engine over `topology` with `policies` (the first is the
+  // reference for agreement). Returns InvalidArgument when a policy name is
+  // unknown, repeats, or its tunables fail validation, or when `policies` is
+  // empty.
+  static absl::StatusOr<std::unique_ptr<Engine>> Create(
+      std::shared_ptr<const Topology> topology, const PolicyRegistry& registry,
+      std::vector<PolicyChoice> policies, EngineOptions options);
+  ~Engine();
+
+  // ApplySample validates then applies one sample. On InvalidArgument
+  // (naming the field and value: CPU not in topology or offline, tgid/tid
+  // not > 0, negative delta, timestamp before the CPU's previous one) the
+  // engine is unchanged.
+  absl::Status ApplySample(const Sample& sample);
+  // ApplyHandOver validates then applies a hand-over, same contract.
+  absl::Status ApplyHandOver(const HandOver& handover);
+
+  // Recommend answers for every policy, in session order. NotFound (with the
+  // tgid) for a process the session does not track; InvalidArgument for a
+  // bad tid/cpu.
+  absl::StatusOr<std::vector<PolicyDecision>> Recommend(
+      const RecommendRequest& request);
+
+  // Report summarises every policy, in session order.
+  EngineReport Report() const;
+
+  // SetChangeListener installs the callback for PreferenceChange events; it
+  // runs synchronously inside ApplySample/Recommend, so it must be quick and
+  // must not call back into the engine.
+  void SetChangeListener(std::function<void(const PreferenceChange&)> listener);
+
+  const Topology& topology() const;
+  const EngineOptions& options() const;
+  std::vector<std::string> policy_names() const;
+  // enabled is false when `enable` is auto and no NUMA node has 2 LLCs, or
+  // `enable` is off; cache-aware policies then never scan, and say why.
+  bool enabled() const;
+
+ private:
+  class Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_POLICIES_ENGINE_H_
