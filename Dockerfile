@@ -1,0 +1,26 @@
+# schedcached in a container. Build stage: the repository's own install step
+# (.ci/install-deps) on Debian 12, so the image builds with exactly what the
+# quick start and CI use. Runtime stage: the two binaries and the Debian
+# packages that hold their shared libraries, found with ldd at build time.
+FROM debian:bookworm AS build
+COPY . /src
+WORKDIR /src
+RUN .ci/install-deps \
+ && cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DSCHEDCACHE_BUILD_TESTS=OFF -DSCHEDCACHE_BUILD_BENCHMARKS=OFF \
+ && cmake --build /build --target schedcached schedcache \
+ && mkdir -p /out/bin \
+ && cp /build/bin/schedcached /build/bin/schedcache /out/bin/ \
+ && ldd /out/bin/* | awk '/=> \//{print $3}' | sort -u \
+      | xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u \
+      | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)$' > /out/runtime-packages
+
+FROM debian:bookworm-slim
+COPY --from=build /out/runtime-packages /tmp/runtime-packages
+RUN apt-get update \
+ && xargs -a /tmp/runtime-packages apt-get install -y --no-install-recommends \
+ && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages
+COPY --from=build /out/bin/ /usr/local/bin/
+# Listen on TCP inside the container; the unix socket default suits a host.
+ENTRYPOINT ["schedcached"]
+CMD ["--listen=0.0.0.0:50051"]
