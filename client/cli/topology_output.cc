@@ -45,7 +45,6 @@ std::string TopologyTable(const Topology& topology) {
 
 absl::StatusOr<std::string> TopologyJson(const Topology& topology) {
   google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   std::string json;
   const auto status = google::protobuf::util::MessageToJsonString(

@@ -17,7 +17,7 @@ namespace schedcache::cli {
 std::string TopologyTable(const Topology& topology);
 
 // TopologyJson is the topology as schedcache.v1.Topology in the protobuf
-// JSON mapping (lowerCamelCase names, default values printed).
+// JSON mapping on one line (lowerCamelCase names, default values printed).
 absl::StatusOr<std::string> TopologyJson(const Topology& topology);
 
 }  // namespace schedcache::cli

@@ -37,7 +37,7 @@ class TopologyVerb : public Verb {
       err << "schedcache topology: " << json.status() << "\n";
       return kExitError;
     }
-    out << *json;
+    out << *json << "\n";
     return kExitOk;
   }
 
