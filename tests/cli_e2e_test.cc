@@ -84,7 +84,7 @@ TEST(SchedcacheCli, DemoShowsHostAndBuiltinEpycShape) {
   Outcome r = RunSchedcache("demo");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, StartsWith("source: host\n"));
-  EXPECT_THAT(r.out, HasSubstr("source: synthetic:pack:2 l3:12 core:8 pu:2\n"));
+  EXPECT_THAT(r.out, HasSubstr("source: synthetic:pack:2 numa:1 l3:12 core:8 pu:2\n"));
   EXPECT_THAT(r.out, HasSubstr("384 CPUs (SMT 2), 24 L3 LLCs"));
 }
 

@@ -20,11 +20,12 @@ namespace schedcache {
 inline constexpr absl::string_view kHostSource = "host";
 
 // kEpyc9654Shape is the built-in large topology: the LLC shape of a 2-socket
-// AMD EPYC 9654 (Genoa), 2 x 12 L3s of 8 cores x 2 threads, 384 CPUs. hwloc
-// numbers synthetic CPUs sequentially, so its first LLC is CPUs 0-15 where
-// the real machine's is 0-7,192-199; the shape is what matters to the model.
+// AMD EPYC 9654 (Genoa) in NPS1 mode: 2 packages, each one NUMA node of
+// 12 L3s of 8 cores x 2 threads, 384 CPUs. hwloc numbers synthetic CPUs
+// sequentially, so its first LLC is CPUs 0-15 where the real machine's is
+// 0-7,192-199; the shape is what matters to the model.
 inline constexpr absl::string_view kEpyc9654Shape =
-    "synthetic:pack:2 l3:12 core:8 pu:2";
+    "synthetic:pack:2 numa:1 l3:12 core:8 pu:2";
 
 // LoadTopology builds a Topology from `source`, one of
 //   "host"               hwloc discovery of this machine (online CPUs only

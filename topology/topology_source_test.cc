@@ -178,7 +178,7 @@ TEST(ReferenceMachines, ManifestIsPresent) {
   SUCCEED();
 }
 
-TEST(LoadTopology, BuiltinEpycShapeHas24LlcsOf16Cpus) {
+TEST(LoadTopology, BuiltinEpycShapeHasTwoNodesOf12LlcsOf16Cpus) {
   absl::StatusOr<Topology> topo = LoadTopology(kEpyc9654Shape);
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->source(), kEpyc9654Shape);
@@ -189,6 +189,13 @@ TEST(LoadTopology, BuiltinEpycShapeHas24LlcsOf16Cpus) {
     EXPECT_EQ(llc.level, 3);
   }
   EXPECT_EQ(topo->smt_threads(), 2);
+  // NPS1: one NUMA node per package, 192 CPUs each, so NUMA balancing's scan
+  // mask of one node is half the machine.
+  ASSERT_EQ(topo->numa_nodes().size(), 2u);
+  for (const CpuGroup& node : topo->numa_nodes()) {
+    EXPECT_EQ(node.cpus.Count(), 192);
+  }
+  EXPECT_EQ(topo->MaxLlcsPerNode(), 12);
 }
 
 TEST(LoadTopology, HostHasCpusCoveredByLlcs) {
