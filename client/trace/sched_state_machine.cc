@@ -86,6 +86,7 @@ absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
     ThreadInfo& next =
         threads_.Learn(event.next_tid, event.next_tgid, std::string_view());
     next.running_cpu = event.cpu;
+    if (!next.tgid_known) ++counters_.guessed_tgid_hand_overs;
     next_tgid = next.tgid;
     ++running_cpus_;
   }

@@ -11,6 +11,11 @@
 // stretch on a CPU add up exactly to its length. Before the first switch
 // seen on a CPU its current thread is unknown and nothing is accounted there
 // (the slice in progress when the input starts has no known beginning).
+// Only stretches between a traced switch-in and the next switch count: when
+// a switch's prev is not the thread the CPU was tracked as running (real
+// 6.18 traces miss a few switch-ins from idle, ~50 in 150k switches), the
+// tracked thread is the one switched out and the untraced stretch of prev is
+// not accounted (SchedCounters::prev_mismatches counts these).
 //
 // Ticks follow one global grid, timestamps k * (1e9 / hz) for integer k, the
 // same on every CPU as with the kernel's jiffies (NO_HZ idle: an idle CPU
@@ -62,6 +67,9 @@ struct SchedCounters {
   // switch-ins of a thread still current on another CPU; it is switched out
   // there first, so no thread is ever on two CPUs.
   int64_t moved_running_threads = 0;
+  // hand-overs whose thread's tgid was not known yet, so its pid stood in
+  // (a new thread before any line showed its TGID column).
+  int64_t guessed_tgid_hand_overs = 0;
 };
 
 class SchedStateMachine {

@@ -78,6 +78,7 @@ class TraceReplayer {
     stats_.hand_overs = c.hand_overs;
     stats_.prev_mismatches = c.prev_mismatches;
     stats_.moved_running_threads = c.moved_running_threads;
+    stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;
     stats_.runtime_ns = machine_.runtime_ns();
     if (!stats_.cpus_seen.Empty()) {
       stats_.runtime_ns.resize(stats_.cpus_seen.Last() + 1, 0);

@@ -67,6 +67,7 @@ struct ReplayStats {
   int64_t hand_overs = 0;
   int64_t prev_mismatches = 0;        // see SchedCounters
   int64_t moved_running_threads = 0;  // see SchedCounters
+  int64_t guessed_tgid_hand_overs = 0;  // see SchedCounters
   // runtime_ns[cpu]: sum of the delta_ns of the samples on topology CPU
   // `cpu` (after the cpu map); sized max CPU seen + 1.
   std::vector<int64_t> runtime_ns;

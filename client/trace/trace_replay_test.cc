@@ -349,8 +349,11 @@ TEST(TraceReplay, SharedTracesReplayCleanlyAndAccountEveryBusyNanosecond) {
               << " (switch " << stats->switch_events << "), malformed "
               << stats->malformed_lines << ", samples " << stats->samples
               << " (ticks " << stats->tick_samples << "), hand-overs "
-              << stats->hand_overs << ", max |replayed - busy| " << worst
-              << " ns\n";
+              << stats->hand_overs << " (guessed tgid "
+              << stats->guessed_tgid_hand_overs << "), prev mismatches "
+              << stats->prev_mismatches << ", moved "
+              << stats->moved_running_threads << ", max |replayed - busy| "
+              << worst << " ns\n";
   }
   EXPECT_GT(replayed, 0) << "no *.trace.gz in " << dir;
 }

@@ -53,8 +53,7 @@ absl::Status Simulator::Wake(int thread, int waker, int64_t burst_ns) {
   if (t.state != State::kAsleep) return absl::OkStatus();
   ++counters_.wakeups;
   const int waker_cpu = waker >= 0 ? threads_[waker].cpu : -1;
-  bool preferred = false;
-  const int cpu = SelectCpu(t, waker_cpu, preferred);
+  const int cpu = SelectCpu(t, waker_cpu);
   t.burst_left_ns = burst_ns;
   t.cpu = cpu;
   if (cpus_[cpu].current < 0) return SwitchTo(cpu, thread);
@@ -139,24 +138,23 @@ void Simulator::StartBurst(int thread) {
                         ++t.burst_token});
 }
 
-int Simulator::TargetLlc(const Thread& t, int waker_cpu, bool& preferred) {
+Simulator::Target Simulator::TargetLlc(const Thread& t, int waker_cpu) {
   const int n = static_cast<int>(llc_cpus_.size());
   const int pref = preferred_llc_ ? preferred_llc_(t.tgid) : -1;
-  preferred = pref >= 0 && pref < n;
-  if (preferred) {
+  if (pref >= 0 && pref < n) {
     if (n > 1 && random_.Bernoulli(params_.spill_probability)) {
       ++counters_.spills;
       const int other = static_cast<int>(random_.UniformInt(0, n - 2));
-      return other >= pref ? other + 1 : other;
+      return {other >= pref ? other + 1 : other, false};
     }
-    return pref;
+    return {pref, true};
   }
-  if (waker_cpu >= 0) return topology_.LlcOf(waker_cpu);
-  if (t.cpu >= 0) return topology_.LlcOf(t.cpu);
+  if (waker_cpu >= 0) return {topology_.LlcOf(waker_cpu), false};
+  if (t.cpu >= 0) return {topology_.LlcOf(t.cpu), false};
   for (const auto& [tgid, llc] : start_llc_) {
-    if (tgid == t.tgid) return llc;
+    if (tgid == t.tgid) return {llc, false};
   }
-  return 0;
+  return {0, false};
 }
 
 int Simulator::IdleCpuIn(const std::vector<int>& cpus, int from) const {
@@ -173,8 +171,8 @@ int Simulator::IdleCpuIn(const std::vector<int>& cpus, int from) const {
   return -1;
 }
 
-int Simulator::SelectCpu(const Thread& t, int waker_cpu, bool& preferred) {
-  const int llc = TargetLlc(t, waker_cpu, preferred);
+int Simulator::SelectCpu(const Thread& t, int waker_cpu) {
+  const auto [llc, preferred] = TargetLlc(t, waker_cpu);
   const std::vector<int>& cpus = llc_cpus_[llc];
   const bool prev_here = t.cpu >= 0 && topology_.LlcOf(t.cpu) == llc;
   if (prev_here && Idle(t.cpu)) return t.cpu;

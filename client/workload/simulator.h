@@ -131,8 +131,14 @@ class Simulator {
     }
   };
 
-  int SelectCpu(const Thread& t, int waker_cpu, bool& preferred);
-  int TargetLlc(const Thread& t, int waker_cpu, bool& preferred);
+  // Target is the LLC a wake-up aims at, and whether it is the process's
+  // preferred LLC (then the thread waits there rather than leave it).
+  struct Target {
+    int llc;
+    bool preferred;
+  };
+  int SelectCpu(const Thread& t, int waker_cpu);
+  Target TargetLlc(const Thread& t, int waker_cpu);
   // IdleCpuIn returns the first idle CPU of `cpus` scanning from `from`
   // (a CPU, or -1 for the first), or -1.
   int IdleCpuIn(const std::vector<int>& cpus, int from) const;
