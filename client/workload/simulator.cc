@@ -142,12 +142,8 @@ Simulator::Target Simulator::TargetLlc(const Thread& t, int waker_cpu) {
   const int n = static_cast<int>(llc_cpus_.size());
   const int pref = preferred_llc_ ? preferred_llc_(t.tgid) : -1;
   if (pref >= 0 && pref < n) {
-    if (n > 1 && random_.Bernoulli(params_.spill_probability)) {
-      ++counters_.spills;
-      const int other = static_cast<int>(random_.UniformInt(0, n - 2));
-      return {other >= pref ? other + 1 : other, false};
-    }
-    return {pref, true};
+    if (!random_.Bernoulli(params_.spill_probability)) return {pref, true};
+    ++counters_.spills;  // placed as if the process had no preference
   }
   if (waker_cpu >= 0) return {topology_.LlcOf(waker_cpu), false};
   if (t.cpu >= 0) return {topology_.LlcOf(t.cpu), false};

@@ -9,11 +9,11 @@
 //
 // Placement imitates the kernel's wake-up path (select_task_rq_fair with
 // CONFIG_SCHED_CACHE): the target LLC is the process's preferred LLC when it
-// has one (except, with probability spill_probability, a uniformly chosen
-// other LLC: the spills and load-balancing moves a real kernel shows), else
-// the LLC of the waker's CPU (wake-affine), else the thread's previous
-// LLC, else the LLC its process started on (chosen at random, as fork
-// balancing would). Inside the target LLC: the previous CPU if idle, else
+// has one, except with probability spill_probability per wake-up (the
+// spills a real kernel shows), when the thread is placed as if its process
+// had no preference: the LLC of the waker's CPU (wake-affine), else the
+// thread's previous LLC, else the LLC its process started on (chosen at
+// random, as fork balancing would). Inside the target LLC: the previous CPU if idle, else
 // the first idle CPU scanning from the previous (or waker's) CPU, else the
 // CPU with the shortest queue. A CPU that goes idle pulls the first queued
 // thread of the busiest CPU of its own LLC (newidle balance). Threads never
@@ -59,7 +59,7 @@ class Behavior {
 // SimulatorCounters counts placement decisions.
 struct SimulatorCounters {
   int64_t wakeups = 0;      // placements of a woken thread
-  int64_t spills = 0;       // placements outside a preferred LLC
+  int64_t spills = 0;       // wake-ups that ignored a preferred LLC
   int64_t preemptions = 0;  // slice expiries with others waiting
   int64_t steals = 0;       // newidle pulls within an LLC
 };

@@ -53,7 +53,7 @@ struct WorkloadOptions {
   int64_t start_ns = 0;                  // timestamp of the first event
   int64_t duration_ns = 1'000'000'000;   // simulated time, > 0
   int hz = 250;                          // tick rate, as TraceOptions::hz
-  double spill_probability = 0.02;       // 0..1, see simulator.h
+  double spill_probability = 0.02;       // per wake-up, 0..1; simulator.h
   int64_t slice_ns = 3'000'000;          // time slice before preemption
 
   // redis

@@ -154,19 +154,24 @@ TEST(Workload, PlacementKeepsAProcessInItsPreferredLlc) {
   EXPECT_LE(server_cpus.size(), 16u);
 }
 
-TEST(Workload, SpillProbabilityMovesSomeRunsOutOfThePreferredLlc) {
+TEST(Workload, SpilledWakeUpsLandNearTheWakerInstead) {
+  // The server prefers LLC 3 and the clients LLC 10: a spilled server
+  // wake-up follows its waker, a client, into LLC 10.
   const Topology topology = Epyc384();
   WorkloadOptions options = Redis(11, 50 * kMs);
   options.spill_probability = 0.5;
-  const RecordingSink sink =
-      Generate(topology, options, [](int32_t) { return 3; });
-  int inside = 0, outside = 0;
+  RecordingSink sink;
+  absl::StatusOr<WorkloadStats> stats = RunWorkload(
+      topology, options,
+      [](int32_t tgid) { return tgid == kServerTgid ? 3 : 10; }, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_GT(stats->placement.spills, 0);
+  std::map<int, int> server_runs_per_llc;
   for (const HandOver& h : sink.HandOvers()) {
-    if (h.tid == 0) continue;
-    (topology.LlcOf(h.cpu) == 3 ? inside : outside) += 1;
+    if (h.tgid == kServerTgid) ++server_runs_per_llc[topology.LlcOf(h.cpu)];
   }
-  EXPECT_GT(inside, 0);
-  EXPECT_GT(outside, 0);
+  EXPECT_GT(server_runs_per_llc[3], 0);
+  EXPECT_GT(server_runs_per_llc[10], 0);
 }
 
 TEST(Workload, HackbenchHasOneProcessWithMainPlusTwoThreadsPerFd) {
