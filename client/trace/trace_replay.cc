@@ -1,5 +1,6 @@
 #include "client/trace/trace_replay.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
