@@ -1,0 +1,111 @@
+#include "client/trace/sched_state_machine.h"
+
+#include <vector>
+
+#include "client/trace/recording_sink.h"
+#include "gtest/gtest.h"
+
+namespace schedcache {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+SwitchEvent Switch(int64_t t, int cpu, int prev, int next, int next_tgid = 0) {
+  SwitchEvent e;
+  e.timestamp_ns = t;
+  e.cpu = cpu;
+  e.prev_tid = prev;
+  e.next_tid = next;
+  e.next_tgid = next_tgid;
+  e.next_comm = "worker";
+  return e;
+}
+
+TEST(SchedStateMachine, TicksOnTheGlobalGridWhileAThreadRuns) {
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);  // tick every 1 ms
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(3 * kMs + kMs / 2, 0, 10, 0)).ok());
+  // Ticks at 1, 2 and 3 ms (grid points strictly inside the run), then the
+  // switch-out; deltas cut the 3 ms run at those points.
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 4u);
+  const int64_t want_t[] = {kMs, 2 * kMs, 3 * kMs, 3 * kMs + kMs / 2};
+  const int64_t want_delta[] = {kMs / 2, kMs, kMs, kMs / 2};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
+    EXPECT_EQ(samples[i].tick, i < 3) << i;
+    EXPECT_EQ(samples[i].tid, 10);
+  }
+  EXPECT_EQ(machine.runtime_ns()[0], 3 * kMs);
+}
+
+TEST(SchedStateMachine, SwitchOnAGridPointReplacesTheTick) {
+  RecordingSink sink;
+  SchedStateMachine machine(1000, sink);
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(2 * kMs, 0, 10, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 1u);  // no tick at 1 ms (switch-in) or 2 ms
+  EXPECT_FALSE(samples[0].tick);
+  EXPECT_EQ(samples[0].delta_ns, kMs);
+}
+
+TEST(SchedStateMachine, IdleIsNeverSampledAndHandOversFollowSwitchOuts) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 2, 0, 0)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(200, 2, 0, 7, 5)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(300, 2, 7, 0)).ok());
+  const auto& events = sink.events();
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(std::get<HandOver>(events[0]).tid, 0);
+  const HandOver& in = std::get<HandOver>(events[1]);
+  EXPECT_EQ(in.tgid, 5);
+  EXPECT_EQ(in.tid, 7);
+  const Sample& out = std::get<Sample>(events[2]);
+  EXPECT_EQ(out.tid, 7);
+  EXPECT_EQ(out.tgid, 5);
+  EXPECT_EQ(out.delta_ns, 100);
+  EXPECT_EQ(out.comm.view(), "worker");
+  EXPECT_EQ(std::get<HandOver>(events[3]).tgid, 0);
+}
+
+TEST(SchedStateMachine, ThreadSwitchedInElsewhereLeavesItsOldCpuFirst) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 0, 0, 7, 7)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(150, 1, 0, 7, 7)).ok());
+  EXPECT_EQ(machine.counters().moved_running_threads, 1);
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].cpu, 0);
+  EXPECT_EQ(samples[0].delta_ns, 50);
+}
+
+TEST(SchedStateMachine, ExitDropsTheThreadFromItsProcessCount) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 0, 0, 7, 5)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(100, 1, 0, 8, 5)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(200, 1, 8, 0)).ok());
+  ASSERT_TRUE(machine.Exit(250, 7).ok());
+  ASSERT_TRUE(machine.Switch(Switch(300, 0, 7, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].nr_threads, 2);
+  EXPECT_EQ(samples[1].nr_threads, 1);
+  EXPECT_EQ(machine.threads().Find(7), nullptr);  // forgotten at switch-out
+}
+
+TEST(SchedStateMachine, RejectsTimeGoingBackwards) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 0, 0, 7)).ok());
+  EXPECT_EQ(machine.Switch(Switch(99, 1, 0, 8)).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace schedcache

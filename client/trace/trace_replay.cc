@@ -1,0 +1,153 @@
+#include "client/trace/trace_replay.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/trace/line_reader.h"
+#include "client/trace/sched_state_machine.h"
+#include "client/trace/trace_line.h"
+#include "common/status_macros.h"
+
+namespace schedcache {
+namespace {
+
+using Kind = TraceLine::Kind;
+
+constexpr size_t kKeptLineChars = 200;
+
+// TraceReplayer feeds parsed lines to a SchedStateMachine and keeps stats.
+class TraceReplayer {
+ public:
+  TraceReplayer(const TraceOptions& options, EventSink& sink)
+      : options_(options), machine_(options.hz, sink) {}
+
+  absl::Status ReplayLine(std::string_view text) {
+    ++stats_.lines;
+    TraceLine line = ParseTraceLine(text);
+    if (line.kind == Kind::kNotScheduler) return absl::OkStatus();
+    if (line.kind == Kind::kMalformed) {
+      CountMalformed(line.error, text);
+      return absl::OkStatus();
+    }
+    if (line.kind != Kind::kOtherSched && line.timestamp_ns < last_used_ns_) {
+      CountMalformed("timestamp is before the previous scheduler event", text);
+      return absl::OkStatus();
+    }
+    if (!seen_any_) {
+      seen_any_ = true;
+      stats_.first_timestamp_ns = line.timestamp_ns;
+    }
+    stats_.last_timestamp_ns =
+        std::max(stats_.last_timestamp_ns, line.timestamp_ns);
+    // The TGID column names the process of the task running the event.
+    if (line.task_pid > 0 && line.task_tgid > 0) {
+      machine_.threads().Learn(line.task_pid, line.task_tgid, {});
+    }
+    if (line.kind == Kind::kOtherSched) return absl::OkStatus();
+
+    ASSIGN_OR_RETURN(const int32_t cpu, MapCpu(line.cpu));
+    last_used_ns_ = line.timestamp_ns;
+    ++stats_.sched_events;
+    stats_.cpus_seen.Set(cpu);
+    switch (line.kind) {
+      case Kind::kSwitch:
+        ++stats_.switch_events;
+        return machine_.Switch(SwitchEvent{
+            line.timestamp_ns, cpu, line.prev_pid, line.task_tgid,
+            line.prev_comm, line.next_pid, /*next_tgid=*/0, line.next_comm});
+      case Kind::kExit:
+        ++stats_.exit_events;
+        if (line.pid > 0) machine_.threads().Learn(line.pid, 0, line.comm);
+        return machine_.Exit(line.timestamp_ns, line.pid);
+      case Kind::kMigrate:
+        ++stats_.migrate_events;
+        RETURN_IF_ERROR(MapCpu(line.orig_cpu).status());
+        RETURN_IF_ERROR(MapCpu(line.dest_cpu).status());
+        return machine_.AdvanceTo(line.timestamp_ns);
+      default:
+        return absl::OkStatus();
+    }
+  }
+
+  absl::StatusOr<ReplayStats> Finish() && {
+    if (seen_any_) RETURN_IF_ERROR(machine_.Finish(stats_.last_timestamp_ns));
+    const SchedCounters& c = machine_.counters();
+    stats_.samples = c.samples;
+    stats_.tick_samples = c.tick_samples;
+    stats_.hand_overs = c.hand_overs;
+    stats_.prev_mismatches = c.prev_mismatches;
+    stats_.moved_running_threads = c.moved_running_threads;
+    stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;
+    stats_.runtime_ns = machine_.runtime_ns();
+    if (!stats_.cpus_seen.Empty()) {
+      stats_.runtime_ns.resize(stats_.cpus_seen.Last() + 1, 0);
+    }
+    return std::move(stats_);
+  }
+
+ private:
+  // MapCpu applies the cpu map and checks the result against the topology.
+  absl::StatusOr<int32_t> MapCpu(int32_t trace_cpu) const {
+    const int cpu = options_.cpu_map.Map(trace_cpu);
+    const bool outside = options_.topology != nullptr
+                             ? !options_.topology->HasCpu(cpu)
+                             : cpu > CpuMap::kMaxCpu;
+    if (outside) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", stats_.lines, ": trace cpu ", trace_cpu,
+          trace_cpu != cpu ? absl::StrCat(" (mapped to ", cpu, ")") : "",
+          " is not a cpu of the topology",
+          options_.topology != nullptr
+              ? absl::StrCat(" '", options_.topology->source(), "'")
+              : "",
+          "; map it onto one with a cpu map (--cpu-map FROM:TO,...)"));
+    }
+    return cpu;
+  }
+
+  void CountMalformed(std::string_view error, std::string_view text) {
+    ++stats_.malformed_lines;
+    if (stats_.first_malformed.size() < ReplayStats::kKeptMalformed) {
+      stats_.first_malformed.push_back(
+          MalformedLine{stats_.lines, std::string(error),
+                        std::string(text.substr(0, kKeptLineChars))});
+    }
+  }
+
+  const TraceOptions& options_;
+  SchedStateMachine machine_;
+  ReplayStats stats_;
+  bool seen_any_ = false;
+  int64_t last_used_ns_ = INT64_MIN;
+};
+
+}  // namespace
+
+absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
+                                            const TraceOptions& options,
+                                            EventSink& sink) {
+  ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(path));
+  TraceReplayer replayer(options, sink);
+  while (true) {
+    ASSIGN_OR_RETURN(std::optional<std::string_view> line, reader.NextLine());
+    if (!line) break;
+    RETURN_IF_ERROR(replayer.ReplayLine(*line));
+  }
+  return std::move(replayer).Finish();
+}
+
+absl::StatusOr<ReplayStats> ReplayTraceText(std::string_view text,
+                                            const TraceOptions& options,
+                                            EventSink& sink) {
+  TraceReplayer replayer(options, sink);
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    RETURN_IF_ERROR(replayer.ReplayLine(text.substr(0, nl)));
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  }
+  return std::move(replayer).Finish();
+}
+
+}  // namespace schedcache
