@@ -25,7 +25,7 @@ h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; }
 dt { font-weight: 600; } dd { margin: 0; }
 table { border-collapse: collapse; font-size: 13px; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; white-space: nowrap; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th.group { border-left: 2px solid #ccc; } td.first, th.first { border-left: 2px solid #ccc; }
 pre { background: #f8f8f8; padding: 8px; overflow-x: auto; }

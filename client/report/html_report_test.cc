@@ -54,7 +54,7 @@ TEST(HtmlReport, DrawsOneBarPerHistogramBinAndOneStepLinePerPolicyAndProcess) {
 
 // redis-server's panel, derived by hand: the plot spans x 80..876 (900 wide,
 // margins 80 and 24) and the time domain 2.0 s..3.0 s (start, duration 1 s).
-// LLCs 0..1 plus "none" make 3 lanes; 3 * 18 = 54 is below the 72 minimum,
+// LLCs 0..1 plus "none" make 3 lanes; 3 * 14 = 42 is below the 72 minimum,
 // so lanes are 24 high in a plot from y 30 to 102 (title 30). Lane centres:
 // none 90, LLC 0 66, LLC 1 42. Two policies are spread by min(3, 24/3) = 3,
 // i.e. -1.5 and +1.5. full-scan: LLC 0 from 2.0 s, LLC 1 from 2.5 s (x 478).

@@ -32,6 +32,17 @@ uint64_t TotalScans(const PolicyResult& policy) {
   return total;
 }
 
+// MaxShare returns the largest share of `policy`'s scans (%) in one bin,
+// or 100 when it has none.
+double MaxShare(const PolicyResult& policy) {
+  const uint64_t total = TotalScans(policy);
+  double share = 0;
+  for (const HistogramBin& bin : policy.cpus_scanned_histogram) {
+    share = std::max(share, 100.0 * static_cast<double>(bin.scans) / static_cast<double>(total));
+  }
+  return share > 0 ? share : 100;
+}
+
 // Bars returns one policy's bars in `frame`; x_of maps CPUs scanned to x.
 template <typename XOf>
 std::string Bars(const PolicyResult& policy, size_t index, const Frame& frame, double y_top,
@@ -150,17 +161,12 @@ std::string PolicyLegend(const AbResult& result) {
 
 std::string CpusScannedChart(const AbResult& result) {
   int64_t max_value = 2;
-  double max_share = 0;
   for (const PolicyResult& policy : result.policies) {
-    const uint64_t total = TotalScans(policy);
     for (const HistogramBin& bin : policy.cpus_scanned_histogram) {
       max_value = std::max(max_value, bin.cpus_scanned);
-      max_share = std::max(max_share, 100.0 * static_cast<double>(bin.scans) /
-                                          static_cast<double>(total));
     }
   }
   const int log_top = static_cast<int>(std::ceil(std::log2(static_cast<double>(max_value))));
-  const double y_top = max_share > 0 ? NiceCeiling(max_share) : 100;
   const double plot_height = 120;
   const double panel_height = kTitleHeight + plot_height + kAxisHeight;
   std::string svg = OpenSvg("cpus-scanned", panel_height * result.policies.size(),
@@ -175,6 +181,9 @@ std::string CpusScannedChart(const AbResult& result) {
     };
     std::vector<Tick> x_ticks;
     for (int p = 0; p <= log_top; ++p) x_ticks.push_back({x_of(int64_t{1} << p), absl::StrCat(int64_t{1} << p)});
+    // Each panel scales to its own tallest bar: a policy that always scans
+    // the same number of CPUs would otherwise flatten the others' spread.
+    const double y_top = NiceCeiling(MaxShare(result.policies[i]));
     std::vector<Tick> y_ticks;
     for (double v : {0.0, y_top / 2, y_top}) {
       y_ticks.push_back({frame.bottom() - v / y_top * frame.height,
@@ -208,7 +217,7 @@ std::string LlcOverTimeChart(const AbResult& result) {
     }
   }
   const int lanes = max_llc + 2;  // "none" and LLCs 0..max_llc
-  const double plot_height = std::clamp(lanes * 18.0, 72.0, 260.0);
+  const double plot_height = std::clamp(lanes * 14.0, 72.0, 340.0);
   const double lane_height = plot_height / lanes;
   const double panel_height = kTitleHeight + plot_height + kAxisHeight;
   const TimeDomain domain = DomainOf(result, shown);
