@@ -20,7 +20,8 @@ using report_internal::HtmlEscape;
 // download.
 constexpr absl::string_view kStyle = R"css(
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-       margin: 24px; color: #222; max-width: 1000px; }
+       margin: 24px; color: #222; }
+.scroll { overflow-x: auto; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; }
 dt { font-weight: 600; } dd { margin: 0; }
@@ -82,7 +83,8 @@ std::string PolicySection(const AbResult& result) {
     c += span;
   }
   std::string html = absl::StrCat(
-      "<section id=\"policies\"><h2>Policies</h2><table class=\"policies\"><thead>", groups,
+      "<section id=\"policies\"><h2>Policies</h2><div class=\"scroll\">"
+      "<table class=\"policies\"><thead>", groups,
       "</tr>\n", names, "</tr></thead><tbody>\n");
   for (const auto& row : table.rows) {
     html += "<tr>";
@@ -93,7 +95,7 @@ std::string PolicySection(const AbResult& result) {
     }
     html += "</tr>\n";
   }
-  return html + "</tbody></table></section>\n";
+  return html + "</tbody></table></div></section>\n";
 }
 
 std::string ProcessSection(const AbResult& result) {

@@ -3,7 +3,6 @@
 #include <sstream>
 #include <string>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/report/internal/example_result.h"
 #include "gmock/gmock.h"

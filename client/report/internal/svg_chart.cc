@@ -166,7 +166,10 @@ std::string CpusScannedChart(const AbResult& result) {
       max_value = std::max(max_value, bin.cpus_scanned);
     }
   }
-  const int log_top = static_cast<int>(std::ceil(std::log2(static_cast<double>(max_value))));
+  // Half a power of two of room on the left and at least that on the right,
+  // so bars at 1 CPU and at the largest value stay inside the plot.
+  const int log_top = static_cast<int>(std::floor(std::log2(static_cast<double>(max_value)))) + 1;
+  constexpr double kLogBottom = -0.5;
   const double plot_height = 120;
   const double panel_height = kTitleHeight + plot_height + kAxisHeight;
   std::string svg = OpenSvg("cpus-scanned", panel_height * result.policies.size(),
@@ -176,8 +179,8 @@ std::string CpusScannedChart(const AbResult& result) {
                       plot_height};
     // A scan examines at least one CPU; 0 would sit at the axis origin.
     auto x_of = [&](int64_t cpus) {
-      return frame.left + std::log2(static_cast<double>(std::max<int64_t>(cpus, 1))) /
-                              log_top * frame.width;
+      const double log = std::log2(static_cast<double>(std::max<int64_t>(cpus, 1)));
+      return frame.left + (log - kLogBottom) / (log_top - kLogBottom) * frame.width;
     };
     std::vector<Tick> x_ticks;
     for (int p = 0; p <= log_top; ++p) x_ticks.push_back({x_of(int64_t{1} << p), absl::StrCat(int64_t{1} << p)});
