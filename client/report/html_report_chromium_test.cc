@@ -31,7 +31,13 @@ class HtmlReportInChromium : public ::testing::Test {
     if (!std::filesystem::exists(kChromium)) {
       GTEST_SKIP() << kChromium << " is absent (Debian package `chromium`)";
     }
-    dir_ = absl::StrCat(::testing::TempDir(), "/html_report_chromium");
+    // One folder (and so one Chromium profile) per test case: CTest runs
+    // the cases in parallel, and two browsers on one profile fail.
+    const ::testing::TestInfo* test =
+        ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = absl::StrCat(::testing::TempDir(), "/html_report_chromium_",
+                        test->name());
+    std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
 
