@@ -126,7 +126,10 @@ class Engine::Impl {
   // SlotFor finds or makes the process `tgid`, evicting the least recently
   // active one when the session is full; marks it most recently active.
   uint32_t SlotFor(int32_t tgid);
+  // The LRU list: Touch moves a linked slot to the front; LinkFront puts
+  // an unlinked one there; Unlink takes a linked one out.
   void Touch(uint32_t slot);
+  void LinkFront(uint32_t slot);
   void Unlink(uint32_t slot);
   void Evict(uint32_t slot);
   // MoveThread makes `tid` of process `slot` run on `cpu`, clearing it from
@@ -199,6 +202,10 @@ void Engine::Impl::Unlink(uint32_t slot) {
 void Engine::Impl::Touch(uint32_t slot) {
   if (lru_head_ == slot) return;
   Unlink(slot);
+  LinkFront(slot);
+}
+
+void Engine::Impl::LinkFront(uint32_t slot) {
   ProcessState& p = processes_[slot];
   p.lru_next = lru_head_;
   if (lru_head_ != kNoSlot) processes_[lru_head_].lru_prev = slot;
@@ -237,7 +244,7 @@ uint32_t Engine::Impl::SlotFor(int32_t tgid) {
   }
   processes_[slot].tgid = tgid;
   slot_of_.emplace(tgid, slot);
-  Touch(slot);
+  LinkFront(slot);
   return slot;
 }
 
