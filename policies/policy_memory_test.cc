@@ -46,20 +46,21 @@ namespace {
 constexpr int kProcesses = 256;
 constexpr int64_t kBudgetBytes = 2048;
 
-// BytesPerProcess feeds kProcesses processes, each running on 16 CPUs
-// spread over 4 LLCs of both sockets, then scanning once (so the evidence
+// BytesPerProcess feeds kProcesses processes, each running on 16 CPUs,
+// then scanning once (so the evidence
 // of the scan is stored too), and returns the heap bytes per process plus
 // sizeof(MmState), the slot each process holds in the policy's vector.
 int64_t BytesPerProcess(ScanScope scope) {
   ModelContext context(testing::MakeEpyc384(), ModelTunables{});
   context.Start(0);
   CacheAwarePolicy policy(context, scope);
+  // Both SMT threads of 4 cores in LLC 0 (socket 0: CPUs 0-3, 192-195) and
+  // of 4 cores in LLC 12 (socket 1: CPUs 100-103, 292-295).
+  constexpr int kCpus[16] = {0,   1,   2,   3,   100, 101, 102, 103,
+                             192, 193, 194, 195, 292, 293, 294, 295};
   auto run = [&](uint32_t slot, int64_t now) {
     const ProcessRef process{slot, static_cast<int32_t>(slot + 1), 4, 0};
-    for (int i = 0; i < 16; ++i) {
-      // CPUs 0-3, 100-103, 192-195 and 300-303: four LLCs, two sockets.
-      const int cpu = (i / 4) * 100 + (i / 4 >= 2 ? -8 : 0) + i % 4 +
-                      (i / 4 == 2 ? 0 : 0);
+    for (int cpu : kCpus) {
       context.Advance(cpu, now);
       policy.Account(process, ThreadRef{1, -1, cpu}, cpu, 1000, now);
       context.mutable_rq(cpu).cpu_runtime += 1000;
