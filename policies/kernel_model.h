@@ -73,12 +73,13 @@ class KernelModel {
   // `context` must outlive the model.
   KernelModel(ModelContext& context, ScanScope scope);
 
-  // Account charges `delta_ns` (> 0) that thread `thread` of `process` ran
-  // on `cpu` up to `now` (kernel account_mm_sched). REQUIRES: the engine
+  // Account charges `delta_ns` (> 0) that `process` ran on `cpu` up to
+  // `now` (kernel account_mm_sched). The thread's own preferred LLC is
+  // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
   // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
   // once for all policies.
-  void Account(MmState& mm, const ProcessRef& process, const ThreadRef& thread,
-               int cpu, int64_t delta_ns, int64_t now);
+  void Account(MmState& mm, const ProcessRef& process, int cpu,
+               int64_t delta_ns, int64_t now);
 
   // Tick is the scheduler tick on `cpu` running `thread` (kernel
   // task_tick_cache): scans when the process's epoch is behind the CPU's.
@@ -116,7 +117,6 @@ class KernelModel {
     return mm.pref_cpu < 0 ? -1 : context_.llc_of(mm.pref_cpu);
   }
 
-  ScanScope scope() const { return scope_; }
   const ModelContext& context() const { return context_; }
 
  private:
