@@ -34,11 +34,6 @@ inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
   return n >= 64 ? 0 : value >> n;
 }
 
-// AdvanceRq is the per-CPU half of decay() (kernel __update_mm_sched): a
-// time at exactly cpu_epoch_next stays in the earlier epoch; epochs advance
-// by the ceiling of the elapsed periods.
-void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
-
 // CatchUpEntry is the per-process half of decay() (kernel
 // __update_mm_sched): the entry follows its CPU's epoch.
 void CatchUpEntry(const RqState& rq, CpuEntry& entry);
