@@ -1,0 +1,71 @@
+// Verb: one sub-command of the `schedcache` CLI (`schedcache topology`,
+// `schedcache demo`, ...). A verb is one file: a class implementing Verb and
+// a Make function listed once in verb_table.cc. main.cc does the rest:
+// dispatch, `--help` built from the verb's own FlagSet, usage errors.
+//
+// Thread contract: a verb runs once, on the main thread.
+#ifndef SCHEDCACHE_CLIENT_CLI_VERB_H_
+#define SCHEDCACHE_CLIENT_CLI_VERB_H_
+
+#include <memory>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "client/cli/flag_set.h"
+
+namespace schedcache::cli {
+
+// Exit codes of the CLI, as DESIGN §3 fixes them.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;  // the operation failed
+inline constexpr int kExitUsage = 2;  // unknown verb or flag, bad value
+
+// kDefaultServer is the address --server takes when it is not given.
+inline constexpr absl::string_view kDefaultServer = "localhost:50051";
+
+// CommonFlags are the flags DESIGN §3 gives every verb that needs them. A
+// verb defines only the ones it uses, so its --help stays truthful.
+struct CommonFlags {
+  std::string server = std::string(kDefaultServer);
+  std::string session = "default";
+  std::string format = "table";
+
+  void DefineServer(FlagSet& flags);
+  void DefineSession(FlagSet& flags);
+  void DefineFormat(FlagSet& flags);
+  bool json() const { return format == "json"; }
+};
+
+class Verb {
+ public:
+  virtual ~Verb() = default;
+
+  // summary is one line for `schedcache help`.
+  virtual absl::string_view summary() const = 0;
+  // positional_usage names the positional arguments for the usage line
+  // ("FILE|-"); empty means the verb takes none and main rejects any.
+  virtual absl::string_view positional_usage() const { return ""; }
+  // DefineFlags binds the verb's flags to its members.
+  virtual void DefineFlags(FlagSet& flags) = 0;
+  // Run does the work once the flags are parsed and returns an exit code.
+  // Results go to `out`, diagnostics to `err`.
+  virtual int Run(const std::vector<std::string>& positional,
+                  std::ostream& out, std::ostream& err) = 0;
+};
+
+// VerbEntry is one row of the dispatch table.
+struct VerbEntry {
+  absl::string_view name;
+  std::unique_ptr<Verb> (*make)();
+};
+
+// Verbs returns the dispatch table (verb_table.cc), in the order
+// `schedcache help` lists it.
+std::span<const VerbEntry> Verbs();
+
+}  // namespace schedcache::cli
+
+#endif  // SCHEDCACHE_CLIENT_CLI_VERB_H_

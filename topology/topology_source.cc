@@ -1,0 +1,222 @@
+#include "topology/topology_source.h"
+
+#include <hwloc.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/status_macros.h"
+
+namespace schedcache {
+namespace {
+
+constexpr absl::string_view kSyntheticPrefix = "synthetic:";
+constexpr absl::string_view kXmlPrefix = "xml:";
+
+struct HwlocTopologyDeleter {
+  void operator()(hwloc_topology_t topology) const {
+    hwloc_topology_destroy(topology);
+  }
+};
+using HwlocTopology =
+    std::unique_ptr<std::remove_pointer_t<hwloc_topology_t>,
+                    HwlocTopologyDeleter>;
+
+absl::Status SourceError(absl::string_view source, absl::string_view problem) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("topology ", source, ": ", problem));
+}
+
+CpuSet FromHwlocBitmap(hwloc_const_bitmap_t bitmap) {
+  CpuSet set;
+  if (bitmap == nullptr) return set;
+  for (int i = hwloc_bitmap_first(bitmap); i >= 0;
+       i = hwloc_bitmap_next(bitmap, i)) {
+    set.Set(i);
+  }
+  return set;
+}
+
+// IdOf is an object's os index, or its logical index when hwloc does not know
+// the os index (some XML exports omit it).
+int IdOf(hwloc_obj_t obj) {
+  return obj->os_index == HWLOC_UNKNOWN_INDEX
+             ? static_cast<int>(obj->logical_index)
+             : static_cast<int>(obj->os_index);
+}
+
+// LargestCacheAbove is the outermost data or unified cache containing `pu`:
+// its last-level cache. Returns nullptr when `pu` has no cache information.
+hwloc_obj_t LargestCacheAbove(hwloc_obj_t pu) {
+  hwloc_obj_t llc = nullptr;
+  for (hwloc_obj_t obj = pu->parent; obj != nullptr; obj = obj->parent) {
+    if (hwloc_obj_type_is_dcache(obj->type)) llc = obj;
+  }
+  return llc;
+}
+
+// NumaNodeOfCpu maps each CPU to the first NUMA node (in logical order) whose
+// cpuset holds it. Memory-only nodes (Optane, HBM) share the cpuset of a DRAM
+// node and come later, so the first match is the CPU's local node.
+std::map<int, int> NumaNodeOfCpu(hwloc_topology_t topology) {
+  std::map<int, int> node_of;
+  const int nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);
+  for (int i = 0; i < nodes; ++i) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, i);
+    FromHwlocBitmap(node->cpuset).ForEach(
+        [&](int cpu) { node_of.try_emplace(cpu, IdOf(node)); });
+  }
+  return node_of;
+}
+
+// SpecFromHwloc turns a loaded hwloc topology into a TopologySpec.
+absl::StatusOr<TopologySpec> SpecFromHwloc(hwloc_topology_t topology,
+                                           absl::string_view source,
+                                           bool is_host) {
+  TopologySpec spec;
+  spec.source = std::string(source);
+  const std::map<int, int> node_of = NumaNodeOfCpu(topology);
+  const int num_cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+  const int num_pus = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+  std::map<hwloc_obj_t, size_t> llc_index;
+  for (int i = 0; i < num_pus; ++i) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, i);
+    if (pu->os_index == HWLOC_UNKNOWN_INDEX || pu->os_index > INT_MAX) {
+      return SourceError(source, absl::StrCat("PU L#", pu->logical_index,
+                                              " has no usable os index"));
+    }
+    CpuSpec cpu;
+    cpu.os_index = static_cast<int>(pu->os_index);
+    // Core logical indexes are unique across the machine (core os indexes
+    // repeat per package). A PU without a core is a core of its own.
+    hwloc_obj_t core =
+        hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu);
+    cpu.core = core != nullptr ? static_cast<int>(core->logical_index)
+                               : num_cores + i;
+    hwloc_obj_t package =
+        hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_PACKAGE, pu);
+    cpu.package = package != nullptr ? IdOf(package) : 0;
+    auto node = node_of.find(cpu.os_index);
+    cpu.numa_node = node != node_of.end() ? node->second : 0;
+    spec.cpus.push_back(cpu);
+
+    hwloc_obj_t cache = LargestCacheAbove(pu);
+    if (cache == nullptr) continue;
+    auto [it, inserted] = llc_index.try_emplace(cache, spec.llcs.size());
+    if (inserted) {
+      spec.llcs.push_back(CacheSpec{
+          static_cast<int>(cache->attr->cache.depth),
+          static_cast<int64_t>(cache->attr->cache.size), CpuSet()});
+    }
+    spec.llcs[it->second].cpus.Set(cpu.os_index);
+  }
+  if (is_host) {
+    CpuSet all;
+    for (const CpuSpec& cpu : spec.cpus) all.Set(cpu.os_index);
+    spec.online =
+        FromHwlocBitmap(hwloc_topology_get_allowed_cpuset(topology)) & all;
+  }
+  return spec;
+}
+
+// Discover loads an hwloc topology from the backend `select` chooses (it
+// returns hwloc's 0 / -1) and builds the Topology.
+absl::StatusOr<Topology> Discover(
+    absl::string_view source, bool is_host,
+    absl::FunctionRef<int(hwloc_topology_t)> select) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("topology ", source, ": hwloc_topology_init failed"));
+  }
+  HwlocTopology topology(raw);
+  // Only CPUs and caches matter. Skipping I/O devices, distances, memory
+  // attributes and CPU kinds keeps host start-up in the milliseconds.
+  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_type_filter(raw, HWLOC_OBJ_MISC,
+                                 HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_icache_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+  hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_NO_DISTANCES |
+                                    HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS |
+                                    HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
+  if (select(raw) != 0) {
+    return SourceError(source, absl::StrCat("hwloc rejects it (",
+                                            std::strerror(errno), ")"));
+  }
+  if (hwloc_topology_load(raw) != 0) {
+    return SourceError(source, absl::StrCat("hwloc cannot load it (",
+                                            std::strerror(errno), ")"));
+  }
+  ASSIGN_OR_RETURN(TopologySpec spec, SpecFromHwloc(raw, source, is_host));
+  return Topology::Create(std::move(spec));
+}
+
+absl::StatusOr<std::string> ReadFile(absl::string_view source,
+                                     const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("topology ", source,
+                                            ": cannot read ", path, " (",
+                                            std::strerror(errno), ")"));
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) {
+    return absl::NotFoundError(
+        absl::StrCat("topology ", source, ": error reading ", path));
+  }
+  return std::move(bytes).str();
+}
+
+}  // namespace
+
+absl::StatusOr<Topology> LoadTopology(absl::string_view source) {
+  if (source == kHostSource) {
+    // No backend selected: hwloc discovers this machine natively.
+    return Discover(source, /*is_host=*/true,
+                    [](hwloc_topology_t) { return 0; });
+  }
+  if (absl::string_view description = source;
+      absl::ConsumePrefix(&description, kSyntheticPrefix)) {
+    const std::string text(description);
+    return Discover(source, /*is_host=*/false, [&](hwloc_topology_t topology) {
+      return hwloc_topology_set_synthetic(topology, text.c_str());
+    });
+  }
+  if (absl::string_view path = source; absl::ConsumePrefix(&path, kXmlPrefix)) {
+    ASSIGN_OR_RETURN(std::string bytes, ReadFile(source, std::string(path)));
+    return LoadTopologyFromXml(bytes, source);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "topology source \"", source,
+      "\" is unknown: use host, synthetic:DESCRIPTION or xml:PATH"));
+}
+
+absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
+                                             absl::string_view name) {
+  // hwloc wants a NUL-terminated buffer and an int length that counts the NUL.
+  if (xml_bytes.size() >= static_cast<size_t>(INT_MAX)) {
+    return SourceError(name, absl::StrCat("XML of ", xml_bytes.size(),
+                                          " bytes is too large"));
+  }
+  const std::string buffer(xml_bytes);
+  return Discover(name, /*is_host=*/false, [&](hwloc_topology_t topology) {
+    return hwloc_topology_set_xmlbuffer(topology, buffer.c_str(),
+                                        static_cast<int>(buffer.size() + 1));
+  });
+}
+
+}  // namespace schedcache

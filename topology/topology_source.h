@@ -1,0 +1,49 @@
+// Topology sources: where a Topology comes from. The host (hwloc discovery of
+// this machine), an hwloc synthetic description, or an hwloc XML export of
+// any machine, so that a 384-CPU server can be modelled anywhere.
+//
+// hwloc is an implementation detail of topology_source.cc; no hwloc type
+// appears here.
+//
+// Thread contract: the functions are thread-safe (each call builds and frees
+// its own hwloc topology).
+#ifndef SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
+#define SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+// kHostSource names this machine.
+inline constexpr absl::string_view kHostSource = "host";
+
+// kEpyc9654Shape is the built-in large topology: the LLC shape of a 2-socket
+// AMD EPYC 9654 (Genoa), 2 x 12 L3s of 8 cores x 2 threads, 384 CPUs. hwloc
+// numbers synthetic CPUs sequentially, so its first LLC is CPUs 0-15 where
+// the real machine's is 0-7,192-199; the shape is what matters to the model.
+inline constexpr absl::string_view kEpyc9654Shape =
+    "synthetic:pack:2 l3:12 core:8 pu:2";
+
+// LoadTopology builds a Topology from `source`, one of
+//   "host"               hwloc discovery of this machine (online CPUs only
+//                        are usable; I/O devices are not discovered);
+//   "synthetic:DESC"     an hwloc synthetic description, e.g.
+//                        "synthetic:pack:2 l3:12 core:8 pu:2";
+//   "xml:PATH"           an hwloc XML export (lstopo --of xml).
+// The LLC of a CPU is the largest data or unified cache containing it (L3
+// normally, L2 where there is no L3); a CPU with no cache gets an LLC of its
+// own. Returns NotFound for an unreadable XML file and InvalidArgument for an
+// unknown prefix or content hwloc rejects; messages name the source.
+absl::StatusOr<Topology> LoadTopology(absl::string_view source);
+
+// LoadTopologyFromXml builds a Topology from the bytes of an hwloc XML export.
+// `name` becomes Topology::source() and appears in error messages. Returns
+// InvalidArgument when hwloc cannot read the bytes or they describe no CPUs.
+absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
+                                             absl::string_view name);
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
