@@ -23,6 +23,8 @@ v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
       return v1::NO_PREFERENCE_REASON_DISABLED;
     case NoPreferenceReason::kNotCacheAware:
       return v1::NO_PREFERENCE_REASON_NOT_CACHE_AWARE;
+    case NoPreferenceReason::kOtherNumaNode:
+      return v1::NO_PREFERENCE_REASON_OTHER_NUMA_NODE;
   }
   return v1::NO_PREFERENCE_REASON_NO_DATA;
 }
