@@ -55,7 +55,10 @@ absl::Status RpcProbe::Call(const std::string& method,
 
 absl::StatusOr<bool> RpcProbe::HealthServing(absl::Duration deadline,
                                              bool wait_for_ready) {
-  grpc::ByteBuffer request;  // HealthCheckRequest{service: ""}: no bytes
+  // HealthCheckRequest{service: ""} has no bytes; a ByteBuffer needs a
+  // slice, even an empty one.
+  grpc::Slice empty;
+  grpc::ByteBuffer request(&empty, 1);
   grpc::ByteBuffer response;
   absl::Status status =
       Call(kHealthCheck, request, response, deadline, wait_for_ready);
