@@ -1,10 +1,10 @@
 #include "bench/bench_main.h"
 
 #include <cstdio>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 
 namespace schedcache {
