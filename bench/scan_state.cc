@@ -23,7 +23,7 @@ void ScanState::Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns,
   if (delta_ns > 0) {
     if (tgid == process_.tgid) {
       for (PolicyState* p : {&full_, &visited_}) {
-        p->model.Account(p->mm, process_, thread_, cpu, delta_ns, now);
+        p->model.Account(p->mm, process_, cpu, delta_ns, now);
       }
     }
     rq.cpu_runtime += static_cast<uint64_t>(delta_ns);
