@@ -105,8 +105,8 @@ TEST_F(ServiceE2eTest, SessionFeedRecommendReportDelete) {
   ASSERT_EQ(recommend.exit_code, 0) << recommend.err;
   // full-scan examines all 16 CPUs of both LLCs; visited-scan the 2 CPUs
   // the process ran on.
-  EXPECT_THAT(recommend.out, MatchesRegex("(.|\n)*\nfull-scan +0 +0 +- +16 +2 (.|\n)*"));
-  EXPECT_THAT(recommend.out, MatchesRegex("(.|\n)*\nvisited-scan +0 +0 +- +2 +1 (.|\n)*"));
+  EXPECT_THAT(recommend.out, MatchesRegex("(.|\n)*\nfull-scan +0 +0 +- +last +16 +2 (.|\n)*"));
+  EXPECT_THAT(recommend.out, MatchesRegex("(.|\n)*\nvisited-scan +0 +0 +- +last +2 +1 (.|\n)*"));
   EXPECT_THAT(recommend.out, HasSubstr("not_cache_aware"));
 
   CommandResult json =

@@ -64,16 +64,19 @@ class RecommendVerb : public Verb {
       PrintJson(*response, out);
       return kExitOk;
     }
-    out << absl::StrFormat("%-14s %-4s %-4s %-20s %-6s %-6s %-9s %s\n",
-                           "POLICY", "LLC", "CPU", "REASON", "CPUS", "LLCS",
-                           "SCAN_NS", "OCCUPANCY(LLC:NICE_0_LOAD)");
+    // CPUS, LLCS and SCAN_NS are the cost of the last executed scan; SCAN
+    // says whether it ran for this request ("now") or earlier ("last").
+    out << absl::StrFormat("%-14s %-4s %-4s %-20s %-5s %-6s %-6s %-9s %s\n",
+                           "POLICY", "LLC", "CPU", "REASON", "SCAN", "CPUS",
+                           "LLCS", "SCAN_NS", "OCCUPANCY(LLC:NICE_0_LOAD)");
     for (const v1::PolicyDecision& decision : response->decisions()) {
       out << absl::StrFormat(
-          "%-14s %-4s %-4s %-20s %-6d %-6d %-9d %s\n", decision.policy(),
+          "%-14s %-4s %-4s %-20s %-5s %-6d %-6d %-9d %s\n", decision.policy(),
           LlcName(decision.preferred_llc()), LlcName(decision.preferred_cpu()),
           decision.reason() == v1::NO_PREFERENCE_REASON_NONE
               ? "-"
               : ReasonText(decision.reason()),
+          decision.scanned_now() ? "now" : "last",
           decision.cost().cpus_scanned(), decision.cost().llcs_scanned(),
           decision.cost().scan_ns(), Occupancy(decision));
     }
