@@ -19,6 +19,8 @@ enum class NoPreferenceReason {
   kTimedOut,           // no scan for more than affinity_timeout_epochs
   kDisabled,           // enable=off, or auto on a machine with no node of 2 LLCs
   kNotCacheAware,      // the `none` policy
+  kOtherNumaNode,      // thread answer only: numa_balancing is on and the
+                       // thread prefers a node other than the LLC's
 };
 const char* NoPreferenceReasonName(NoPreferenceReason reason);
 

@@ -1,0 +1,98 @@
+#include "policies/cache_aware_policy.h"
+
+#include <utility>
+
+namespace schedcache {
+
+CacheAwarePolicy::CacheAwarePolicy(ModelContext& model, ScanScope scope)
+    : model_(model, scope) {}
+
+MmState& CacheAwarePolicy::MmFor(uint32_t slot) {
+  if (slot >= mms_.size()) mms_.resize(slot + 1);
+  return mms_[slot];
+}
+
+void CacheAwarePolicy::Account(const ProcessRef& process,
+                               const ThreadRef& thread, int cpu,
+                               int64_t delta_ns, int64_t now) {
+  model_.Account(MmFor(process.slot), process, thread, cpu, delta_ns, now);
+}
+
+ScanOutcome CacheAwarePolicy::Tick(const ProcessRef& process,
+                                   const ThreadRef& thread, int cpu,
+                                   int64_t now) {
+  return model_.Tick(MmFor(process.slot), process, thread, cpu, now);
+}
+
+ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
+                                   const ThreadRef& thread, int64_t now) {
+  return model_.RequestScan(MmFor(process.slot), process, thread, now);
+}
+
+int CacheAwarePolicy::PreferredLlc(uint32_t slot) const {
+  return slot < mms_.size() ? model_.PreferredLlc(mms_[slot]) : -1;
+}
+
+PolicyDecision CacheAwarePolicy::Decide(const ProcessRef& process,
+                                        const ThreadRef* thread) const {
+  PolicyDecision decision;
+  if (!model_.context().enabled()) {
+    decision.reason = NoPreferenceReason::kDisabled;
+    return decision;
+  }
+  if (process.slot >= mms_.size() || !mms_[process.slot].started) {
+    return decision;  // kNoData
+  }
+  const MmState& mm = mms_[process.slot];
+  decision.preferred_cpu = mm.pref_cpu;
+  decision.preferred_llc = model_.PreferredLlc(mm);
+  decision.reason = mm.pref_cpu >= 0 ? NoPreferenceReason::kNone : mm.reason;
+  if (thread != nullptr && decision.preferred_llc >= 0 &&
+      model_.ThreadPreferredLlc(mm, *thread) < 0) {
+    decision.preferred_llc = -1;
+    decision.reason = NoPreferenceReason::kOtherNumaNode;
+  }
+  decision.llc_occupancy = mm.last_occupancy;
+  decision.nr_running = mm.last_nr_running;
+  decision.nr_running_avg = mm.nr_running_avg;
+  decision.cost = mm.last_cost;
+  return decision;
+}
+
+void CacheAwarePolicy::Forget(uint32_t slot) {
+  if (slot < mms_.size()) mms_[slot] = MmState{};
+}
+
+namespace {
+
+class CacheAwareFactory : public PolicyFactory {
+ public:
+  CacheAwareFactory(std::string name, std::string description, ScanScope scope)
+      : name_(std::move(name)),
+        description_(std::move(description)),
+        scope_(scope) {}
+
+  std::string_view name() const override { return name_; }
+  std::string_view description() const override { return description_; }
+  std::vector<TunableSpec> tunables() const override { return {}; }
+  std::unique_ptr<Policy> Create(ModelContext& model,
+                                 const TunableValues&) const override {
+    return std::make_unique<CacheAwarePolicy>(model, scope_);
+  }
+
+ private:
+  const std::string name_;
+  const std::string description_;
+  const ScanScope scope_;
+};
+
+}  // namespace
+
+std::unique_ptr<PolicyFactory> MakeCacheAwareFactory(std::string name,
+                                                     std::string description,
+                                                     ScanScope scope) {
+  return std::make_unique<CacheAwareFactory>(std::move(name),
+                                             std::move(description), scope);
+}
+
+}  // namespace schedcache

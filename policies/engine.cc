@@ -1,0 +1,552 @@
+#include "policies/engine.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "policies/model_context.h"
+#include "policies/stats.h"
+
+namespace schedcache {
+namespace {
+
+constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+
+struct ThreadState {
+  int32_t numa_node = -1;
+  int32_t cpu = -1;
+};
+
+// ProcessState is what the engine itself knows of a process: the inputs
+// that are not per policy, and its place in the LRU list.
+struct ProcessState {
+  int32_t tgid = 0;
+  int32_t nr_threads = kUnchangedNrThreads;  // -1: never given
+  int32_t last_tid = 0;
+  int64_t footprint_pages = 0;
+  Comm comm;
+  absl::flat_hash_map<int32_t, ThreadState> threads;
+  uint32_t lru_prev = kNoSlot;  // towards the most recently active
+  uint32_t lru_next = kNoSlot;
+};
+
+// PolicySlot is one policy of the session, with its statistics.
+struct PolicySlot {
+  PolicySlot(std::string name_in, std::unique_ptr<Policy> policy_in,
+             int max_cpus, int max_llcs)
+      : name(std::move(name_in)),
+        policy(std::move(policy_in)),
+        cpus_scanned(max_cpus),
+        llcs_scanned(max_llcs) {}
+
+  std::string name;
+  std::unique_ptr<Policy> policy;
+  std::vector<int32_t> pref_llc;  // by process slot, last value seen
+  uint64_t scans = 0;
+  uint64_t scans_skipped = 0;
+  uint64_t scans_aborted = 0;
+  ExactHistogram cpus_scanned;
+  ExactHistogram llcs_scanned;
+  LogHistogram scan_ns;
+  uint64_t decisions = 0;
+  uint64_t agreements = 0;
+  uint64_t preferred_llc_changes = 0;
+  uint64_t runtime_total = 0;
+  uint64_t runtime_on_preferred_llc = 0;
+};
+
+absl::Status ValidateOptions(const EngineOptions& options) {
+  const ModelTunables& m = options.model;
+  TunableValues values = {
+      {"epoch_period_ns", m.epoch_period_ns},
+      {"affinity_timeout_epochs", m.affinity_timeout_epochs},
+      {"aggr_tolerance", m.aggr_tolerance},
+      {"numa_balancing", m.numa_balancing ? 1 : 0},
+      {"enable", static_cast<int64_t>(m.enable)},
+  };
+  RETURN_IF_ERROR(ValidateTunables(ModelTunables::Specs(), values));
+  if (options.max_processes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_processes = ", options.max_processes, " must be at least 1"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+class Engine::Impl {
+ public:
+  Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
+      : options_(options), context_(std::move(topology), options.model) {
+    last_timestamp_.assign(context_.num_cpu_slots(),
+                           std::numeric_limits<int64_t>::min());
+  }
+
+  absl::Status AddPolicy(const PolicyFactory& factory,
+                         const TunableValues& tunables) {
+    RETURN_IF_ERROR(factory.Validate(tunables));
+    policies_.emplace_back(std::string(factory.name()),
+                           factory.Create(context_, tunables),
+                           context_.topology().max_cpu() + 1,
+                           static_cast<int>(context_.topology().llcs().size()));
+    if (policies_.back().policy == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "policy ", std::string(factory.name()), " created no instance"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ApplySample(const Sample& sample);
+  absl::Status ApplyHandOver(const HandOver& handover);
+  absl::StatusOr<std::vector<PolicyDecision>> Recommend(
+      const RecommendRequest& request);
+  EngineReport Report() const;
+
+  const EngineOptions& options() const { return options_; }
+  const ModelContext& context() const { return context_; }
+  std::vector<std::string> policy_names() const {
+    std::vector<std::string> names;
+    for (const PolicySlot& p : policies_) names.push_back(p.name);
+    return names;
+  }
+  void set_listener(std::function<void(const PreferenceChange&)> listener) {
+    listener_ = std::move(listener);
+  }
+
+ private:
+  absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const;
+  // Clock moves the session's clock: the model's time is the latest
+  // timestamp seen, so decay only ever moves forward and composes exactly.
+  int64_t Clock(int64_t timestamp_ns);
+  // SlotFor finds or makes the process `tgid`, evicting the least recently
+  // active one when the session is full; marks it most recently active.
+  uint32_t SlotFor(int32_t tgid);
+  // The LRU list: Touch moves a linked slot to the front; LinkFront puts
+  // an unlinked one there; Unlink takes a linked one out.
+  void Touch(uint32_t slot);
+  void LinkFront(uint32_t slot);
+  void Unlink(uint32_t slot);
+  void Evict(uint32_t slot);
+  // MoveThread makes `tid` of process `slot` run on `cpu`, clearing it from
+  // the CPU it was current on before.
+  ThreadState& MoveThread(uint32_t slot, int32_t tid, int cpu);
+  ProcessRef RefOf(uint32_t slot) const;
+  void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
+  // RunTrigger runs one scan trigger through every policy, with statistics
+  // and agreement; outcomes land in outcomes_.
+  template <typename Fn>
+  void RunTrigger(uint32_t slot, int64_t now, Fn&& run);
+
+  const EngineOptions options_;
+  ModelContext context_;                 // outlives policies_
+  std::vector<PolicySlot> policies_;
+  std::vector<int64_t> last_timestamp_;  // by CPU, for validation
+  int64_t now_ = 0;
+  absl::flat_hash_map<int32_t, uint32_t> slot_of_;
+  std::vector<ProcessState> processes_;  // by slot
+  std::vector<uint32_t> free_slots_;
+  uint32_t lru_head_ = kNoSlot;  // most recently active
+  uint32_t lru_tail_ = kNoSlot;  // least recently active
+  std::vector<ScanOutcome> outcomes_;
+  std::function<void(const PreferenceChange&)> listener_;
+  uint64_t samples_applied_ = 0;
+  uint64_t handovers_applied_ = 0;
+  uint64_t processes_evicted_ = 0;
+};
+
+absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
+  if (!context_.topology().HasCpu(cpu)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cpu ", cpu, " is not a CPU of topology ", context_.topology().source()));
+  }
+  if (!context_.online().Test(cpu)) {
+    return absl::InvalidArgumentError(absl::StrCat("cpu ", cpu, " is offline"));
+  }
+  if (timestamp_ns < last_timestamp_[cpu]) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
+        "'s previous timestamp ", last_timestamp_[cpu]));
+  }
+  return absl::OkStatus();
+}
+
+int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
+  if (!context_.started()) {
+    context_.Start(timestamp_ns);
+    now_ = timestamp_ns;
+  }
+  now_ = std::max(now_, timestamp_ns);
+  return now_;
+}
+
+void Engine::Impl::Unlink(uint32_t slot) {
+  ProcessState& p = processes_[slot];
+  if (p.lru_prev != kNoSlot) {
+    processes_[p.lru_prev].lru_next = p.lru_next;
+  } else {
+    lru_head_ = p.lru_next;
+  }
+  if (p.lru_next != kNoSlot) {
+    processes_[p.lru_next].lru_prev = p.lru_prev;
+  } else {
+    lru_tail_ = p.lru_prev;
+  }
+  p.lru_prev = p.lru_next = kNoSlot;
+}
+
+void Engine::Impl::Touch(uint32_t slot) {
+  if (lru_head_ == slot) return;
+  Unlink(slot);
+  LinkFront(slot);
+}
+
+void Engine::Impl::LinkFront(uint32_t slot) {
+  ProcessState& p = processes_[slot];
+  p.lru_next = lru_head_;
+  if (lru_head_ != kNoSlot) processes_[lru_head_].lru_prev = slot;
+  lru_head_ = slot;
+  if (lru_tail_ == kNoSlot) lru_tail_ = slot;
+}
+
+void Engine::Impl::Evict(uint32_t slot) {
+  Unlink(slot);
+  slot_of_.erase(processes_[slot].tgid);
+  for (PolicySlot& policy : policies_) {
+    policy.policy->Forget(slot);
+    policy.pref_llc[slot] = -1;
+  }
+  processes_[slot] = ProcessState{};
+  free_slots_.push_back(slot);
+  ++processes_evicted_;
+}
+
+uint32_t Engine::Impl::SlotFor(int32_t tgid) {
+  if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
+    Touch(it->second);
+    return it->second;
+  }
+  if (static_cast<int64_t>(slot_of_.size()) >= options_.max_processes) {
+    Evict(lru_tail_);
+  }
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(processes_.size());
+    processes_.emplace_back();
+    for (PolicySlot& policy : policies_) policy.pref_llc.push_back(-1);
+  }
+  processes_[slot].tgid = tgid;
+  slot_of_.emplace(tgid, slot);
+  LinkFront(slot);
+  return slot;
+}
+
+ThreadState& Engine::Impl::MoveThread(uint32_t slot, int32_t tid, int cpu) {
+  ProcessState& p = processes_[slot];
+  ThreadState& thread = p.threads[tid];
+  if (thread.cpu >= 0 && thread.cpu != cpu) {
+    RqState& old = context_.mutable_rq(thread.cpu);
+    if (old.curr_tgid == p.tgid && old.curr_tid == tid) {
+      old.curr_tgid = old.curr_tid = 0;
+    }
+  }
+  thread.cpu = cpu;
+  p.last_tid = tid;
+  return thread;
+}
+
+ProcessRef Engine::Impl::RefOf(uint32_t slot) const {
+  const ProcessState& p = processes_[slot];
+  return ProcessRef{slot, p.tgid,
+                    p.nr_threads >= 0 ? p.nr_threads
+                                      : static_cast<int32_t>(p.threads.size()),
+                    p.footprint_pages};
+}
+
+void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
+                                  int64_t now) {
+  const int llc = policy.policy->PreferredLlc(slot);
+  const int old = policy.pref_llc[slot];
+  if (llc == old) return;
+  policy.pref_llc[slot] = llc;
+  ++policy.preferred_llc_changes;
+  if (listener_) {
+    listener_(PreferenceChange{processes_[slot].tgid, policy.name, old, llc,
+                               now});
+  }
+}
+
+template <typename Fn>
+void Engine::Impl::RunTrigger(uint32_t slot, int64_t now, Fn&& run) {
+  outcomes_.resize(policies_.size());
+  for (size_t i = 0; i < policies_.size(); ++i) {
+    PolicySlot& policy = policies_[i];
+    const ScanOutcome outcome = run(*policy.policy);
+    outcomes_[i] = outcome;
+    switch (outcome.kind) {
+      case ScanOutcome::Kind::kNotTriggered:
+        break;
+      case ScanOutcome::Kind::kSkipped:
+        ++policy.scans_skipped;
+        break;
+      case ScanOutcome::Kind::kAborted:
+        ++policy.scans_aborted;
+        break;
+      case ScanOutcome::Kind::kExecuted:
+        ++policy.scans;
+        policy.cpus_scanned.Add(outcome.cost.cpus_scanned);
+        policy.llcs_scanned.Add(outcome.cost.llcs_scanned);
+        policy.scan_ns.Add(outcome.cost.scan_ns);
+        break;
+    }
+    NotePreference(policy, slot, now);
+  }
+  const ScanOutcome::Kind reference = outcomes_[0].kind;
+  if (reference != ScanOutcome::Kind::kExecuted &&
+      reference != ScanOutcome::Kind::kAborted) {
+    return;
+  }
+  const int reference_llc = policies_[0].pref_llc[slot];
+  for (PolicySlot& policy : policies_) {
+    ++policy.decisions;
+    if (policy.pref_llc[slot] == reference_llc) ++policy.agreements;
+  }
+}
+
+absl::Status Engine::Impl::ApplySample(const Sample& s) {
+  RETURN_IF_ERROR(ValidateCpu(s.cpu, s.timestamp_ns));
+  if (s.tgid <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("tgid ", s.tgid, " must be > 0"));
+  }
+  if (s.tid <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("tid ", s.tid, " must be > 0"));
+  }
+  if (s.delta_ns < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("delta_ns ", s.delta_ns, " must not be negative"));
+  }
+  if (s.nr_threads != kUnchangedNrThreads && s.nr_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nr_threads ", s.nr_threads, " must be >= 1"));
+  }
+  if (s.numa_node != kUnchangedNumaNode && s.numa_node != -1 &&
+      context_.node_span(s.numa_node).Empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "numa_node ", s.numa_node, " is not an online NUMA node of topology ",
+        context_.topology().source()));
+  }
+  if (s.footprint_pages != kUnchangedFootprint && s.footprint_pages < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "footprint_pages ", s.footprint_pages, " must not be negative"));
+  }
+
+  const int64_t now = Clock(s.timestamp_ns);
+  last_timestamp_[s.cpu] = s.timestamp_ns;
+  const uint32_t slot = SlotFor(s.tgid);
+  ProcessState& p = processes_[slot];
+  if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
+  if (s.footprint_pages != kUnchangedFootprint) {
+    p.footprint_pages = s.footprint_pages;
+  }
+  if (!s.comm.empty()) p.comm = s.comm;
+  ThreadState& t = MoveThread(slot, s.tid, s.cpu);
+  if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
+
+  RqState& rq = context_.mutable_rq(s.cpu);
+  rq.curr_tgid = s.tgid;
+  rq.curr_tid = s.tid;
+  const ProcessRef process = RefOf(slot);
+  const ThreadRef thread{s.tid, t.numa_node, s.cpu};
+  // A tick decays its CPU even with a zero delta; a zero-delta switch-out
+  // accounts nothing.
+  if (s.delta_ns > 0 || s.tick) context_.Advance(s.cpu, now);
+  if (s.delta_ns > 0) {
+    const int llc = context_.llc_of(s.cpu);
+    for (PolicySlot& policy : policies_) {
+      policy.policy->Account(process, thread, s.cpu, s.delta_ns, now);
+      NotePreference(policy, slot, now);
+      policy.runtime_total += static_cast<uint64_t>(s.delta_ns);
+      if (policy.pref_llc[slot] == llc) {
+        policy.runtime_on_preferred_llc += static_cast<uint64_t>(s.delta_ns);
+      }
+    }
+    rq.cpu_runtime += static_cast<uint64_t>(s.delta_ns);
+  }
+  if (s.tick && options_.trigger == ScanTrigger::kTick) {
+    RunTrigger(slot, now, [&](Policy& policy) {
+      return policy.Tick(process, thread, s.cpu, now);
+    });
+  }
+  if (!s.tick) rq.curr_tgid = rq.curr_tid = 0;  // switched out
+  ++samples_applied_;
+  return absl::OkStatus();
+}
+
+absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
+  RETURN_IF_ERROR(ValidateCpu(h.cpu, h.timestamp_ns));
+  const bool idle = h.tgid == 0 && h.tid == 0;
+  if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "hand-over tgid ", h.tgid, " tid ", h.tid,
+        ": both must be > 0, or both 0 for idle"));
+  }
+  const int64_t now = Clock(h.timestamp_ns);
+  last_timestamp_[h.cpu] = h.timestamp_ns;
+  RqState& rq = context_.mutable_rq(h.cpu);
+  if (idle) {
+    rq.curr_tgid = rq.curr_tid = 0;
+  } else {
+    const uint32_t slot = SlotFor(h.tgid);
+    MoveThread(slot, h.tid, h.cpu);
+    rq.curr_tgid = h.tgid;
+    rq.curr_tid = h.tid;
+  }
+  for (PolicySlot& policy : policies_) {
+    policy.policy->HandOver(h.cpu, h.tgid, h.tid, now);
+  }
+  ++handovers_applied_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
+    const RecommendRequest& request) {
+  auto it = slot_of_.find(request.tgid);
+  if (it == slot_of_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("process tgid ", request.tgid, " is not tracked"));
+  }
+  const uint32_t slot = it->second;
+  const ProcessState& p = processes_[slot];
+  const int32_t tid = request.tid.value_or(p.last_tid);
+  auto thread_it = p.threads.find(tid);
+  if (thread_it == p.threads.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tid ", tid, " is not a known thread of process ", request.tgid));
+  }
+  ThreadRef thread{tid, thread_it->second.numa_node, thread_it->second.cpu};
+  if (request.cpu.has_value()) {
+    if (!context_.topology().HasCpu(*request.cpu) ||
+        !context_.online().Test(*request.cpu)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cpu ", *request.cpu, " is not an online CPU"));
+    }
+    thread.cpu = *request.cpu;
+  }
+  const ProcessRef process = RefOf(slot);
+  outcomes_.assign(policies_.size(), ScanOutcome{});
+  if (request.scan) {
+    const int64_t now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns
+                                                        : now_);
+    context_.Advance(thread.cpu, now);
+    RunTrigger(slot, now, [&](Policy& policy) {
+      return policy.Scan(process, thread, now);
+    });
+  }
+  std::vector<PolicyDecision> decisions;
+  for (size_t i = 0; i < policies_.size(); ++i) {
+    PolicyDecision d = policies_[i].policy->Decide(
+        process, request.tid.has_value() ? &thread : nullptr);
+    d.policy = policies_[i].name;
+    d.scanned_now = outcomes_[i].kind == ScanOutcome::Kind::kExecuted;
+    decisions.push_back(std::move(d));
+  }
+  return decisions;
+}
+
+EngineReport Engine::Impl::Report() const {
+  EngineReport report;
+  for (const PolicySlot& policy : policies_) {
+    PolicyReport r;
+    r.name = policy.name;
+    r.scans = policy.scans;
+    r.scans_skipped = policy.scans_skipped;
+    r.scans_aborted = policy.scans_aborted;
+    r.cpus_scanned = policy.cpus_scanned.Summarize();
+    r.llcs_scanned = policy.llcs_scanned.Summarize();
+    r.scan_ns = policy.scan_ns.Summarize();
+    r.decisions = policy.decisions;
+    r.agreements = policy.agreements;
+    r.agreement = policy.decisions == 0
+                      ? 1.0
+                      : static_cast<double>(policy.agreements) /
+                            static_cast<double>(policy.decisions);
+    r.preferred_llc_changes = policy.preferred_llc_changes;
+    r.runtime_on_preferred_llc =
+        policy.runtime_total == 0
+            ? 0.0
+            : static_cast<double>(policy.runtime_on_preferred_llc) /
+                  static_cast<double>(policy.runtime_total);
+    report.policies.push_back(std::move(r));
+  }
+  report.samples_applied = samples_applied_;
+  report.handovers_applied = handovers_applied_;
+  report.processes_tracked = slot_of_.size();
+  report.processes_evicted = processes_evicted_;
+  return report;
+}
+
+absl::StatusOr<std::unique_ptr<Engine>> Engine::Create(
+    std::shared_ptr<const Topology> topology, const PolicyRegistry& registry,
+    std::vector<PolicyChoice> policies, EngineOptions options) {
+  if (topology == nullptr) {
+    return absl::InvalidArgumentError("engine needs a topology");
+  }
+  if (policies.empty()) {
+    return absl::InvalidArgumentError("a session needs at least one policy");
+  }
+  RETURN_IF_ERROR(ValidateOptions(options));
+  auto impl = std::make_unique<Impl>(std::move(topology), options);
+  absl::flat_hash_set<std::string> seen;
+  for (const PolicyChoice& choice : policies) {
+    const PolicyFactory* factory = registry.Find(choice.name);
+    if (factory == nullptr) {
+      std::vector<std::string> known;
+      for (const PolicyFactory* f : registry.factories()) {
+        known.emplace_back(f->name());
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown policy '", choice.name,
+                       "'; known: ", absl::StrJoin(known, ", ")));
+    }
+    if (!seen.insert(choice.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("policy '", choice.name, "' is listed twice"));
+    }
+    RETURN_IF_ERROR(impl->AddPolicy(*factory, choice.tunables));
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+absl::Status Engine::ApplySample(const Sample& sample) {
+  return impl_->ApplySample(sample);
+}
+absl::Status Engine::ApplyHandOver(const HandOver& handover) {
+  return impl_->ApplyHandOver(handover);
+}
+absl::StatusOr<std::vector<PolicyDecision>> Engine::Recommend(
+    const RecommendRequest& request) {
+  return impl_->Recommend(request);
+}
+EngineReport Engine::Report() const { return impl_->Report(); }
+void Engine::SetChangeListener(
+    std::function<void(const PreferenceChange&)> listener) {
+  impl_->set_listener(std::move(listener));
+}
+const Topology& Engine::topology() const { return impl_->context().topology(); }
+const EngineOptions& Engine::options() const { return impl_->options(); }
+std::vector<std::string> Engine::policy_names() const {
+  return impl_->policy_names();
+}
+bool Engine::enabled() const { return impl_->context().enabled(); }
+
+}  // namespace schedcache

@@ -1,0 +1,241 @@
+// The engine's contract: validation, shared per-CPU state, current-thread
+// bookkeeping, eviction, change events, enable=auto and statistics.
+#include "policies/engine.h"
+
+#include <memory>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "policies/testing/engine_harness.h"
+
+namespace schedcache {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::GridShape;
+using testing::MakeEngine;
+using testing::MakeGrid;
+using testing::SampleAt;
+using testing::ScanNow;
+
+constexpr int64_t kP = 10'000'000;
+
+std::unique_ptr<Engine> MustMake(std::vector<std::string> policies,
+                                 EngineOptions options = {},
+                                 GridShape shape = GridShape{1, 2, 4}) {
+  auto engine = MakeEngine(MakeGrid(shape), policies, options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return engine.ok() ? *std::move(engine) : nullptr;
+}
+
+TEST(EngineCreate, RejectsUnknownRepeatedAndMissingPolicies) {
+  auto unknown = MakeEngine(MakeGrid({}), {"fastest-scan"});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("fastest-scan"));
+  auto twice = MakeEngine(MakeGrid({}), {"full-scan", "full-scan"});
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
+  auto none = MakeEngine(MakeGrid({}), {});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(EngineCreate, RejectsModelTunablesOutOfRange) {
+  EngineOptions options;
+  options.model.aggr_tolerance = 101;
+  auto engine = MakeEngine(MakeGrid({}), {"full-scan"}, options);
+  EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(engine.status().message(), HasSubstr("aggr_tolerance"));
+  EXPECT_THAT(engine.status().message(), HasSubstr("0..100"));
+}
+
+TEST(EngineCreate, ValidatesPolicyTunablesBeforeCreating) {
+  std::vector<PolicyChoice> choices = {
+      {"llc-most-runtime", {{"min_share_percent", 150}}}};
+  auto engine = Engine::Create(MakeGrid({}), testing::TestRegistry(),
+                               choices, EngineOptions{});
+  EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(engine.status().message(), HasSubstr("min_share_percent"));
+  EXPECT_THAT(engine.status().message(), HasSubstr("0..100"));
+}
+
+TEST(ApplySample, RejectsBadFieldsAndLeavesTheEngineUnchanged) {
+  auto engine = MustMake({"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  EXPECT_THAT(engine->ApplySample(SampleAt(0, 99, 1, 1, 10, false)).message(),
+              HasSubstr("cpu 99"));
+  EXPECT_THAT(engine->ApplySample(SampleAt(0, 0, 0, 1, 10, false)).message(),
+              HasSubstr("tgid 0"));
+  EXPECT_THAT(engine->ApplySample(SampleAt(0, 0, 1, -3, 10, false)).message(),
+              HasSubstr("tid -3"));
+  EXPECT_THAT(engine->ApplySample(SampleAt(0, 0, 1, 1, -10, false)).message(),
+              HasSubstr("delta_ns -10"));
+  Sample bad_node = SampleAt(0, 0, 1, 1, 10, false);
+  bad_node.numa_node = 7;
+  EXPECT_THAT(engine->ApplySample(bad_node).message(), HasSubstr("numa_node 7"));
+  ASSERT_TRUE(engine->ApplySample(SampleAt(100, 0, 1, 1, 10, false)).ok());
+  EXPECT_THAT(engine->ApplySample(SampleAt(99, 0, 1, 1, 10, false)).message(),
+              HasSubstr("timestamp_ns 99"));
+  EXPECT_EQ(engine->Report().samples_applied, 1u);
+  EXPECT_EQ(engine->Report().processes_tracked, 1u);
+}
+
+TEST(ApplyHandOver, RejectsHalfIdleHandOvers) {
+  auto engine = MustMake({"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  EXPECT_FALSE(engine->ApplyHandOver(HandOver{0, 0, 5, 0}).ok());
+  EXPECT_TRUE(engine->ApplyHandOver(HandOver{0, 0, 0, 0}).ok());
+}
+
+TEST(Recommend, NotFoundForAnUntrackedProcessAndInvalidForABadThread) {
+  auto engine = MustMake({"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  RecommendRequest request;
+  request.tgid = 42;
+  EXPECT_EQ(engine->Recommend(request).status().code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 42, 1, 10, false)).ok());
+  request.tid = 2;
+  EXPECT_EQ(engine->Recommend(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  request.tid = 1;
+  request.cpu = 1000;
+  EXPECT_EQ(engine->Recommend(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CurrentThread, AThreadIsCurrentOnAtMostOneCpu) {
+  // Thread 1 is handed to CPU 0, then ticks on CPU 1: CPU 0 must no longer
+  // count it, so a scan sees nr_running = 2 (threads 1 and 2), not 3.
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 0, 10, 1}).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 1, 10, 1, 1000, true, 4)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 2, 10, 2, 1000, true)).ok());
+  std::vector<PolicyDecision> d = ScanNow(*engine, 10, 1, 0);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].nr_running, 2);
+}
+
+TEST(CurrentThread, ASwitchOutLeavesTheCpuWithoutACurrentThread) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 1, 10, 1, 1000, true, 4)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 2, 10, 2, 1000, false)).ok());
+  EXPECT_EQ(ScanNow(*engine, 10, 1, 0)[0].nr_running, 1);
+}
+
+TEST(Eviction, TheLeastRecentlyActiveProcessGoesFirst) {
+  EngineOptions options;
+  options.max_processes = 2;
+  auto engine = MustMake({"full-scan", "visited-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 1, 1, 10, false)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 2, 2, 10, false)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(2, 0, 1, 1, 10, false)).ok());  // 1 active
+  ASSERT_TRUE(engine->ApplySample(SampleAt(3, 0, 3, 3, 10, false)).ok());  // evicts 2
+  const EngineReport report = engine->Report();
+  EXPECT_EQ(report.processes_tracked, 2u);
+  EXPECT_EQ(report.processes_evicted, 1u);
+  RecommendRequest request;
+  request.tgid = 2;
+  EXPECT_EQ(engine->Recommend(request).status().code(),
+            absl::StatusCode::kNotFound);
+  request.tgid = 1;
+  EXPECT_TRUE(engine->Recommend(request).ok());
+}
+
+TEST(ChangeListener, ReportsEveryPreferredLlcChangePerPolicy) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan", "visited-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  std::vector<std::pair<std::string, int>> changes;
+  engine->SetChangeListener([&](const PreferenceChange& change) {
+    EXPECT_EQ(change.tgid, 10);
+    changes.emplace_back(std::string(change.policy), change.new_llc);
+  });
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 5, 10, 1, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 1, 0);  // both prefer LLC 1
+  // Timed out at t = 6P: both drop to -1.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(6 * kP, 5, 10, 1, 1000, false)).ok());
+  using P = std::pair<std::string, int>;
+  EXPECT_THAT(changes, ::testing::ElementsAre(P{"full-scan", 1},
+                                              P{"visited-scan", 1},
+                                              P{"full-scan", -1},
+                                              P{"visited-scan", -1}));
+  EXPECT_EQ(engine->Report().policies[1].preferred_llc_changes, 2u);
+}
+
+TEST(Enable, AutoNeverScansWithoutANodeOfTwoLlcs) {
+  // "2 nodes x 1 LLC x 4 CPUs": MaxLlcsPerNode() = 1.
+  auto engine = MustMake({"full-scan"}, {}, GridShape{2, 1, 4});
+  ASSERT_NE(engine, nullptr);
+  EXPECT_FALSE(engine->enabled());
+  for (int64_t t = 0; t < 10 * kP; t += kP / 2) {
+    ASSERT_TRUE(engine->ApplySample(SampleAt(t, 0, 10, 1, 1000, true, 4)).ok());
+  }
+  std::vector<PolicyDecision> d = ScanNow(*engine, 10, 1, 10 * kP);
+  EXPECT_EQ(d[0].reason, NoPreferenceReason::kDisabled);
+  EXPECT_FALSE(d[0].scanned_now);
+  EXPECT_EQ(engine->Report().policies[0].scans, 0u);
+}
+
+TEST(Enable, OnForcesScansOnAnyTopology) {
+  EngineOptions options;
+  options.model.enable = Enable::kOn;
+  auto engine = MustMake({"full-scan"}, options, GridShape{2, 1, 4});
+  ASSERT_NE(engine, nullptr);
+  EXPECT_TRUE(engine->enabled());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 4)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  EXPECT_EQ(engine->Report().policies[0].scans, 1u);
+}
+
+TEST(NonePolicy, NeverPrefersAndCostsNothing) {
+  auto engine = MustMake({"none"});
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 4)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP + 1, 0, 10, 1, 1000, true)).ok());
+  std::vector<PolicyDecision> d = ScanNow(*engine, 10, 1, 2 * kP);
+  EXPECT_EQ(d[0].preferred_llc, -1);
+  EXPECT_EQ(d[0].reason, NoPreferenceReason::kNotCacheAware);
+  EXPECT_EQ(d[0].cost.cpus_scanned, 0);
+  EXPECT_EQ(d[0].cost.scan_ns, 0);
+  EXPECT_EQ(engine->Report().policies[0].scans, 0u);
+}
+
+TEST(Report, RuntimeOnPreferredLlcIsTheShareAccountedThere) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  // 1000 ns before any preference, then pref = LLC 0 (CPU 0); then 3000 ns
+  // on CPU 1 (LLC 0) and 1000 ns on CPU 4 (LLC 1): 3000 / 5000 = 0.6.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 1, 0);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 1, 10, 1, 3000, false)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(2, 4, 10, 2, 1000, false)).ok());
+  EXPECT_DOUBLE_EQ(engine->Report().policies[0].runtime_on_preferred_llc, 0.6);
+}
+
+TEST(Report, AgreementCountsTriggersWhereTheReferenceDidNotSkip) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan", "none"}, options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 1, 0);      // executed: full-scan LLC 0, none -1
+  ScanNow(*engine, 10, 1, 1);      // skipped by the reference: not counted
+  const EngineReport report = engine->Report();
+  EXPECT_EQ(report.policies[1].decisions, 1u);
+  EXPECT_EQ(report.policies[1].agreements, 0u);
+  EXPECT_EQ(report.policies[1].agreement, 0.0);
+  EXPECT_EQ(report.policies[0].agreement, 1.0);
+}
+
+}  // namespace
+}  // namespace schedcache

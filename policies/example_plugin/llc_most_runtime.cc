@@ -1,0 +1,199 @@
+// llc-most-runtime: an example policy plugin, built as a MODULE library and
+// loaded through plugin_abi.h. It prefers the LLC holding the most decayed
+// runtime of the process (summed over the CPUs it ran on), re-chosen once
+// per epoch at a tick, with no 2x hysteresis. It reads the session's shared
+// per-CPU state and reuses the kernel model's decay, as any plugin may.
+//
+// Thread contract: thread-compatible (one writer: the session).
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "policies/kernel_model.h"
+#include "policies/plugin_abi.h"
+#include "policies/policy.h"
+
+namespace schedcache {
+namespace {
+
+constexpr char kMinSharePercent[] = "min_share_percent";
+
+struct ProcessState {
+  bool started = false;
+  int64_t epoch = 0;  // epoch of the last choice
+  int32_t pref_cpu = -1;
+  std::vector<CpuEntry> cpus;  // sorted by cpu
+  std::vector<LlcOccupancy> last_runtime;  // decayed ns per LLC
+  ScanCost last_cost;
+};
+
+class LlcMostRuntimePolicy : public Policy {
+ public:
+  LlcMostRuntimePolicy(ModelContext& model, int64_t min_share_percent)
+      : model_(model), min_share_percent_(min_share_percent) {}
+
+  void Account(const ProcessRef& process, const ThreadRef&, int cpu,
+               int64_t delta_ns, int64_t) override {
+    if (!model_.enabled()) return;
+    ProcessState& p = StateFor(process.slot);
+    if (!p.started) {
+      p.started = true;
+      p.epoch = model_.rq(cpu).cpu_epoch;
+    }
+    auto it = std::lower_bound(
+        p.cpus.begin(), p.cpus.end(), cpu,
+        [](const CpuEntry& e, int c) { return e.cpu < c; });
+    if (it == p.cpus.end() || it->cpu != cpu) {
+      const int64_t epoch = model_.rq(cpu).cpu_epoch;
+      it = p.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
+    }
+    CatchUpEntry(model_.rq(cpu), *it);
+    it->runtime += static_cast<uint64_t>(delta_ns);
+  }
+
+  ScanOutcome Tick(const ProcessRef& process, const ThreadRef&, int cpu,
+                   int64_t now) override {
+    if (!model_.enabled()) return {};
+    ProcessState& p = StateFor(process.slot);
+    const int64_t epoch = model_.rq(cpu).cpu_epoch;
+    if (p.started && p.epoch >= epoch) return {};
+    p.started = true;
+    p.epoch = epoch;
+    return Choose(p, now);
+  }
+
+  ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
+                   int64_t now) override {
+    if (!model_.enabled()) return {};
+    ProcessState& p = StateFor(process.slot);
+    p.started = true;
+    p.epoch = std::max(p.epoch, model_.rq(thread.cpu).cpu_epoch);
+    return Choose(p, now);
+  }
+
+  int PreferredLlc(uint32_t slot) const override {
+    if (slot >= states_.size() || states_[slot].pref_cpu < 0) return -1;
+    return model_.llc_of(states_[slot].pref_cpu);
+  }
+
+  PolicyDecision Decide(const ProcessRef& process,
+                        const ThreadRef*) const override {
+    PolicyDecision d;
+    if (!model_.enabled()) {
+      d.reason = NoPreferenceReason::kDisabled;
+      return d;
+    }
+    if (process.slot >= states_.size()) return d;
+    const ProcessState& p = states_[process.slot];
+    d.preferred_cpu = p.pref_cpu;
+    d.preferred_llc = PreferredLlc(process.slot);
+    d.reason = p.pref_cpu >= 0 ? NoPreferenceReason::kNone
+                               : NoPreferenceReason::kNoData;
+    d.llc_occupancy = p.last_runtime;
+    d.cost = p.last_cost;
+    return d;
+  }
+
+  void Forget(uint32_t slot) override {
+    if (slot < states_.size()) states_[slot] = ProcessState{};
+  }
+
+ private:
+  ProcessState& StateFor(uint32_t slot) {
+    if (slot >= states_.size()) states_.resize(slot + 1);
+    return states_[slot];
+  }
+
+  // Choose sums the decayed runtime of each LLC the process ran on and
+  // prefers the largest (the first in CPU order on a tie).
+  ScanOutcome Choose(ProcessState& p, int64_t now) {
+    const auto start = std::chrono::steady_clock::now();
+    ScanOutcome outcome{ScanOutcome::Kind::kExecuted, {}};
+    p.last_runtime.clear();
+    uint64_t total = 0;
+    for (CpuEntry& entry : p.cpus) {
+      model_.Advance(entry.cpu, now);
+      CatchUpEntry(model_.rq(entry.cpu), entry);
+      ++outcome.cost.cpus_scanned;
+      const int llc = model_.llc_of(entry.cpu);
+      auto it = std::find_if(p.last_runtime.begin(), p.last_runtime.end(),
+                             [&](const LlcOccupancy& o) { return o.llc == llc; });
+      if (it == p.last_runtime.end()) {
+        p.last_runtime.push_back(LlcOccupancy{llc, 0});
+        it = p.last_runtime.end() - 1;
+      }
+      it->occupancy += entry.runtime;
+      total += entry.runtime;
+    }
+    outcome.cost.llcs_scanned = static_cast<int>(p.last_runtime.size());
+    int best_llc = -1;
+    uint64_t best = 0;
+    for (const LlcOccupancy& o : p.last_runtime) {
+      if (o.occupancy > best) {
+        best = o.occupancy;
+        best_llc = o.llc;
+      }
+    }
+    const bool enough =
+        best_llc >= 0 && static_cast<unsigned __int128>(best) * 100 >=
+                             static_cast<unsigned __int128>(total) *
+                                 static_cast<uint64_t>(min_share_percent_);
+    p.pref_cpu = -1;
+    if (enough) {
+      uint64_t top = 0;
+      for (const CpuEntry& entry : p.cpus) {
+        if (model_.llc_of(entry.cpu) == best_llc && entry.runtime > top) {
+          top = entry.runtime;
+          p.pref_cpu = entry.cpu;
+        }
+      }
+    }
+    outcome.cost.scan_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - start)
+            .count();
+    p.last_cost = outcome.cost;
+    return outcome;
+  }
+
+  ModelContext& model_;
+  const int64_t min_share_percent_;
+  std::vector<ProcessState> states_;  // by ProcessRef::slot
+};
+
+class LlcMostRuntimeFactory : public PolicyFactory {
+ public:
+  std::string_view name() const override { return "llc-most-runtime"; }
+  std::string_view description() const override {
+    return "example plugin: the LLC with the most decayed runtime, chosen "
+           "each epoch without the 2x rule";
+  }
+  std::vector<TunableSpec> tunables() const override {
+    return {{kMinSharePercent,
+             "share of the process's decayed runtime the LLC must hold, %", 0,
+             0, 100, {}}};
+  }
+  std::unique_ptr<Policy> Create(ModelContext& model,
+                                 const TunableValues& values) const override {
+    auto it = values.find(kMinSharePercent);
+    return std::make_unique<LlcMostRuntimePolicy>(
+        model, it == values.end() ? 0 : it->second);
+  }
+};
+
+std::unique_ptr<PolicyFactory> CreateFactory() {
+  return std::make_unique<LlcMostRuntimeFactory>();
+}
+
+constexpr SchedcachePolicyPlugin kPlugin = {kPolicyPluginAbiVersion,
+                                            &CreateFactory};
+
+}  // namespace
+}  // namespace schedcache
+
+extern "C" __attribute__((visibility("default"))) const SchedcachePolicyPlugin*
+schedcache_policy_plugin() {
+  return &schedcache::kPlugin;
+}

@@ -1,0 +1,261 @@
+#include "policies/kernel_model.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace schedcache {
+
+void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns) {
+  // Kernel __update_mm_sched, per-CPU half.
+  if (now <= rq.cpu_epoch_next) return;
+  const int64_t n = (now - rq.cpu_epoch_next + epoch_period_ns - 1) /
+                    epoch_period_ns;
+  rq.cpu_epoch += n;
+  rq.cpu_epoch_next += n * epoch_period_ns;
+  rq.cpu_runtime = ShiftDecay(rq.cpu_runtime, n);
+}
+
+void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
+  // Kernel __update_mm_sched, per-process half.
+  const int64_t n = rq.cpu_epoch - entry.epoch;
+  if (n <= 0) return;
+  entry.epoch += n;
+  entry.runtime = ShiftDecay(entry.runtime, n);
+}
+
+uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
+  const unsigned __int128 scaled =
+      static_cast<unsigned __int128>(kNice0Load) * runtime;
+  return static_cast<uint64_t>(
+      scaled / (static_cast<unsigned __int128>(cpu_runtime) + 1));
+}
+
+KernelModel::KernelModel(ModelContext& context, ScanScope scope)
+    : context_(context), scope_(scope) {}
+
+void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
+  if (mm.started) return;
+  mm.started = true;
+  mm.epoch = context_.rq(cpu).cpu_epoch;
+  mm.next_scan = now;
+  mm.pref_cpu = -1;
+}
+
+CpuEntry& KernelModel::EntryFor(MmState& mm, int cpu) {
+  auto it = std::lower_bound(
+      mm.cpus.begin(), mm.cpus.end(), cpu,
+      [](const CpuEntry& e, int c) { return e.cpu < c; });
+  if (it != mm.cpus.end() && it->cpu == cpu) return *it;
+  const int64_t epoch = context_.rq(cpu).cpu_epoch;
+  return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
+}
+
+void KernelModel::Account(MmState& mm, const ProcessRef& process,
+                          const ThreadRef& thread, int cpu, int64_t delta_ns,
+                          int64_t now) {
+  // Kernel account_mm_sched.
+  if (!context_.enabled() || delta_ns <= 0) return;
+  Start(mm, cpu, now);
+  const RqState& rq = context_.rq(cpu);
+  CpuEntry& entry = EntryFor(mm, cpu);
+  CatchUpEntry(rq, entry);
+  entry.runtime += static_cast<uint64_t>(delta_ns);
+  if (scope_ == ScanScope::kVisitedCpus) {
+    entry.last_visit_epoch = rq.cpu_epoch;
+    mm.visited_cpus.Set(cpu);
+  }
+  NoPreferenceReason reset = NoPreferenceReason::kNone;
+  if (rq.cpu_epoch - mm.epoch > context_.tunables().affinity_timeout_epochs) {
+    reset = NoPreferenceReason::kTimedOut;
+  } else if (NoPreferenceReason nr = InvalidNrReason(mm, process, cpu);
+             nr != NoPreferenceReason::kNone) {
+    reset = nr;
+  } else if (ExceedsCapacity(process, cpu)) {
+    reset = NoPreferenceReason::kFootprintTooLarge;
+  }
+  if (reset != NoPreferenceReason::kNone) {
+    mm.pref_cpu = -1;
+    mm.reason = reset;
+  }
+  (void)thread;  // p->preferred_llc is derived on demand: ThreadPreferredLlc
+}
+
+ScanOutcome KernelModel::Tick(MmState& mm, const ProcessRef& process,
+                              const ThreadRef& thread, int cpu, int64_t now) {
+  // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
+  if (!context_.enabled()) return {};
+  Start(mm, cpu, now);
+  const int64_t cpu_epoch = context_.rq(cpu).cpu_epoch;
+  if (mm.epoch >= cpu_epoch) return {};
+  mm.epoch = cpu_epoch;
+  return Scan(mm, process, thread, now);
+}
+
+ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
+                                     const ThreadRef& thread, int64_t now) {
+  if (!context_.enabled()) return {};
+  Start(mm, thread.cpu, now);
+  mm.epoch = std::max(mm.epoch, context_.rq(thread.cpu).cpu_epoch);
+  return Scan(mm, process, thread, now);
+}
+
+NoPreferenceReason KernelModel::InvalidNrReason(const MmState& mm,
+                                                const ProcessRef& process,
+                                                int cpu) const {
+  // Kernel invalid_llc_nr.
+  if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
+  const int64_t tolerance = context_.tunables().aggr_tolerance;
+  if (tolerance >= 100) return NoPreferenceReason::kNone;
+  const __int128 lhs = static_cast<__int128>(mm.nr_running_avg) *
+                       context_.smt_siblings(cpu) * 1280;
+  const __int128 rhs = static_cast<__int128>(tolerance) *
+                       context_.llc_size(context_.llc_of(cpu)) * 1024;
+  return lhs < rhs ? NoPreferenceReason::kNone
+                   : NoPreferenceReason::kTooManyThreads;
+}
+
+bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
+                            int cpu) const {
+  return InvalidNrReason(mm, process, cpu) != NoPreferenceReason::kNone;
+}
+
+bool KernelModel::ExceedsCapacity(const ProcessRef& process, int cpu) const {
+  // Kernel exceed_llc_capacity.
+  const ModelTunables& tunables = context_.tunables();
+  if (!tunables.numa_balancing || tunables.aggr_tolerance >= 100) return false;
+  const __int128 scale =
+      tunables.aggr_tolerance == 0 ? 0 : 1 + (tunables.aggr_tolerance - 1) * 256;
+  const __int128 llc_bytes = context_.llc_bytes(context_.llc_of(cpu));
+  return llc_bytes * scale <
+         static_cast<__int128>(process.footprint_pages) * kPageBytes;
+}
+
+const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) {
+  // Kernel get_scan_cpumasks.
+  if (!context_.tunables().numa_balancing || thread.numa_node < 0) {
+    mask_ = context_.online();
+    return mask_;
+  }
+  mask_ = context_.node_span(thread.numa_node);
+  if (mm.pref_cpu >= 0 && !mask_.Test(mm.pref_cpu)) {
+    mask_ |= context_.node_span(context_.node_of(mm.pref_cpu));
+  }
+  if (thread.cpu >= 0 && !mask_.Test(thread.cpu)) {
+    mask_ |= context_.node_span(context_.node_of(thread.cpu));
+  }
+  return mask_;
+}
+
+uint64_t KernelModel::Occupancy(MmState& mm, int cpu, int64_t now) {
+  // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
+  context_.Advance(cpu, now);
+  const RqState& rq = context_.rq(cpu);
+  auto it = std::lower_bound(
+      mm.cpus.begin(), mm.cpus.end(), cpu,
+      [](const CpuEntry& e, int c) { return e.cpu < c; });
+  // A CPU that never ran the process holds the lazily-created entry
+  // {cpu_epoch, 0}: its occupancy is 0 and creating it changes nothing.
+  if (it == mm.cpus.end() || it->cpu != cpu) return 0;
+  CatchUpEntry(rq, *it);
+  if (scope_ == ScanScope::kVisitedCpus &&
+      rq.cpu_epoch - it->last_visit_epoch >
+          context_.tunables().affinity_timeout_epochs) {
+    mm.visited_cpus.Clear(cpu);
+    return 0;
+  }
+  return OccupancyRatio(it->runtime, rq.cpu_runtime);
+}
+
+ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
+                              const ThreadRef& thread, int64_t now) {
+  // Kernel task_cache_work.
+  if (!context_.enabled()) return {};
+  if (now < mm.next_scan) return {ScanOutcome::Kind::kSkipped, {}};
+  mm.next_scan = now + context_.tunables().epoch_period_ns;
+  const int curr = thread.cpu;
+  if (NoPreferenceReason nr = InvalidNrReason(mm, process, curr);
+      nr != NoPreferenceReason::kNone) {
+    mm.pref_cpu = -1;
+    mm.reason = nr;
+    return {ScanOutcome::Kind::kAborted, {}};
+  }
+  if (ExceedsCapacity(process, curr)) {
+    mm.pref_cpu = -1;
+    mm.reason = NoPreferenceReason::kFootprintTooLarge;
+    return {ScanOutcome::Kind::kAborted, {}};
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ScanMask(mm, thread);
+  if (scope_ == ScanScope::kVisitedCpus) mask_ &= mm.visited_cpus;
+  ScanOutcome outcome = ScanLlcs(mm, process, thread, mask_, now);
+  outcome.cost.scan_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  mm.last_cost = outcome.cost;
+  return outcome;
+}
+
+ScanOutcome KernelModel::ScanLlcs(MmState& mm, const ProcessRef& process,
+                                  const ThreadRef& thread, CpuSet& mask,
+                                  int64_t now) {
+  ScanOutcome outcome{ScanOutcome::Kind::kExecuted, {}};
+  const int current_llc = PreferredLlc(mm);
+  uint64_t best_occ = 0;
+  uint64_t current_llc_occ = 0;
+  int best_cpu = -1;
+  int nr_running = 0;
+  mm.last_occupancy.clear();
+  // LLCs in order of the lowest CPU of the mask in each; a later LLC needs
+  // strictly more occupancy to win.
+  while (!mask.Empty()) {
+    const int llc = context_.llc_of(mask.First());
+    const CpuSet& span = context_.llc_span(llc);
+    span_ = span;
+    if (scope_ == ScanScope::kVisitedCpus) span_ &= mm.visited_cpus;
+    uint64_t llc_occ = 0;
+    uint64_t top_occ = 0;
+    int top_cpu = -1;
+    span_.ForEach([&](int i) {
+      ++outcome.cost.cpus_scanned;
+      const RqState& rq = context_.rq(i);
+      if (rq.curr_tgid == process.tgid) ++nr_running;
+      const uint64_t occ = Occupancy(mm, i, now);
+      llc_occ += occ;
+      if (occ > top_occ) {
+        top_occ = occ;
+        top_cpu = i;
+      }
+    });
+    ++outcome.cost.llcs_scanned;
+    mm.last_occupancy.push_back(LlcOccupancy{llc, llc_occ});
+    if (llc_occ > best_occ) {
+      best_occ = llc_occ;
+      best_cpu = top_cpu;
+    }
+    if (llc == current_llc) current_llc_occ = llc_occ;
+    mask -= span;
+  }
+  // The 2x rule: keep the preferred LLC unless another has more than twice
+  // its occupancy.
+  if (best_occ > 2 * current_llc_occ) mm.pref_cpu = best_cpu;
+  mm.reason = mm.pref_cpu >= 0 ? NoPreferenceReason::kNone
+                               : NoPreferenceReason::kNoData;
+  // Kernel update_avg_scale, with sd_llc_size of the scanning thread's CPU.
+  const int64_t divisor =
+      std::clamp(context_.llc_size(context_.llc_of(thread.cpu)) >> 2, 2, 8);
+  mm.nr_running_avg += (nr_running - mm.nr_running_avg) / divisor;
+  mm.last_nr_running = nr_running;
+  return outcome;
+}
+
+int KernelModel::ThreadPreferredLlc(const MmState& mm,
+                                    const ThreadRef& thread) const {
+  if (mm.pref_cpu < 0) return -1;
+  if (context_.tunables().numa_balancing && thread.numa_node >= 0 &&
+      context_.node_of(mm.pref_cpu) != thread.numa_node) {
+    return -1;
+  }
+  return context_.llc_of(mm.pref_cpu);
+}
+
+}  // namespace schedcache

@@ -1,0 +1,142 @@
+// The kernel model of DESIGN.md §1: decay, occupancy, account, tick, scan,
+// scan_mask, invalid_nr and exceeds_capacity, mirrored from
+// kernel/sched/fair.c (CONFIG_SCHED_CACHE). This is the only implementation;
+// full-scan and visited-scan are this model with a different ScanScope, and
+// other policies may reuse its pieces.
+//
+// Thread contract: thread-compatible; KernelModel keeps scratch masks, so one
+// instance serves one policy instance.
+#ifndef SCHEDCACHE_POLICIES_KERNEL_MODEL_H_
+#define SCHEDCACHE_POLICIES_KERNEL_MODEL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "policies/decision.h"
+#include "policies/model_context.h"
+#include "topology/cpu_set.h"
+
+namespace schedcache {
+
+// CpuEntry is one process's state on one CPU it ran on (kernel: struct
+// sched_cache_time). Entries are created lazily, when the CPU first runs the
+// process: {epoch = cpu_epoch, runtime = 0} is what the kernel's eager
+// initialisation decays to, so sparse storage costs no fidelity.
+struct CpuEntry {
+  int32_t cpu = 0;
+  int64_t epoch = 0;
+  uint64_t runtime = 0;           // decayed ns
+  int64_t last_visit_epoch = 0;   // visited-scan only (epoch_last_visit)
+};
+
+// ShiftDecay halves `value` n times (kernel __shr_u64: 0 when n >= 64).
+inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
+  return n >= 64 ? 0 : value >> n;
+}
+
+// AdvanceRq is the per-CPU half of decay() (kernel __update_mm_sched): a
+// time at exactly cpu_epoch_next stays in the earlier epoch; epochs advance
+// by the ceiling of the elapsed periods.
+void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
+
+// CatchUpEntry is the per-process half of decay() (kernel
+// __update_mm_sched): the entry follows its CPU's epoch.
+void CatchUpEntry(const RqState& rq, CpuEntry& entry);
+
+// OccupancyRatio is fraction_mm_sched's arithmetic: NICE_0_LOAD * runtime /
+// (cpu_runtime + 1), computed in 128 bits so it never wraps.
+uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime);
+
+// MmState is one policy's state for one process (kernel: mm->sc_stat).
+struct MmState {
+  bool started = false;
+  NoPreferenceReason reason = NoPreferenceReason::kNoData;
+  int32_t pref_cpu = -1;
+  int32_t last_nr_running = 0;  // evidence of the last executed scan
+  int64_t epoch = 0;
+  int64_t next_scan = 0;
+  int64_t nr_running_avg = 0;
+  std::vector<CpuEntry> cpus;   // sorted by cpu, only CPUs it ran on
+  CpuSet visited_cpus;          // visited-scan only
+  std::vector<LlcOccupancy> last_occupancy;  // of the last executed scan
+  ScanCost last_cost;
+};
+
+// ScanScope is the one difference between full-scan and visited-scan.
+enum class ScanScope {
+  kAllCpus,      // mainline: every CPU of every LLC in the scan mask
+  kVisitedCpus,  // the visited-cpus series (v6): only visited_cpus
+};
+
+class KernelModel {
+ public:
+  // `context` must outlive the model.
+  KernelModel(ModelContext& context, ScanScope scope);
+
+  // Account charges `delta_ns` (> 0) that thread `thread` of `process` ran
+  // on `cpu` up to `now` (kernel account_mm_sched). REQUIRES: the engine
+  // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
+  // once for all policies.
+  void Account(MmState& mm, const ProcessRef& process, const ThreadRef& thread,
+               int cpu, int64_t delta_ns, int64_t now);
+
+  // Tick is the scheduler tick on `cpu` running `thread` (kernel
+  // task_tick_cache): scans when the process's epoch is behind the CPU's.
+  ScanOutcome Tick(MmState& mm, const ProcessRef& process,
+                   const ThreadRef& thread, int cpu, int64_t now);
+
+  // RequestScan stands in for the tick when a query asks for a scan: raises
+  // mm.epoch to the thread CPU's epoch (never lowers it), then scans.
+  ScanOutcome RequestScan(MmState& mm, const ProcessRef& process,
+                          const ThreadRef& thread, int64_t now);
+
+  // Scan is the kernel's task_cache_work, gated by mm.next_scan.
+  ScanOutcome Scan(MmState& mm, const ProcessRef& process,
+                   const ThreadRef& thread, int64_t now);
+
+  // Occupancy decays then returns the process's share of `cpu` (kernel
+  // fraction_mm_sched); visited-scan evicts a CPU not visited for more than
+  // affinity_timeout_epochs, after the decay (v6 order).
+  uint64_t Occupancy(MmState& mm, int cpu, int64_t now);
+
+  // InvalidNr is the kernel's invalid_llc_nr for the LLC of `cpu`.
+  bool InvalidNr(const MmState& mm, const ProcessRef& process, int cpu) const;
+  // ExceedsCapacity is the kernel's exceed_llc_capacity for the LLC of `cpu`.
+  bool ExceedsCapacity(const ProcessRef& process, int cpu) const;
+  // ScanMask is the kernel's get_scan_cpumasks. The result lives in a
+  // scratch member until the next call.
+  const CpuSet& ScanMask(const MmState& mm, const ThreadRef& thread);
+
+  // ThreadPreferredLlc is the per-thread preference account_mm_sched sets
+  // (p->preferred_llc), evaluated against the current mm.pref_cpu.
+  int ThreadPreferredLlc(const MmState& mm, const ThreadRef& thread) const;
+
+  // PreferredLlc is the LLC of mm.pref_cpu, or -1.
+  int PreferredLlc(const MmState& mm) const {
+    return mm.pref_cpu < 0 ? -1 : context_.llc_of(mm.pref_cpu);
+  }
+
+  ScanScope scope() const { return scope_; }
+  const ModelContext& context() const { return context_; }
+
+ private:
+  // Start gives a process its start values at its first sample on `cpu`.
+  void Start(MmState& mm, int cpu, int64_t now);
+  // EntryFor finds or lazily creates the entry of `cpu`.
+  CpuEntry& EntryFor(MmState& mm, int cpu);
+  // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone.
+  NoPreferenceReason InvalidNrReason(const MmState& mm,
+                                     const ProcessRef& process, int cpu) const;
+  // ScanLlcs runs the loop of task_cache_work over `mask`.
+  ScanOutcome ScanLlcs(MmState& mm, const ProcessRef& process,
+                       const ThreadRef& thread, CpuSet& mask, int64_t now);
+
+  ModelContext& context_;
+  const ScanScope scope_;
+  CpuSet mask_;  // scratch: the scan mask
+  CpuSet span_;  // scratch: one LLC's CPUs to visit
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_POLICIES_KERNEL_MODEL_H_

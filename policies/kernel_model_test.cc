@@ -1,0 +1,338 @@
+// Golden values for the arithmetic of DESIGN.md §1, derived by hand in the
+// comments (never taken from a run of the code).
+#include "policies/kernel_model.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "gtest/gtest.h"
+#include "policies/model_context.h"
+#include "policies/testing/test_topologies.h"
+
+namespace schedcache {
+namespace {
+
+using testing::GridShape;
+using testing::MakeGrid;
+
+constexpr int64_t kP = 10;  // epoch period for the pure decay tests
+constexpr uint64_t kAllOnes = std::numeric_limits<uint64_t>::max();
+
+RqState FreshRq() {
+  RqState rq;
+  rq.cpu_epoch_next = 100;  // the session started at t = 100
+  rq.cpu_runtime = kAllOnes;
+  return rq;
+}
+
+TEST(Decay, NothingHappensAtExactlyCpuEpochNext) {
+  // now == cpu_epoch_next belongs to the earlier epoch: 0 epochs pass.
+  RqState rq = FreshRq();
+  AdvanceRq(rq, 100, kP);
+  EXPECT_EQ(rq.cpu_epoch, 0);
+  EXPECT_EQ(rq.cpu_epoch_next, 100);
+  EXPECT_EQ(rq.cpu_runtime, kAllOnes);
+}
+
+TEST(Decay, OneNanosecondPastTheBoundaryAdvancesOneEpoch) {
+  // n = ceil((101 - 100) / 10) = 1: epoch 1, next 110, runtime >> 1.
+  RqState rq = FreshRq();
+  AdvanceRq(rq, 101, kP);
+  EXPECT_EQ(rq.cpu_epoch, 1);
+  EXPECT_EQ(rq.cpu_epoch_next, 110);
+  EXPECT_EQ(rq.cpu_runtime, kAllOnes >> 1);
+}
+
+TEST(Decay, EpochsAdvanceByTheCeilingOfElapsedPeriods) {
+  // 110: ceil(10/10) = 1 (exactly one period); 111: ceil(11/10) = 2.
+  RqState rq = FreshRq();
+  AdvanceRq(rq, 110, kP);
+  EXPECT_EQ(rq.cpu_epoch, 1);
+  EXPECT_EQ(rq.cpu_epoch_next, 110);
+  RqState rq2 = FreshRq();
+  AdvanceRq(rq2, 111, kP);
+  EXPECT_EQ(rq2.cpu_epoch, 2);
+  EXPECT_EQ(rq2.cpu_epoch_next, 120);
+}
+
+TEST(Decay, SixtyThreeEpochsLeaveTheTopBit) {
+  // now = 100 + 62*10 + 1 = 721: n = ceil(621/10) = 63; all-ones >> 63 = 1.
+  RqState rq = FreshRq();
+  AdvanceRq(rq, 721, kP);
+  EXPECT_EQ(rq.cpu_epoch, 63);
+  EXPECT_EQ(rq.cpu_epoch_next, 730);
+  EXPECT_EQ(rq.cpu_runtime, 1u);
+}
+
+TEST(Decay, SixtyFourEpochsClearTheRuntime) {
+  // now = 731: n = ceil(631/10) = 64; a shift by 64 gives 0, not UB.
+  RqState rq = FreshRq();
+  AdvanceRq(rq, 731, kP);
+  EXPECT_EQ(rq.cpu_epoch, 64);
+  EXPECT_EQ(rq.cpu_runtime, 0u);
+}
+
+TEST(Decay, ThousandEpochsClearTheRuntime) {
+  // now = 100 + 999*10 + 1: n = 1000.
+  RqState rq = FreshRq();
+  AdvanceRq(rq, 100 + 999 * kP + 1, kP);
+  EXPECT_EQ(rq.cpu_epoch, 1000);
+  EXPECT_EQ(rq.cpu_epoch_next, 100 + 1000 * kP);
+  EXPECT_EQ(rq.cpu_runtime, 0u);
+}
+
+TEST(Decay, ComposesExactlyWhicheverCallerAdvancedFirst) {
+  // 100 -> 137 -> 205 equals 100 -> 205: ceil(37/10) = 4 then
+  // ceil((205-140)/10) = 7, total 11 = ceil(105/10).
+  RqState stepped = FreshRq();
+  AdvanceRq(stepped, 137, kP);
+  AdvanceRq(stepped, 205, kP);
+  RqState direct = FreshRq();
+  AdvanceRq(direct, 205, kP);
+  EXPECT_EQ(stepped.cpu_epoch, 11);
+  EXPECT_EQ(direct.cpu_epoch, 11);
+  EXPECT_EQ(stepped.cpu_epoch_next, direct.cpu_epoch_next);
+  EXPECT_EQ(stepped.cpu_runtime, direct.cpu_runtime);
+}
+
+TEST(Decay, EntryFollowsItsCpuEpoch) {
+  // rq at epoch 3, entry at epoch 0 with 2^40: 3 halvings give 2^37.
+  RqState rq;
+  rq.cpu_epoch = 3;
+  CpuEntry entry{0, 0, uint64_t{1} << 40, 0};
+  CatchUpEntry(rq, entry);
+  EXPECT_EQ(entry.epoch, 3);
+  EXPECT_EQ(entry.runtime, uint64_t{1} << 37);
+  // n = 0: unchanged.
+  CatchUpEntry(rq, entry);
+  EXPECT_EQ(entry.runtime, uint64_t{1} << 37);
+  // 64 epochs or more clear it.
+  rq.cpu_epoch = 3 + 64;
+  CatchUpEntry(rq, entry);
+  EXPECT_EQ(entry.runtime, 0u);
+}
+
+TEST(Occupancy, DividesByCpuRuntimePlusOne) {
+  // 2^20 * 3 / (3 + 1) = 786432.
+  EXPECT_EQ(OccupancyRatio(3, 3), 786432u);
+  // The +1 matters: 2^20 * 1 / (1 + 1) = 524288, not 2^20.
+  EXPECT_EQ(OccupancyRatio(1, 1), 524288u);
+  // An idle rq (cpu_runtime 0) gives the full scale per ns: 2^20 * 1 / 1.
+  EXPECT_EQ(OccupancyRatio(1, 0), 1048576u);
+  // floor(2^20 * 1000 / 1001) = floor(1047528.47) = 1047528.
+  EXPECT_EQ(OccupancyRatio(1000, 1000), 1047528u);
+  EXPECT_EQ(OccupancyRatio(0, 5), 0u);
+}
+
+TEST(Occupancy, DoesNotWrapForLargeRuntimes) {
+  // 2^20 * 2^63 = 2^83 overflows 64 bits; / (2^63 + 1) = 2^20 - 2^20 /
+  // (2^63 + 1), whose floor is 2^20 - 1.
+  const uint64_t big = uint64_t{1} << 63;
+  EXPECT_EQ(OccupancyRatio(big, big), (uint64_t{1} << 20) - 1);
+}
+
+// A context over "2 nodes x 2 LLCs x 16 CPUs, SMT 2" (LLC 0: CPUs 0-15).
+struct Limits {
+  explicit Limits(int64_t tolerance, bool numa_balancing = true)
+      : context(MakeGrid(GridShape{2, 2, 16, 2, testing::kLlcBytes32MiB}),
+                Tunables(tolerance, numa_balancing)),
+        model(context, ScanScope::kAllCpus) {}
+  static ModelTunables Tunables(int64_t tolerance, bool numa_balancing) {
+    ModelTunables t;
+    t.aggr_tolerance = tolerance;
+    t.numa_balancing = numa_balancing;
+    return t;
+  }
+  bool InvalidNr(int64_t avg, int32_t nr_threads = 8) {
+    MmState mm;
+    mm.nr_running_avg = avg;
+    return model.InvalidNr(mm, ProcessRef{0, 1, nr_threads, 0}, 0);
+  }
+  bool Exceeds(int64_t footprint_pages) {
+    return model.ExceedsCapacity(ProcessRef{0, 1, 8, footprint_pages}, 0);
+  }
+  ModelContext context;
+  KernelModel model;
+};
+
+TEST(InvalidNr, ToleranceZeroAlwaysInvalidates) {
+  // scale 0: avg*2*1280 < 0*16*1024 = 0 never holds.
+  Limits limits(0);
+  EXPECT_TRUE(limits.InvalidNr(0));
+  EXPECT_TRUE(limits.InvalidNr(5));
+}
+
+TEST(InvalidNr, ToleranceOneAllowsSixRunningThreadsOnSixteenCpusWithSmt2) {
+  // 1*16*1024 = 16384; avg 6: 6*2*1280 = 15360 < 16384 valid;
+  // avg 7: 17920 invalid.
+  Limits limits(1);
+  EXPECT_FALSE(limits.InvalidNr(6));
+  EXPECT_TRUE(limits.InvalidNr(7));
+}
+
+TEST(InvalidNr, ToleranceTwoDoublesTheLimit) {
+  // 2*16*1024 = 32768; avg 12: 30720 valid; avg 13: 33280 invalid.
+  Limits limits(2);
+  EXPECT_FALSE(limits.InvalidNr(12));
+  EXPECT_TRUE(limits.InvalidNr(13));
+}
+
+TEST(InvalidNr, ToleranceHundredIgnoresTheSizeButNotASingleThread) {
+  Limits limits(100);
+  EXPECT_FALSE(limits.InvalidNr(1000));
+  EXPECT_TRUE(limits.InvalidNr(0, /*nr_threads=*/1));
+}
+
+TEST(InvalidNr, SingleThreadIsInvalidAtEveryTolerance) {
+  for (int64_t tolerance : {0, 1, 2, 100}) {
+    Limits limits(tolerance);
+    EXPECT_TRUE(limits.InvalidNr(0, /*nr_threads=*/1)) << tolerance;
+  }
+}
+
+TEST(ExceedsCapacity, ToleranceZeroRejectsAnyFootprint) {
+  // scale 0: 32 MiB * 0 = 0 < pages*4096 for any page.
+  Limits limits(0);
+  EXPECT_FALSE(limits.Exceeds(0));
+  EXPECT_TRUE(limits.Exceeds(1));
+}
+
+TEST(ExceedsCapacity, ToleranceOneAllowsTheLlcSize) {
+  // scale 1 + 0*256 = 1: 33554432 < pages*4096 iff pages > 8192.
+  Limits limits(1);
+  EXPECT_FALSE(limits.Exceeds(8192));
+  EXPECT_TRUE(limits.Exceeds(8193));
+}
+
+TEST(ExceedsCapacity, ToleranceTwoScalesBy257) {
+  // scale 1 + 1*256 = 257: 33554432*257 = 8623489024 < pages*4096 iff
+  // pages > 2105344.
+  Limits limits(2);
+  EXPECT_FALSE(limits.Exceeds(2105344));
+  EXPECT_TRUE(limits.Exceeds(2105345));
+}
+
+TEST(ExceedsCapacity, ToleranceHundredIgnoresTheFootprint) {
+  Limits limits(100);
+  EXPECT_FALSE(limits.Exceeds(int64_t{1} << 40));
+}
+
+TEST(ExceedsCapacity, NeverWithoutNumaBalancing) {
+  Limits limits(1, /*numa_balancing=*/false);
+  EXPECT_FALSE(limits.Exceeds(int64_t{1} << 40));
+}
+
+// "4 nodes x 2 LLCs x 4 CPUs": node k holds CPUs 8k..8k+7.
+class ScanMaskTest : public ::testing::Test {
+ protected:
+  static ModelTunables Numa(bool on) {
+    ModelTunables t;
+    t.numa_balancing = on;
+    return t;
+  }
+  ModelContext numa_{MakeGrid(GridShape{4, 2, 4}), Numa(true)};
+  KernelModel model_{numa_, ScanScope::kAllCpus};
+};
+
+TEST_F(ScanMaskTest, PreferredNodeOnly) {
+  MmState mm;
+  EXPECT_EQ(model_.ScanMask(mm, ThreadRef{1, 1, 9}).ToString(), "8-15");
+}
+
+TEST_F(ScanMaskTest, AddsTheNodeOfPrefCpuWhenOutside) {
+  MmState mm;
+  mm.pref_cpu = 20;  // node 2
+  EXPECT_EQ(model_.ScanMask(mm, ThreadRef{1, 1, 9}).ToString(), "8-23");
+  mm.pref_cpu = 12;  // inside node 1: nothing added
+  EXPECT_EQ(model_.ScanMask(mm, ThreadRef{1, 1, 9}).ToString(), "8-15");
+}
+
+TEST_F(ScanMaskTest, AddsTheNodeOfTheCurrentCpuWhenOutside) {
+  MmState mm;
+  mm.pref_cpu = 20;
+  EXPECT_EQ(model_.ScanMask(mm, ThreadRef{1, 1, 30}).ToString(), "8-31");
+  mm.pref_cpu = -1;
+  EXPECT_EQ(model_.ScanMask(mm, ThreadRef{1, 1, 2}).ToString(), "0-15");
+}
+
+TEST_F(ScanMaskTest, AllOnlineCpusWithoutAPreferredNode) {
+  MmState mm;
+  mm.pref_cpu = 20;
+  EXPECT_EQ(model_.ScanMask(mm, ThreadRef{1, -1, 9}).ToString(), "0-31");
+}
+
+TEST(ScanMask, AllOnlineCpusWithoutNumaBalancing) {
+  ModelContext context(MakeGrid(GridShape{4, 2, 4}), ModelTunables{});
+  KernelModel model(context, ScanScope::kAllCpus);
+  MmState mm;
+  EXPECT_EQ(model.ScanMask(mm, ThreadRef{1, 1, 9}).ToString(), "0-31");
+}
+
+// Visited-scan on "1 node x 2 LLCs x 4 CPUs", P = 10 ns, timeout 5,
+// session started at t = 0.
+class VisitedTest : public ::testing::Test {
+ protected:
+  VisitedTest() { context_.Start(0); }
+  static ModelTunables Tunables() {
+    ModelTunables t;
+    t.epoch_period_ns = kP;
+    t.affinity_timeout_epochs = 5;
+    return t;
+  }
+  // Charge does what the engine does for one sample.
+  void Charge(int cpu, int64_t delta, int64_t now) {
+    context_.Advance(cpu, now);
+    model_.Account(mm_, process_, ThreadRef{1, -1, cpu}, cpu, delta, now);
+    context_.mutable_rq(cpu).cpu_runtime += static_cast<uint64_t>(delta);
+  }
+  ModelContext context_{MakeGrid(GridShape{1, 2, 4}), Tunables()};
+  KernelModel model_{context_, ScanScope::kVisitedCpus};
+  MmState mm_;
+  ProcessRef process_{0, 7, 4, 0};
+};
+
+TEST_F(VisitedTest, KeepsACpuAtExactlyTheTimeout) {
+  Charge(1, 1000, 0);  // epoch 0: last visit 0
+  ASSERT_TRUE(mm_.visited_cpus.Test(1));
+  // t = 50: ceil(50/10) = 5 epochs; 5 - 0 > 5 is false: kept. Entry and rq
+  // both decay to 1000 >> 5 = 31: 2^20 * 31 / 32 = 1015808.
+  EXPECT_EQ(model_.Occupancy(mm_, 1, 50), 1015808u);
+  EXPECT_TRUE(mm_.visited_cpus.Test(1));
+}
+
+TEST_F(VisitedTest, EvictsACpuOneEpochPastTheTimeout) {
+  Charge(1, 1000, 0);
+  // t = 51: 6 epochs; 6 - 0 > 5: evicted, occupancy 0.
+  EXPECT_EQ(model_.Occupancy(mm_, 1, 51), 0u);
+  EXPECT_FALSE(mm_.visited_cpus.Test(1));
+}
+
+TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
+  // The v5 review's race: CPU 1 runs the process at epoch 0, then goes
+  // idle, so nothing advances its rq. The process keeps running on CPU 0.
+  Charge(1, 1000, 0);
+  for (int64_t t = 10; t <= 100; t += 10) Charge(0, 1000, t);
+  // CPU 1's epoch froze at 0: checking before the decay (v5) would see
+  // 0 - 0 = 0 and keep the bit.
+  ASSERT_EQ(context_.rq(1).cpu_epoch, 0);
+  // v6 decays first: at t = 101, ceil(101/10) = 11 epochs; 11 - 0 > 5.
+  const ScanOutcome outcome =
+      model_.Scan(mm_, process_, ThreadRef{1, -1, 0}, 101);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(context_.rq(1).cpu_epoch, 11);
+  EXPECT_FALSE(mm_.visited_cpus.Test(1));
+  // The evicted CPU still counts as scanned, as the patch counts it.
+  EXPECT_EQ(outcome.cost.cpus_scanned, 2);
+}
+
+TEST_F(VisitedTest, FullScanVisitsEveryCpuOfTheMask) {
+  KernelModel full(context_, ScanScope::kAllCpus);
+  MmState mm;
+  full.Account(mm, process_, ThreadRef{1, -1, 1}, 1, 1000, 0);
+  const ScanOutcome outcome = full.Scan(mm, process_, ThreadRef{1, -1, 1}, 0);
+  EXPECT_EQ(outcome.cost.cpus_scanned, 8);
+  EXPECT_EQ(outcome.cost.llcs_scanned, 2);
+}
+
+}  // namespace
+}  // namespace schedcache

@@ -1,0 +1,57 @@
+#include "policies/model_context.h"
+
+#include <utility>
+
+#include "policies/kernel_model.h"
+
+namespace schedcache {
+
+ModelContext::ModelContext(std::shared_ptr<const Topology> topology,
+                           ModelTunables tunables)
+    : topology_(std::move(topology)), tunables_(tunables) {
+  const Topology& topo = *topology_;
+  enabled_ = tunables_.enable == Enable::kOn ||
+             (tunables_.enable == Enable::kAuto && topo.MaxLlcsPerNode() >= 2);
+  const int slots = topo.max_cpu() + 1;
+  llc_of_.assign(slots, -1);
+  node_of_.assign(slots, -1);
+  smt_siblings_.assign(slots, 1);
+  rqs_.assign(slots, RqState{});
+  std::vector<int> online_per_core(topo.num_cores(), 0);
+  for (const Cpu& cpu : topo.cpus()) {
+    llc_of_[cpu.os_index] = cpu.llc;
+    node_of_[cpu.os_index] = cpu.numa_node;
+    if (topo.online_cpus().Test(cpu.os_index)) ++online_per_core[cpu.core];
+  }
+  for (const Cpu& cpu : topo.cpus()) {
+    smt_siblings_[cpu.os_index] = std::max(1, online_per_core[cpu.core]);
+  }
+  for (const Llc& llc : topo.llcs()) {
+    llc_span_.push_back(llc.cpus & topo.online_cpus());
+    llc_size_.push_back(llc_span_.back().Count());
+    llc_bytes_.push_back(llc.size_bytes);
+  }
+  for (const CpuGroup& node : topo.numa_nodes()) {
+    node_ids_.push_back(node.id);
+    node_span_.push_back(node.cpus & topo.online_cpus());
+  }
+}
+
+const CpuSet& ModelContext::node_span(int node) const {
+  static const CpuSet& kEmpty = *new CpuSet();
+  for (size_t i = 0; i < node_ids_.size(); ++i) {
+    if (node_ids_[i] == node) return node_span_[i];
+  }
+  return kEmpty;
+}
+
+void ModelContext::Start(int64_t first_timestamp_ns) {
+  started_ = true;
+  for (RqState& rq : rqs_) rq.cpu_epoch_next = first_timestamp_ns;
+}
+
+void ModelContext::Advance(int cpu, int64_t now) {
+  AdvanceRq(rqs_[cpu], now, tunables_.epoch_period_ns);
+}
+
+}  // namespace schedcache

@@ -1,0 +1,127 @@
+// ModelContext: the state one session shares between all of its policies:
+// the topology tables the kernel model reads (LLC spans, sizes, SMT
+// siblings, NUMA nodes, all restricted to online CPUs as the kernel's
+// sched domains are), the model tunables, and the per-CPU runqueue state
+// ("rq" in DESIGN.md §1). The engine owns one; every policy of the session
+// reads it.
+//
+// Decay composes exactly (advancing an rq to t1 then to t2 equals advancing
+// it to t2 directly), so any policy may advance an rq and it does not matter
+// which one did. Policies must not change an rq in any other way.
+//
+// Thread contract: thread-compatible; the session's single writer drives it.
+#ifndef SCHEDCACHE_POLICIES_MODEL_CONTEXT_H_
+#define SCHEDCACHE_POLICIES_MODEL_CONTEXT_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "policies/decision.h"
+#include "policies/tunables.h"
+#include "topology/cpu_set.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+// kNice0Load is the fixed-point full scale of an occupancy on 64-bit
+// kernels (NICE_0_LOAD = 1024 << SCHED_FIXEDPOINT_SHIFT).
+inline constexpr uint64_t kNice0Load = uint64_t{1} << 20;
+// kPageBytes is the page size footprints are counted in.
+inline constexpr int64_t kPageBytes = 4096;
+
+// RqState is one CPU's share of the model (kernel: the cache fields of
+// struct rq, and rq->curr).
+struct RqState {
+  int64_t cpu_epoch = 0;
+  int64_t cpu_epoch_next = 0;  // set to the session's first timestamp
+  uint64_t cpu_runtime = 0;    // decayed ns
+  int32_t curr_tgid = 0;       // 0: no current thread
+  int32_t curr_tid = 0;
+};
+
+// ProcessRef is what a policy is told about a process ("mm"). `slot` is a
+// dense index the engine assigns (reused after the process is forgotten), so
+// policies can keep their per-process state in a vector.
+struct ProcessRef {
+  uint32_t slot = 0;
+  int32_t tgid = 0;
+  int32_t nr_threads = 0;       // last value given, else distinct threads seen
+  int64_t footprint_pages = 0;  // last value given, else 0
+};
+
+// ThreadRef is what a policy is told about one thread.
+struct ThreadRef {
+  int32_t tid = 0;
+  int32_t numa_node = -1;  // preferred node, -1: none
+  int32_t cpu = -1;        // the CPU it runs on (kernel: task_cpu)
+};
+
+// ScanOutcome says what one scan trigger did.
+struct ScanOutcome {
+  enum class Kind {
+    kNotTriggered,  // no scan was due (tick in the same epoch, disabled...)
+    kSkipped,       // the next_scan gate was closed
+    kAborted,       // invalid_nr or exceeds_capacity before the loop
+    kExecuted,
+  };
+  Kind kind = Kind::kNotTriggered;
+  ScanCost cost;  // zero unless executed
+};
+
+class ModelContext {
+ public:
+  // REQUIRES: tunables valid (ModelTunables::FromValues).
+  ModelContext(std::shared_ptr<const Topology> topology, ModelTunables tunables);
+
+  const Topology& topology() const { return *topology_; }
+  const ModelTunables& tunables() const { return tunables_; }
+  // enabled is DESIGN's `enable`: on, or auto on a machine where some NUMA
+  // node has two LLCs.
+  bool enabled() const { return enabled_; }
+
+  // Topology tables, indexed by CPU os index / LLC id. REQUIRES: valid ids.
+  int llc_of(int cpu) const { return llc_of_[cpu]; }
+  int node_of(int cpu) const { return node_of_[cpu]; }
+  // smt_siblings is the number of online CPUs of `cpu`'s core (kernel:
+  // cpumask_weight(cpu_smt_mask(cpu)) when SMT is active, else 1).
+  int smt_siblings(int cpu) const { return smt_siblings_[cpu]; }
+  // llc_span is the online CPUs of an LLC (kernel: sched_domain_span(sd_llc)).
+  const CpuSet& llc_span(int llc) const { return llc_span_[llc]; }
+  // llc_size is the number of online CPUs of an LLC (kernel: sd_llc_size).
+  int llc_size(int llc) const { return llc_size_[llc]; }
+  int64_t llc_bytes(int llc) const { return llc_bytes_[llc]; }
+  // node_span is the online CPUs of a NUMA node, empty for an unknown node.
+  const CpuSet& node_span(int node) const;
+  const CpuSet& online() const { return topology_->online_cpus(); }
+  int num_cpu_slots() const { return static_cast<int>(llc_of_.size()); }
+
+  // started is true once the first timestamp of the session is known.
+  bool started() const { return started_; }
+  // Start sets every rq's cpu_epoch_next to the session's first timestamp.
+  void Start(int64_t first_timestamp_ns);
+
+  const RqState& rq(int cpu) const { return rqs_[cpu]; }
+  RqState& mutable_rq(int cpu) { return rqs_[cpu]; }
+  // Advance brings rq `cpu` to `now` (the per-CPU half of decay()).
+  void Advance(int cpu, int64_t now);
+
+ private:
+  std::shared_ptr<const Topology> topology_;
+  ModelTunables tunables_;
+  bool enabled_;
+  bool started_ = false;
+  std::vector<int> llc_of_;        // by CPU os index, -1 for a hole
+  std::vector<int> node_of_;       // by CPU os index
+  std::vector<int> smt_siblings_;  // by CPU os index
+  std::vector<CpuSet> llc_span_;
+  std::vector<int> llc_size_;
+  std::vector<int64_t> llc_bytes_;
+  std::vector<int> node_ids_;
+  std::vector<CpuSet> node_span_;
+  std::vector<RqState> rqs_;       // by CPU os index
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_POLICIES_MODEL_CONTEXT_H_

@@ -1,0 +1,47 @@
+#include "policies/none/none.h"
+
+#include <memory>
+
+namespace schedcache {
+namespace {
+
+class NonePolicy : public Policy {
+ public:
+  void Account(const ProcessRef&, const ThreadRef&, int, int64_t,
+               int64_t) override {}
+  ScanOutcome Tick(const ProcessRef&, const ThreadRef&, int,
+                   int64_t) override {
+    return {};
+  }
+  ScanOutcome Scan(const ProcessRef&, const ThreadRef&, int64_t) override {
+    return {};
+  }
+  int PreferredLlc(uint32_t) const override { return -1; }
+  PolicyDecision Decide(const ProcessRef&, const ThreadRef*) const override {
+    PolicyDecision decision;
+    decision.reason = NoPreferenceReason::kNotCacheAware;
+    return decision;
+  }
+  void Forget(uint32_t) override {}
+};
+
+class NoneFactory : public PolicyFactory {
+ public:
+  std::string_view name() const override { return "none"; }
+  std::string_view description() const override {
+    return "no cache awareness: preferred LLC always -1, cost 0 (baseline)";
+  }
+  std::vector<TunableSpec> tunables() const override { return {}; }
+  std::unique_ptr<Policy> Create(ModelContext&,
+                                 const TunableValues&) const override {
+    return std::make_unique<NonePolicy>();
+  }
+};
+
+}  // namespace
+
+absl::Status RegisterNone(PolicyRegistryBuilder& builder) {
+  return builder.Register(std::make_unique<NoneFactory>());
+}
+
+}  // namespace schedcache

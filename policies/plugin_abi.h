@@ -1,0 +1,42 @@
+// The binary interface between schedcache and a policy plugin (.so). A
+// plugin exports exactly one symbol, `schedcache_policy_plugin`, an
+// extern "C" function returning a SchedcachePolicyPlugin. The loader reads
+// abi_version first and touches nothing else unless it equals
+// kPolicyPluginAbiVersion, so a plugin built against other headers is
+// refused rather than called.
+//
+// Bump kPolicyPluginAbiVersion whenever policy.h, model_context.h,
+// kernel_model.h, decision.h or tunables.h change in a way that alters the
+// layout or the vtables a plugin compiles against.
+#ifndef SCHEDCACHE_POLICIES_PLUGIN_ABI_H_
+#define SCHEDCACHE_POLICIES_PLUGIN_ABI_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "policies/policy.h"
+
+namespace schedcache {
+
+inline constexpr uint32_t kPolicyPluginAbiVersion = 1;
+// kPolicyPluginEntryPoint is the name of the one exported symbol.
+inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";
+
+}  // namespace schedcache
+
+extern "C" {
+
+// SchedcachePolicyPlugin describes one plugin. Its first member is fixed
+// for every ABI version.
+struct SchedcachePolicyPlugin {
+  uint32_t abi_version;
+  // create_factory makes the plugin's factory (ownership to the caller).
+  std::unique_ptr<schedcache::PolicyFactory> (*create_factory)();
+};
+
+// The entry point's type: returns a pointer to a static descriptor.
+using SchedcachePolicyPluginEntry = const SchedcachePolicyPlugin* (*)();
+
+}  // extern "C"
+
+#endif  // SCHEDCACHE_POLICIES_PLUGIN_ABI_H_

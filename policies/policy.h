@@ -1,0 +1,93 @@
+// Policy and PolicyFactory: the plugin interface of schedcache. A Policy
+// chooses a preferred LLC per process; the session's Engine drives it with
+// runtime samples (Account), scheduler ticks (Tick), CPU hand-overs
+// (HandOver) and scan requests (Scan). The per-CPU runqueue state is not the
+// policy's: it lives once per session in the ModelContext every policy
+// reads. Each policy owns its per-process decision state, indexed by the
+// dense ProcessRef::slot the engine assigns.
+//
+// A PolicyFactory has three jobs (as gRPC's LB policy factories): name and
+// describe the policy, validate its tunables before any instance exists, and
+// create instances.
+//
+// Thread contract: a Policy is thread-compatible and driven by one writer; a
+// PolicyFactory is immutable and safe for concurrent access.
+#ifndef SCHEDCACHE_POLICIES_POLICY_H_
+#define SCHEDCACHE_POLICIES_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "policies/decision.h"
+#include "policies/model_context.h"
+#include "policies/tunables.h"
+
+namespace schedcache {
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+
+  // Account: thread `thread` of `process` ran `delta_ns` (> 0) on `cpu` up
+  // to `now`. The engine has advanced rq `cpu` to `now`, and charges the
+  // delta to rq.cpu_runtime once, after every policy's Account.
+  virtual void Account(const ProcessRef& process, const ThreadRef& thread,
+                       int cpu, int64_t delta_ns, int64_t now) = 0;
+
+  // Tick: a scheduler tick on `cpu`, which runs `thread`, after Account.
+  // Called only in the tick trigger mode. Returns what the scan did.
+  virtual ScanOutcome Tick(const ProcessRef& process, const ThreadRef& thread,
+                           int cpu, int64_t now) = 0;
+
+  // Scan: a query asks for a fresh scan for `thread` (on thread.cpu, whose
+  // rq the engine has advanced to `now`).
+  virtual ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
+                           int64_t now) = 0;
+
+  // HandOver: `cpu` now runs thread `tid` of `tgid` (0, 0: idle). The
+  // engine has already updated rq.curr; policies that keep their own view
+  // of who runs where override this.
+  virtual void HandOver(int /*cpu*/, int32_t /*tgid*/, int32_t /*tid*/,
+                        int64_t /*now*/) {}
+
+  // PreferredLlc is the process's preferred LLC (mm.pref_cpu's LLC), -1 for
+  // none. Cheap: the engine calls it after every change-capable call.
+  virtual int PreferredLlc(uint32_t slot) const = 0;
+
+  // Decide is the current answer for `process`, or for `thread` of it when
+  // given. The engine fills PolicyDecision::policy and scanned_now.
+  virtual PolicyDecision Decide(const ProcessRef& process,
+                                const ThreadRef* thread) const = 0;
+
+  // Forget drops the state of the process in `slot` (evicted or gone); the
+  // slot may then be reused for another process.
+  virtual void Forget(uint32_t slot) = 0;
+};
+
+class PolicyFactory {
+ public:
+  virtual ~PolicyFactory() = default;
+
+  // name is the registry name, lower-kebab (e.g. "full-scan").
+  virtual std::string_view name() const = 0;
+  // description is one line for ListPolicies.
+  virtual std::string_view description() const = 0;
+  // tunables lists the policy's own tunables with defaults and ranges.
+  virtual std::vector<TunableSpec> tunables() const = 0;
+
+  // Validate checks `values` against tunables(). Returns InvalidArgument
+  // naming the policy, the tunable and its allowed range.
+  absl::Status Validate(const TunableValues& values) const;
+
+  // Create makes an instance over `model`, which outlives it.
+  // REQUIRES: Validate(values).ok().
+  virtual std::unique_ptr<Policy> Create(ModelContext& model,
+                                         const TunableValues& values) const = 0;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_POLICIES_POLICY_H_

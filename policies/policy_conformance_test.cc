@@ -1,0 +1,147 @@
+// One conformance fixture for every registered policy, built-ins and the
+// example plugin alike, run by registry name over the same cases: no crash,
+// identical results for identical input, cost fields filled.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "policies/testing/engine_harness.h"
+
+namespace schedcache {
+namespace {
+
+using testing::StreamShape;
+
+struct Case {
+  std::string name;
+  std::shared_ptr<const Topology> topology;
+  EngineOptions options;
+  StreamShape stream;
+};
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  EngineOptions tick;
+  EngineOptions query;
+  query.trigger = ScanTrigger::kQuery;
+  EngineOptions numa;
+  numa.model.numa_balancing = true;
+  numa.model.aggr_tolerance = 100;
+  EngineOptions small;
+  small.max_processes = 3;
+  StreamShape busy;
+  busy.revisit = false;
+  busy.hand_overs = true;
+  busy.scan_requests = true;
+  busy.steps = 200;
+  StreamShape numa_stream = busy;
+  numa_stream.numa_nodes = true;
+  cases.push_back({"grid_tick", testing::MakeGrid({2, 3, 4}), tick, busy});
+  cases.push_back({"grid_query", testing::MakeGrid({2, 3, 4}), query, busy});
+  cases.push_back({"grid_numa", testing::MakeGrid({2, 3, 4, 2}), numa, numa_stream});
+  cases.push_back({"grid_evicting", testing::MakeGrid({1, 2, 4}), small, busy});
+  cases.push_back({"one_llc_per_node", testing::MakeGrid({2, 1, 4}), tick, busy});
+  StreamShape epyc = busy;
+  epyc.steps = 40;
+  cases.push_back({"epyc384", testing::MakeEpyc384(), tick, epyc});
+  return cases;
+}
+
+std::vector<std::string> RegisteredNames() {
+  std::vector<std::string> names;
+  for (const PolicyFactory* f : testing::TestRegistry().factories()) {
+    names.emplace_back(f->name());
+  }
+  return names;
+}
+
+// Outcome is everything a policy answered, minus wall-clock time.
+struct Outcome {
+  std::vector<std::tuple<int, int, NoPreferenceReason, int, int64_t, int, int,
+                         bool>>
+      answers;
+  EngineReport report;
+};
+
+Outcome RunCase(const std::string& policy, const Case& c) {
+  Outcome out;
+  auto engine = testing::MakeEngine(c.topology, {policy}, c.options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  if (!engine.ok()) return out;
+  for (const testing::StreamEvent& event :
+       testing::RandomStream(*c.topology, c.stream)) {
+    auto decisions = testing::Apply(**engine, event);
+    if (!decisions.ok()) {
+      // Only scan requests for processes or threads not seen yet fail.
+      EXPECT_TRUE(std::holds_alternative<testing::ScanRequest>(event))
+          << decisions.status();
+      continue;
+    }
+    for (const PolicyDecision& d : *decisions) {
+      EXPECT_EQ(d.policy, policy);
+      if (d.scanned_now) {
+        EXPECT_GE(d.cost.cpus_scanned, 1);
+        EXPECT_GE(d.cost.llcs_scanned, 1);
+        EXPECT_LE(d.cost.llcs_scanned, d.cost.cpus_scanned);
+        EXPECT_GE(d.cost.scan_ns, 0);
+      }
+      EXPECT_EQ(d.preferred_llc < 0, d.reason != NoPreferenceReason::kNone);
+      if (d.preferred_llc >= 0) {
+        EXPECT_EQ(c.topology->LlcOf(d.preferred_cpu), d.preferred_llc);
+      }
+      out.answers.emplace_back(d.preferred_cpu, d.preferred_llc, d.reason,
+                               d.nr_running, d.nr_running_avg,
+                               d.cost.cpus_scanned, d.cost.llcs_scanned,
+                               d.scanned_now);
+    }
+  }
+  out.report = (*engine)->Report();
+  return out;
+}
+
+class PolicyConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PolicyConformance, SameInputGivesSameAnswersAndCostsAreFilled) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    ASSERT_NE(c.topology, nullptr);
+    const Outcome first = RunCase(GetParam(), c);
+    const Outcome second = RunCase(GetParam(), c);
+    EXPECT_EQ(first.answers, second.answers);
+    const PolicyReport& a = first.report.policies.at(0);
+    const PolicyReport& b = second.report.policies.at(0);
+    EXPECT_EQ(a.name, GetParam());
+    EXPECT_EQ(a.scans, b.scans);
+    EXPECT_EQ(a.cpus_scanned.max, b.cpus_scanned.max);
+    EXPECT_EQ(a.preferred_llc_changes, b.preferred_llc_changes);
+    EXPECT_EQ(a.runtime_on_preferred_llc, b.runtime_on_preferred_llc);
+    // Every executed scan is in the distributions, and bounded by the
+    // machine.
+    EXPECT_EQ(a.cpus_scanned.count, a.scans);
+    EXPECT_EQ(a.scan_ns.count, a.scans);
+    EXPECT_LE(a.cpus_scanned.max, c.topology->max_cpu() + 1);
+    EXPECT_GE(a.runtime_on_preferred_llc, 0.0);
+    EXPECT_LE(a.runtime_on_preferred_llc, 1.0);
+    EXPECT_EQ(first.report.samples_applied, second.report.samples_applied);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, PolicyConformance,
+                         ::testing::ValuesIn(RegisteredNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(PolicyConformanceSetup, TheExamplePluginIsAmongThePoliciesRun) {
+  const std::vector<std::string> names = RegisteredNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), "llc-most-runtime"),
+            names.end());
+  EXPECT_EQ(names.size(), 4u);
+}
+
+}  // namespace
+}  // namespace schedcache

@@ -1,0 +1,82 @@
+#include "policies/stats.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace schedcache {
+namespace {
+
+// RankOf is the 1-based rank of quantile q among `count` observations.
+uint64_t RankOf(uint64_t count, double q) {
+  const auto rank = static_cast<uint64_t>(q * static_cast<double>(count) + 0.999999);
+  return std::clamp<uint64_t>(rank, 1, count);
+}
+
+// Percentile walks `counts` to the bucket holding rank `rank`.
+template <typename ValueOf>
+int64_t Percentile(const std::vector<uint64_t>& counts, uint64_t rank,
+                   ValueOf value_of) {
+  uint64_t seen = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    seen += counts[i];
+    if (seen >= rank) return value_of(static_cast<int>(i));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ExactHistogram::Add(int64_t value) {
+  const int64_t last = static_cast<int64_t>(counts_.size()) - 1;
+  ++counts_[std::clamp<int64_t>(value, 0, last)];
+  ++count_;
+  sum_ += static_cast<double>(value);
+}
+
+Distribution ExactHistogram::Summarize() const {
+  Distribution d;
+  d.count = count_;
+  if (count_ == 0) return d;
+  d.mean = sum_ / static_cast<double>(count_);
+  auto identity = [](int i) { return static_cast<int64_t>(i); };
+  d.p50 = Percentile(counts_, RankOf(count_, 0.5), identity);
+  d.p99 = Percentile(counts_, RankOf(count_, 0.99), identity);
+  d.max = Percentile(counts_, count_, identity);
+  return d;
+}
+
+int LogHistogram::BucketOf(uint64_t value) {
+  if (value < (1u << kSubBits)) return static_cast<int>(value);
+  const int msb = std::bit_width(value) - 1;  // >= kSubBits
+  const int shift = msb - kSubBits;
+  const int sub = static_cast<int>((value >> shift) & ((1u << kSubBits) - 1));
+  return ((shift + 1) << kSubBits) + sub;
+}
+
+int64_t LogHistogram::LowerBound(int bucket) {
+  if (bucket < (1 << kSubBits)) return bucket;
+  const int shift = (bucket >> kSubBits) - 1;
+  const int sub = bucket & ((1 << kSubBits) - 1);
+  return static_cast<int64_t>((uint64_t{1} << kSubBits) + sub) << shift;
+}
+
+void LogHistogram::Add(int64_t value) {
+  value = std::max<int64_t>(value, 0);
+  ++counts_[BucketOf(static_cast<uint64_t>(value))];
+  ++count_;
+  sum_ += static_cast<double>(value);
+  max_ = std::max(max_, value);
+}
+
+Distribution LogHistogram::Summarize() const {
+  Distribution d;
+  d.count = count_;
+  if (count_ == 0) return d;
+  d.mean = sum_ / static_cast<double>(count_);
+  d.p50 = std::min(max_, Percentile(counts_, RankOf(count_, 0.5), LowerBound));
+  d.p99 = std::min(max_, Percentile(counts_, RankOf(count_, 0.99), LowerBound));
+  d.max = max_;
+  return d;
+}
+
+}  // namespace schedcache

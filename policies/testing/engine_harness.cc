@@ -1,0 +1,50 @@
+#include "policies/testing/engine_harness.h"
+
+#include <utility>
+
+namespace schedcache::testing {
+
+absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
+    std::shared_ptr<const Topology> topology,
+    const std::vector<std::string>& policies, EngineOptions options) {
+  std::vector<PolicyChoice> choices;
+  for (const std::string& name : policies) choices.push_back({name, {}});
+  return Engine::Create(std::move(topology), TestRegistry(), std::move(choices),
+                        options);
+}
+
+std::vector<PolicyDecision> ScanNow(Engine& engine, int32_t tgid, int32_t tid,
+                                    int64_t ts) {
+  RecommendRequest request;
+  request.tgid = tgid;
+  request.tid = tid;
+  request.scan = true;
+  request.timestamp_ns = ts;
+  absl::StatusOr<std::vector<PolicyDecision>> decisions =
+      engine.Recommend(request);
+  if (!decisions.ok()) return {};
+  return *std::move(decisions);
+}
+
+absl::StatusOr<std::vector<PolicyDecision>> Apply(Engine& engine,
+                                                  const StreamEvent& event) {
+  if (const Sample* sample = std::get_if<Sample>(&event)) {
+    absl::Status status = engine.ApplySample(*sample);
+    if (!status.ok()) return status;
+    return std::vector<PolicyDecision>{};
+  }
+  if (const HandOver* handover = std::get_if<HandOver>(&event)) {
+    absl::Status status = engine.ApplyHandOver(*handover);
+    if (!status.ok()) return status;
+    return std::vector<PolicyDecision>{};
+  }
+  const ScanRequest& scan = std::get<ScanRequest>(event);
+  RecommendRequest request;
+  request.tgid = scan.tgid;
+  request.tid = scan.tid;
+  request.scan = true;
+  request.timestamp_ns = scan.timestamp_ns;
+  return engine.Recommend(request);
+}
+
+}  // namespace schedcache::testing
