@@ -15,6 +15,7 @@
 
 #include "absl/strings/string_view.h"
 #include "client/cli/flag_set.h"
+#include "common/service_defaults.h"
 
 namespace schedcache::cli {
 
@@ -24,7 +25,7 @@ inline constexpr int kExitError = 1;  // the operation failed
 inline constexpr int kExitUsage = 2;  // unknown verb or flag, bad value
 
 // kDefaultServer is the address --server takes when it is not given.
-inline constexpr absl::string_view kDefaultServer = "localhost:50051";
+inline constexpr absl::string_view kDefaultServer = kDefaultServerAddress;
 
 // CommonFlags are the flags DESIGN §3 gives every verb that needs them. A
 // verb defines only the ones it uses, so its --help stays truthful.

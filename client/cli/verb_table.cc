@@ -5,12 +5,24 @@ namespace schedcache::cli {
 
 std::unique_ptr<Verb> MakeTopologyVerb();
 std::unique_ptr<Verb> MakeDemoVerb();
+std::unique_ptr<Verb> MakePoliciesVerb();
+std::unique_ptr<Verb> MakeSessionVerb();
+std::unique_ptr<Verb> MakeFeedVerb();
+std::unique_ptr<Verb> MakeRecommendVerb();
+std::unique_ptr<Verb> MakeWatchVerb();
+std::unique_ptr<Verb> MakeReportVerb();
 
 namespace {
 
 constexpr VerbEntry kVerbs[] = {
     {"topology", &MakeTopologyVerb},
     {"demo", &MakeDemoVerb},
+    {"policies", &MakePoliciesVerb},
+    {"session", &MakeSessionVerb},
+    {"feed", &MakeFeedVerb},
+    {"recommend", &MakeRecommendVerb},
+    {"watch", &MakeWatchVerb},
+    {"report", &MakeReportVerb},
 };
 
 }  // namespace

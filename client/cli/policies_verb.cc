@@ -1,0 +1,67 @@
+// `schedcache policies`: the policies a server offers and every tunable.
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "client/cli/service_verb_support.h"
+#include "client/cli/verb.h"
+
+namespace schedcache::cli {
+namespace {
+
+std::string Range(const v1::Tunable& tunable) {
+  if (!tunable.value_names().empty()) {
+    return absl::StrJoin(tunable.value_names(), "|");
+  }
+  return absl::StrFormat("%d..%d", tunable.min_value(), tunable.max_value());
+}
+
+void PrintTunables(const google::protobuf::RepeatedPtrField<v1::Tunable>& tunables,
+                   std::ostream& out) {
+  for (const v1::Tunable& tunable : tunables) {
+    out << absl::StrFormat("    %-26s default %-10d %-14s %s\n", tunable.name(),
+                           tunable.default_value(), Range(tunable),
+                           tunable.description());
+  }
+}
+
+class PoliciesVerb : public Verb {
+ public:
+  absl::string_view summary() const override {
+    return "list the server's policies and their tunables";
+  }
+
+  void DefineFlags(FlagSet& flags) override {
+    common_.DefineServer(flags);
+    common_.DefineFormat(flags);
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out,
+          std::ostream& err) override {
+    absl::StatusOr<v1::ListPoliciesResponse> policies =
+        Connect(common_)->ListPolicies();
+    if (!policies.ok()) return Fail("policies", policies.status(), err);
+    if (common_.json()) {
+      PrintJson(*policies, out);
+      return kExitOk;
+    }
+    for (const v1::PolicyInfo& policy : policies->policies()) {
+      out << absl::StrFormat("%-14s %s\n", policy.name(), policy.description());
+      PrintTunables(policy.tunables(), out);
+    }
+    out << "\nmodel tunables (every session, --set NAME=VALUE):\n";
+    PrintTunables(policies->model_tunables(), out);
+    return kExitOk;
+  }
+
+ private:
+  CommonFlags common_;
+};
+
+}  // namespace
+
+std::unique_ptr<Verb> MakePoliciesVerb() {
+  return std::make_unique<PoliciesVerb>();
+}
+
+}  // namespace schedcache::cli

@@ -1,0 +1,68 @@
+// `schedcache report`: a session's per-policy statistics.
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "client/cli/service_verb_support.h"
+#include "client/cli/verb.h"
+
+namespace schedcache::cli {
+namespace {
+
+constexpr absl::string_view kVerb = "report";
+
+class ReportVerb : public Verb {
+ public:
+  absl::string_view summary() const override {
+    return "show a session's per-policy scan cost and agreement";
+  }
+
+  void DefineFlags(FlagSet& flags) override {
+    common_.DefineServer(flags);
+    common_.DefineSession(flags);
+    common_.DefineFormat(flags);
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out,
+          std::ostream& err) override {
+    absl::StatusOr<v1::Report> report =
+        Connect(common_)->GetReport(common_.session);
+    if (!report.ok()) return Fail(kVerb, report.status(), err);
+    if (common_.json()) {
+      PrintJson(*report, out);
+      return kExitOk;
+    }
+    out << absl::StrFormat(
+        "session %s: %d samples, %d hand-overs, %d rejected; %d processes "
+        "tracked, %d evicted\n",
+        report->session(), report->samples_applied(),
+        report->handovers_applied(), report->events_rejected(),
+        report->processes_tracked(), report->processes_evicted());
+    out << absl::StrFormat(
+        "%-14s %-8s %-30s %-8s %-18s %-10s %-10s %-8s %s\n", "POLICY", "SCANS",
+        "CPUS SCANNED mean/p50/p99/max", "LLCS", "SCAN_NS mean/p99",
+        "DECISIONS", "AGREEMENT", "CHANGES", "ON_PREFERRED");
+    for (const v1::PolicyReport& policy : report->policies()) {
+      const v1::Distribution& cpus = policy.cpus_scanned();
+      out << absl::StrFormat(
+          "%-14s %-8d %-30s %-8.1f %-18s %-10d %-10.3f %-8d %.3f\n",
+          policy.policy(), policy.scans(),
+          absl::StrFormat("%.1f/%d/%d/%d", cpus.mean(), cpus.p50(), cpus.p99(),
+                          cpus.max()),
+          policy.llcs_scanned().mean(),
+          absl::StrFormat("%.0f/%d", policy.scan_ns().mean(),
+                          policy.scan_ns().p99()),
+          policy.decisions(), policy.agreement(),
+          policy.preferred_llc_changes(), policy.runtime_on_preferred_llc());
+    }
+    return kExitOk;
+  }
+
+ private:
+  CommonFlags common_;
+};
+
+}  // namespace
+
+std::unique_ptr<Verb> MakeReportVerb() { return std::make_unique<ReportVerb>(); }
+
+}  // namespace schedcache::cli

@@ -1,0 +1,42 @@
+// What the verbs that talk to schedcached share: connecting from the
+// common flags, printing an API message as one line of JSON, and turning an
+// error into the CLI's exit code.
+//
+// Thread contract: thread-safe (pure functions).
+#ifndef SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_
+#define SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include <google/protobuf/message.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "client/cli/verb.h"
+#include "schedcache/client.h"
+
+namespace schedcache::cli {
+
+// Connect makes a client for `common.server`.
+std::unique_ptr<client::Client> Connect(const CommonFlags& common);
+
+// PrintJson writes `message` in the protobuf JSON mapping on one line
+// (default values included) and a newline.
+void PrintJson(const google::protobuf::Message& message, std::ostream& out);
+
+// Fail prints "schedcache VERB: STATUS" and returns kExitError.
+int Fail(absl::string_view verb, const absl::Status& status,
+         std::ostream& err);
+
+// Usage prints a usage error for VERB and returns kExitUsage.
+int Usage(absl::string_view verb, absl::string_view message,
+          std::ostream& err);
+
+// LlcName is "-" for -1, else the number.
+std::string LlcName(int llc);
+
+}  // namespace schedcache::cli
+
+#endif  // SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_

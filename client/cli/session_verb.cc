@@ -1,0 +1,158 @@
+// `schedcache session create|list|delete`: manage a server's sessions.
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "client/cli/service_verb_support.h"
+#include "client/cli/verb.h"
+
+namespace schedcache::cli {
+namespace {
+
+constexpr absl::string_view kVerb = "session";
+
+const char* TriggerName(v1::ScanTrigger trigger) {
+  return trigger == v1::SCAN_TRIGGER_QUERY ? "query" : "tick";
+}
+
+class SessionVerb : public Verb {
+ public:
+  absl::string_view summary() const override {
+    return "create, list or delete sessions (session create|list|delete)";
+  }
+  absl::string_view positional_usage() const override {
+    return "create|list|delete";
+  }
+
+  void DefineFlags(FlagSet& flags) override {
+    common_.DefineServer(flags);
+    common_.DefineFormat(flags);
+    flags.AddString("--name", "NAME", "create, delete: the session's name",
+                    &name_);
+    flags.AddString("--topology", "SOURCE",
+                    "create: host, synthetic:HWLOC_SYNTHETIC_STRING or "
+                    "xml:PATH (a local file, uploaded)",
+                    &topology_);
+    flags.AddString("--policies", "P1,P2,...",
+                    "create: policies, the first is the reference", &policies_);
+    flags.AddChoice("--trigger", {"tick", "query"},
+                    "create: scans on the kernel's tick, or only on "
+                    "`recommend --scan`",
+                    &trigger_);
+    flags.AddRepeated("--set", "KEY=VALUE",
+                      "create: a tunable (model or policy; POLICY.KEY for one "
+                      "policy); repeatable",
+                      &settings_);
+  }
+
+  int Run(const std::vector<std::string>& positional, std::ostream& out,
+          std::ostream& err) override {
+    if (positional.size() != 1) {
+      return Usage(kVerb, "expected one of create, list, delete", err);
+    }
+    const std::string& action = positional[0];
+    if (action == "create") return Create(out, err);
+    if (action == "list") return List(out, err);
+    if (action == "delete") return Delete(out, err);
+    return Usage(kVerb, "unknown action \"" + action + "\"", err);
+  }
+
+ private:
+  int Create(std::ostream& out, std::ostream& err) {
+    if (name_.empty()) return Usage(kVerb, "create needs --name", err);
+    v1::CreateSessionRequest request;
+    request.set_name(name_);
+    if (absl::StartsWith(topology_, "xml:")) {
+      const std::string path = topology_.substr(4);
+      std::ifstream file(path, std::ios::binary);
+      if (!file) {
+        return Fail(kVerb, absl::NotFoundError("cannot read " + path), err);
+      }
+      std::ostringstream bytes;
+      bytes << file.rdbuf();
+      request.mutable_topology()->set_xml(bytes.str());
+      request.mutable_topology()->set_xml_name(topology_);
+    } else {
+      request.mutable_topology()->set_spec(topology_);
+    }
+    for (absl::string_view policy :
+         absl::StrSplit(policies_, ',', absl::SkipEmpty())) {
+      request.add_policies(std::string(policy));
+    }
+    for (const std::string& setting : settings_) {
+      const size_t equals = setting.find('=');
+      if (equals == std::string::npos) {
+        return Usage(kVerb, "--set \"" + setting + "\" is not KEY=VALUE", err);
+      }
+      v1::TunableSetting* tunable = request.add_tunables();
+      tunable->set_name(setting.substr(0, equals));
+      tunable->set_value(setting.substr(equals + 1));
+    }
+    request.set_trigger(trigger_ == "query" ? v1::SCAN_TRIGGER_QUERY
+                                            : v1::SCAN_TRIGGER_TICK);
+    absl::StatusOr<v1::Session> session = Connect(common_)->CreateSession(request);
+    if (!session.ok()) return Fail(kVerb, session.status(), err);
+    if (common_.json()) {
+      PrintJson(*session, out);
+    } else {
+      out << "created session " << session->name() << ": "
+          << session->topology_summary() << "; policies "
+          << absl::StrJoin(session->policies(), ",") << "; trigger "
+          << TriggerName(session->trigger())
+          << (session->enabled() ? "" : "; cache-aware scheduling disabled")
+          << "\n";
+    }
+    return kExitOk;
+  }
+
+  int List(std::ostream& out, std::ostream& err) {
+    absl::StatusOr<v1::ListSessionsResponse> sessions =
+        Connect(common_)->ListSessions();
+    if (!sessions.ok()) return Fail(kVerb, sessions.status(), err);
+    if (common_.json()) {
+      PrintJson(*sessions, out);
+      return kExitOk;
+    }
+    out << absl::StrFormat("%-16s %-8s %-12s %-10s %-10s %-32s %s\n", "NAME",
+                           "TRIGGER", "PROCESSES", "ACCEPTED", "REJECTED",
+                           "POLICIES", "TOPOLOGY");
+    for (const v1::Session& session : sessions->sessions()) {
+      out << absl::StrFormat(
+          "%-16s %-8s %-12d %-10d %-10d %-32s %s: %s\n", session.name(),
+          TriggerName(session.trigger()), session.processes_tracked(),
+          session.events_accepted(), session.events_rejected(),
+          absl::StrJoin(session.policies(), ","), session.topology_source(),
+          session.topology_summary());
+    }
+    return kExitOk;
+  }
+
+  int Delete(std::ostream& out, std::ostream& err) {
+    if (name_.empty()) return Usage(kVerb, "delete needs --name", err);
+    if (absl::Status status = Connect(common_)->DeleteSession(name_);
+        !status.ok()) {
+      return Fail(kVerb, status, err);
+    }
+    if (!common_.json()) out << "deleted session " << name_ << "\n";
+    return kExitOk;
+  }
+
+  CommonFlags common_;
+  std::string name_;
+  std::string topology_ = "host";
+  std::string policies_ = "full-scan,visited-scan";
+  std::string trigger_ = "tick";
+  std::vector<std::string> settings_;
+};
+
+}  // namespace
+
+std::unique_ptr<Verb> MakeSessionVerb() {
+  return std::make_unique<SessionVerb>();
+}
+
+}  // namespace schedcache::cli

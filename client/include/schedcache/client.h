@@ -1,0 +1,154 @@
+// The schedcache C++ client library: a thin, typed face over the
+// schedcache.v1.SchedCache gRPC API (proto/schedcache/v1/schedcache.proto).
+// Results are absl::Status / absl::StatusOr carrying the server's canonical
+// code and message; requests and responses are the API's messages.
+//
+//   schedcache::client::Options options;
+//   options.address = "unix:/run/schedcache/schedcached.sock";
+//   auto client = schedcache::client::Client::Connect(options);
+//   auto writer = (*client)->StartIngest("default");
+//   writer->Add(sample);            // batched: flushes on size and on time
+//   auto summary = writer->Finish();
+//   auto answer = (*client)->Recommend(request);
+//
+// Thread contract: Client is thread-safe (calls may run concurrently).
+// IngestWriter is thread-safe (its timer flushes from its own thread).
+// PreferenceWatch is thread-compatible, except Cancel, which may be called
+// from any thread.
+#ifndef SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_
+#define SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "common/service_defaults.h"
+#include "policies/sample.h"
+#include "schedcache/v1/schedcache.grpc.pb.h"
+#include "schedcache/v1/schedcache.pb.h"
+
+namespace schedcache::client {
+
+// Options says where the server is and how long a call may take.
+struct Options {
+  // "unix:PATH" or "HOST:PORT".
+  std::string address = kDefaultServerAddress;
+  // Deadline of each unary call, and of connecting.
+  absl::Duration deadline = absl::Seconds(10);
+};
+
+// IngestOptions says when an IngestWriter sends its batch.
+struct IngestOptions {
+  // Send when a batch holds this many events (the server's default limit
+  // per batch is 65536).
+  int max_batch_events = 1024;
+  // Send at the latest this long after the first event of a batch was
+  // added, even when no further event comes.
+  absl::Duration max_delay = absl::Milliseconds(100);
+};
+
+class IngestWriter;
+class PreferenceWatch;
+
+class Client {
+ public:
+  // Connect makes a channel to `options.address`. Connection is lazy: an
+  // unreachable server shows up as Unavailable on the first call.
+  static std::unique_ptr<Client> Connect(const Options& options);
+
+  // WaitForReady waits up to the deadline for the channel to connect.
+  // Returns DeadlineExceeded when it does not.
+  absl::Status WaitForReady() const;
+
+  // GetTopology returns the host's topology (`session` empty) or a
+  // session's.
+  absl::StatusOr<v1::GetTopologyResponse> GetTopology(
+      absl::string_view session = "") const;
+  absl::StatusOr<v1::ListPoliciesResponse> ListPolicies() const;
+  absl::StatusOr<v1::Session> CreateSession(
+      const v1::CreateSessionRequest& request) const;
+  absl::StatusOr<v1::Session> GetSession(absl::string_view session) const;
+  absl::StatusOr<v1::ListSessionsResponse> ListSessions() const;
+  absl::Status DeleteSession(absl::string_view session) const;
+  absl::StatusOr<v1::RecommendResponse> Recommend(
+      const v1::RecommendRequest& request) const;
+  absl::StatusOr<v1::Report> GetReport(absl::string_view session) const;
+
+  // StartIngest opens an Ingest stream to `session` (empty: "default").
+  // The stream has no deadline; it lives until IngestWriter::Finish.
+  std::unique_ptr<IngestWriter> StartIngest(
+      absl::string_view session, const IngestOptions& options = {}) const;
+
+  // Watch opens a WatchPreferences stream and waits
+  // until the server has attached it to the session, so every change after
+  // Watch returns is delivered. Errors (e.g. NotFound) surface from
+  // PreferenceWatch::Next/Finish.
+  std::unique_ptr<PreferenceWatch> Watch(absl::string_view session) const;
+
+  const Options& options() const { return options_; }
+
+ private:
+  Client(Options options, std::unique_ptr<v1::SchedCache::Stub> stub,
+         std::shared_ptr<grpc::Channel> channel);
+
+  const Options options_;
+  const std::shared_ptr<grpc::Channel> channel_;
+  const std::unique_ptr<v1::SchedCache::Stub> stub_;
+};
+
+// IngestWriter batches samples and hand-overs onto one Ingest stream, in
+// the order added.
+class IngestWriter {
+ public:
+  ~IngestWriter();  // cancels the stream unless Finish was called
+  IngestWriter(const IngestWriter&) = delete;
+  IngestWriter& operator=(const IngestWriter&) = delete;
+
+  // Add appends an event; the batch is sent when full (blocking while the
+  // server applies earlier batches). After the stream has failed, returns
+  // an error; Finish then gives the server's status.
+  absl::Status Add(const Sample& sample);
+  absl::Status Add(const HandOver& handover);
+  // Flush sends the current batch now.
+  absl::Status Flush();
+  // Finish sends what is left, closes the stream and returns the server's
+  // summary (exact accepted/rejected counts), or the stream's error.
+  absl::StatusOr<v1::IngestSummary> Finish();
+
+ private:
+  friend class Client;
+  class Impl;
+  explicit IngestWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// PreferenceWatch reads a WatchPreferences stream.
+class PreferenceWatch {
+ public:
+  ~PreferenceWatch();  // cancels the stream
+  PreferenceWatch(const PreferenceWatch&) = delete;
+  PreferenceWatch& operator=(const PreferenceWatch&) = delete;
+
+  // Next blocks for the next change; std::nullopt when the stream ended
+  // (see Finish).
+  std::optional<v1::PreferenceChange> Next();
+  // Finish returns how the stream ended: OK when the session was deleted
+  // or the server stopped. REQUIRES: Next returned std::nullopt.
+  absl::Status Finish();
+  // Cancel ends the stream from any thread; Next then returns nullopt.
+  void Cancel();
+
+ private:
+  friend class Client;
+  class Impl;
+  explicit PreferenceWatch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace schedcache::client
+
+#endif  // SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_

@@ -1,0 +1,302 @@
+#include "schedcache/client.h"
+
+#include <thread>
+#include <utility>
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "client/lib/event_convert.h"
+#include "common/grpc_status.h"
+
+namespace schedcache::client {
+namespace {
+
+template <typename Request, typename Response>
+using UnaryMethod = grpc::Status (v1::SchedCache::Stub::*)(
+    grpc::ClientContext*, const Request&, Response*);
+
+// Call runs one unary RPC with the client's deadline.
+template <typename Request, typename Response>
+absl::StatusOr<Response> Call(v1::SchedCache::Stub& stub,
+                              const Options& options,
+                              UnaryMethod<Request, Response> method,
+                              const Request& request) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + options.deadline));
+  Response response;
+  const grpc::Status status = (stub.*method)(&context, request, &response);
+  if (!status.ok()) return ToAbslStatus(status);
+  return response;
+}
+
+}  // namespace
+
+Client::Client(Options options, std::unique_ptr<v1::SchedCache::Stub> stub,
+               std::shared_ptr<grpc::Channel> channel)
+    : options_(std::move(options)),
+      channel_(std::move(channel)),
+      stub_(std::move(stub)) {}
+
+std::unique_ptr<Client> Client::Connect(const Options& options) {
+  std::shared_ptr<grpc::Channel> channel =
+      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials());
+  auto stub = v1::SchedCache::NewStub(channel);
+  return std::unique_ptr<Client>(
+      new Client(options, std::move(stub), std::move(channel)));
+}
+
+absl::Status Client::WaitForReady() const {
+  if (channel_->WaitForConnected(
+          absl::ToChronoTime(absl::Now() + options_.deadline))) {
+    return absl::OkStatus();
+  }
+  return absl::DeadlineExceededError(
+      absl::StrCat("no schedcached answers on ", options_.address, " within ",
+                   absl::FormatDuration(options_.deadline)));
+}
+
+absl::StatusOr<v1::GetTopologyResponse> Client::GetTopology(
+    absl::string_view session) const {
+  v1::GetTopologyRequest request;
+  request.set_session(std::string(session));
+  return Call<v1::GetTopologyRequest, v1::GetTopologyResponse>(
+      *stub_, options_, &v1::SchedCache::Stub::GetTopology, request);
+}
+
+absl::StatusOr<v1::ListPoliciesResponse> Client::ListPolicies() const {
+  return Call<v1::ListPoliciesRequest, v1::ListPoliciesResponse>(
+      *stub_, options_, &v1::SchedCache::Stub::ListPolicies, v1::ListPoliciesRequest());
+}
+
+absl::StatusOr<v1::Session> Client::CreateSession(
+    const v1::CreateSessionRequest& request) const {
+  return Call<v1::CreateSessionRequest, v1::Session>(
+      *stub_, options_, &v1::SchedCache::Stub::CreateSession, request);
+}
+
+absl::StatusOr<v1::Session> Client::GetSession(
+    absl::string_view session) const {
+  v1::GetSessionRequest request;
+  request.set_session(std::string(session));
+  return Call<v1::GetSessionRequest, v1::Session>(
+      *stub_, options_, &v1::SchedCache::Stub::GetSession, request);
+}
+
+absl::StatusOr<v1::ListSessionsResponse> Client::ListSessions() const {
+  return Call<v1::ListSessionsRequest, v1::ListSessionsResponse>(
+      *stub_, options_, &v1::SchedCache::Stub::ListSessions, v1::ListSessionsRequest());
+}
+
+absl::Status Client::DeleteSession(absl::string_view session) const {
+  v1::DeleteSessionRequest request;
+  request.set_session(std::string(session));
+  return Call<v1::DeleteSessionRequest, v1::DeleteSessionResponse>(
+             *stub_, options_, &v1::SchedCache::Stub::DeleteSession, request)
+      .status();
+}
+
+absl::StatusOr<v1::RecommendResponse> Client::Recommend(
+    const v1::RecommendRequest& request) const {
+  return Call<v1::RecommendRequest, v1::RecommendResponse>(
+      *stub_, options_, &v1::SchedCache::Stub::Recommend, request);
+}
+
+absl::StatusOr<v1::Report> Client::GetReport(absl::string_view session) const {
+  v1::GetReportRequest request;
+  request.set_session(std::string(session));
+  return Call<v1::GetReportRequest, v1::Report>(
+      *stub_, options_, &v1::SchedCache::Stub::GetReport, request);
+}
+
+// IngestWriter::Impl owns the stream and the batch. A timer thread sends a
+// batch that has waited max_delay; mu_ serialises it with Add.
+class IngestWriter::Impl {
+ public:
+  Impl(v1::SchedCache::Stub& stub, absl::string_view session,
+       const IngestOptions& options)
+      : options_(options) {
+    writer_ = stub.Ingest(&context_, &summary_);
+    batch_.set_session(std::string(session));
+    timer_ = std::thread([this] { RunTimer(); });
+  }
+
+  ~Impl() {
+    bool finished = false;
+    {
+      absl::MutexLock lock(&mu_);
+      finished = finished_;
+      if (!finished) context_.TryCancel();
+      stopping_ = true;
+      timer_cv_.Signal();
+    }
+    timer_.join();
+    if (!finished) writer_->Finish().ok();  // reap the cancelled call
+  }
+
+  absl::Status Add(const Sample& sample) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    SampleToEvent(sample, *NextEvent());
+    return SendIfFull();
+  }
+
+  absl::Status Add(const HandOver& handover) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    HandOverToEvent(handover, *NextEvent());
+    return SendIfFull();
+  }
+
+  absl::Status Flush() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    return Send();
+  }
+
+  absl::StatusOr<v1::IngestSummary> Finish() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    if (finished_) {
+      return absl::FailedPreconditionError("IngestWriter already finished");
+    }
+    Send().IgnoreError();  // a failed stream reports through Finish below
+    writer_->WritesDone();
+    finished_ = true;
+    const grpc::Status status = writer_->Finish();
+    if (!status.ok()) return ToAbslStatus(status);
+    return summary_;
+  }
+
+ private:
+  v1::Event* NextEvent() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (batch_.events_size() == 0) first_added_ = absl::Now();
+    return batch_.add_events();
+  }
+
+  absl::Status SendIfFull() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (batch_.events_size() < options_.max_batch_events) {
+      if (batch_.events_size() == 1) timer_cv_.Signal();
+      return absl::OkStatus();
+    }
+    return Send();
+  }
+
+  absl::Status Send() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_) {
+      return absl::FailedPreconditionError("IngestWriter already finished");
+    }
+    if (broken_) {
+      return absl::UnavailableError(
+          "the Ingest stream failed; Finish() returns the server's status");
+    }
+    if (batch_.events_size() == 0) return absl::OkStatus();
+    if (!writer_->Write(batch_)) {  // blocks while the server catches up
+      broken_ = true;
+      return absl::UnavailableError(
+          "the Ingest stream failed; Finish() returns the server's status");
+    }
+    // Only the first batch names the session; Clear keeps the allocated
+    // events for reuse.
+    batch_.Clear();
+    return absl::OkStatus();
+  }
+
+  void RunTimer() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    while (!stopping_ && !finished_) {
+      if (batch_.events_size() == 0) {
+        timer_cv_.Wait(&mu_);
+        continue;
+      }
+      const absl::Time due = first_added_ + options_.max_delay;
+      if (absl::Now() >= due) {
+        Send().IgnoreError();  // Add/Finish report a broken stream
+      } else {
+        timer_cv_.WaitWithDeadline(&mu_, due);
+      }
+    }
+  }
+
+  const IngestOptions options_;
+  grpc::ClientContext context_;
+  v1::IngestSummary summary_;
+  std::unique_ptr<grpc::ClientWriter<v1::IngestBatch>> writer_;
+  std::thread timer_;
+
+  absl::Mutex mu_;
+  absl::CondVar timer_cv_;
+  v1::IngestBatch batch_ ABSL_GUARDED_BY(mu_);
+  absl::Time first_added_ ABSL_GUARDED_BY(mu_);
+  bool broken_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+IngestWriter::IngestWriter(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+IngestWriter::~IngestWriter() = default;
+absl::Status IngestWriter::Add(const Sample& sample) {
+  return impl_->Add(sample);
+}
+absl::Status IngestWriter::Add(const HandOver& handover) {
+  return impl_->Add(handover);
+}
+absl::Status IngestWriter::Flush() { return impl_->Flush(); }
+absl::StatusOr<v1::IngestSummary> IngestWriter::Finish() {
+  return impl_->Finish();
+}
+
+std::unique_ptr<IngestWriter> Client::StartIngest(
+    absl::string_view session, const IngestOptions& options) const {
+  return std::unique_ptr<IngestWriter>(new IngestWriter(
+      std::make_unique<IngestWriter::Impl>(*stub_, session, options)));
+}
+
+class PreferenceWatch::Impl {
+ public:
+  // Waits for the server's initial metadata, which it sends once the
+  // stream is attached (or for the error that ends the call).
+  Impl(v1::SchedCache::Stub& stub, absl::string_view session) {
+    v1::WatchPreferencesRequest request;
+    request.set_session(std::string(session));
+    reader_ = stub.WatchPreferences(&context_, request);
+    reader_->WaitForInitialMetadata();
+  }
+  ~Impl() {
+    if (!finished_) {
+      context_.TryCancel();
+      reader_->Finish().ok();  // reap the cancelled call
+    }
+  }
+  std::optional<v1::PreferenceChange> Next() {
+    v1::PreferenceChange change;
+    if (reader_->Read(&change)) return change;
+    return std::nullopt;
+  }
+  absl::Status Finish() {
+    finished_ = true;
+    return ToAbslStatus(reader_->Finish());
+  }
+  void Cancel() { context_.TryCancel(); }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::PreferenceChange>> reader_;
+  bool finished_ = false;
+};
+
+PreferenceWatch::PreferenceWatch(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+PreferenceWatch::~PreferenceWatch() = default;
+std::optional<v1::PreferenceChange> PreferenceWatch::Next() {
+  return impl_->Next();
+}
+absl::Status PreferenceWatch::Finish() { return impl_->Finish(); }
+void PreferenceWatch::Cancel() { impl_->Cancel(); }
+
+std::unique_ptr<PreferenceWatch> Client::Watch(absl::string_view session) const {
+  return std::unique_ptr<PreferenceWatch>(new PreferenceWatch(
+      std::make_unique<PreferenceWatch::Impl>(*stub_, session)));
+}
+
+}  // namespace schedcache::client

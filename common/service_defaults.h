@@ -1,0 +1,18 @@
+// Defaults that the server and its clients must agree on without talking.
+#ifndef SCHEDCACHE_COMMON_SERVICE_DEFAULTS_H_
+#define SCHEDCACHE_COMMON_SERVICE_DEFAULTS_H_
+
+namespace schedcache {
+
+// kDefaultServerAddress is where schedcached listens and clients connect
+// when neither is told otherwise: a Unix socket, so the service is private
+// to the machine (mode 0600) unless TCP is asked for.
+inline constexpr char kDefaultServerAddress[] =
+    "unix:/run/schedcache/schedcached.sock";
+
+// kDefaultSessionName is the session that exists from the server's start.
+inline constexpr char kDefaultSessionName[] = "default";
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_COMMON_SERVICE_DEFAULTS_H_

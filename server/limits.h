@@ -1,0 +1,31 @@
+// Limits: the server's resource bounds, each a schedcached flag. Hitting one
+// yields RESOURCE_EXHAUSTED (or INVALID_ARGUMENT for an oversized batch)
+// with a message that names the limit and its flag.
+#ifndef SCHEDCACHE_SERVER_LIMITS_H_
+#define SCHEDCACHE_SERVER_LIMITS_H_
+
+#include <cstdint>
+
+namespace schedcache {
+
+struct Limits {
+  // Sessions alive at once, `default` included (--max_sessions).
+  int max_sessions = 64;
+  // Processes tracked per session; beyond it the least recently active one
+  // is evicted and counted (--max_processes).
+  int64_t max_processes = 100'000;
+  // Events in one IngestBatch (--max_batch_events).
+  int max_batch_events = 65'536;
+  // Largest message received, bytes (--max_message_bytes). 64 MiB holds a
+  // maximal batch with long comms.
+  int max_message_bytes = 64 << 20;
+  // Ingest and WatchPreferences streams open at once (--max_streams).
+  int max_streams = 256;
+  // Preference changes buffered per watcher before they are dropped and
+  // counted as missed (--max_watch_queue).
+  int max_watch_queue = 65'536;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_SERVER_LIMITS_H_

@@ -1,0 +1,165 @@
+// schedcached: the schedcache server. Flags are absl flags (`--help`);
+// everything else is schedcache::Server.
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "server/server.h"
+#include "server/signal_waiter.h"
+
+ABSL_FLAG(std::vector<std::string>, listen, {},
+          "Where to listen: unix:PATH, HOST:PORT, or :PORT (loopback); TCP "
+          "only when asked. Repeatable, or comma-separated. Default: "
+          "unix:/run/schedcache/schedcached.sock");
+ABSL_FLAG(std::string, topology, "host",
+          "Topology of the `default` session: host, "
+          "synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH");
+ABSL_FLAG(std::vector<std::string>, default_policies,
+          std::vector<std::string>({"full-scan", "visited-scan", "none"}),
+          "Policies of the `default` session, comma-separated; the first is "
+          "the reference");
+ABSL_FLAG(std::vector<std::string>, policy_plugin, {},
+          "Policy plugin (.so) to load; repeatable, or comma-separated");
+ABSL_FLAG(int, max_sessions, schedcache::Limits{}.max_sessions,
+          "Most sessions alive at once, `default` included");
+ABSL_FLAG(int64_t, max_processes, schedcache::Limits{}.max_processes,
+          "Most processes tracked per session; the least recently active is "
+          "evicted (and counted) beyond it");
+ABSL_FLAG(int, max_batch_events, schedcache::Limits{}.max_batch_events,
+          "Most events in one Ingest batch");
+ABSL_FLAG(int, max_message_bytes, schedcache::Limits{}.max_message_bytes,
+          "Largest request message, bytes");
+ABSL_FLAG(int, max_streams, schedcache::Limits{}.max_streams,
+          "Most Ingest and WatchPreferences streams open at once");
+ABSL_FLAG(int, max_watch_queue, schedcache::Limits{}.max_watch_queue,
+          "Preference changes buffered per watcher before they are dropped "
+          "(and counted as missed)");
+ABSL_FLAG(double, shutdown_grace_seconds, 2.0,
+          "On SIGTERM/SIGINT, how long calls in flight may take before they "
+          "are cancelled");
+
+namespace {
+
+// Flatten splits comma-separated values of repeated flags.
+std::vector<std::string> Flatten(const std::vector<std::string>& values) {
+  std::vector<std::string> flat;
+  for (const std::string& value : values) {
+    for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      flat.emplace_back(part);
+    }
+  }
+  return flat;
+}
+
+// NormalizeArgs lets flag names be spelled with '-' or '_' (absl flag names
+// are identifiers) and makes --listen and --policy_plugin repeatable: absl
+// keeps only the last occurrence of a flag, so every occurrence is folded
+// into one comma-separated value.
+std::vector<std::string> NormalizeArgs(int argc, char** argv) {
+  const std::vector<std::string> repeatable = {"listen", "policy_plugin"};
+  std::vector<std::string> args = {argv[0]};
+  std::vector<std::vector<std::string>> repeated(repeatable.size());
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      args.insert(args.end(), argv + i, argv + argc);
+      break;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      args.push_back(arg);
+      continue;
+    }
+    const size_t equals = arg.find('=');
+    std::string name = arg.substr(2, equals == std::string::npos
+                                         ? std::string::npos
+                                         : equals - 2);
+    std::replace(name.begin(), name.end(), '-', '_');
+    const auto it = std::find(repeatable.begin(), repeatable.end(), name);
+    if (it == repeatable.end()) {
+      args.push_back("--" + name +
+                     (equals == std::string::npos ? "" : arg.substr(equals)));
+      continue;
+    }
+    std::vector<std::string>& values = repeated[it - repeatable.begin()];
+    if (equals != std::string::npos) {
+      values.push_back(arg.substr(equals + 1));
+    } else if (i + 1 < argc) {
+      values.push_back(argv[++i]);
+    }
+  }
+  for (size_t i = 0; i < repeatable.size(); ++i) {
+    if (!repeated[i].empty()) {
+      args.push_back("--" + repeatable[i] + "=" +
+                     absl::StrJoin(repeated[i], ","));
+    }
+  }
+  return args;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "the schedcache server: runs Linux's cache-aware scheduling model "
+      "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"
+      "Usage: schedcached [--listen=unix:PATH|HOST:PORT ...] "
+      "[--topology=SOURCE] [--policy-plugin=PATH ...]\n"
+      "Flag names may use '-' or '_'.");
+  // --help lists this file's flags (absl's default looks for a file named
+  // after the binary).
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc");
+  };
+  absl::SetFlagsUsageConfig(usage);
+  std::vector<std::string> normalized = NormalizeArgs(argc, argv);
+  std::vector<char*> args;
+  for (std::string& arg : normalized) args.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  schedcache::BlockStopSignals();
+
+  schedcache::ServerOptions options;
+  if (std::vector<std::string> listen = Flatten(absl::GetFlag(FLAGS_listen));
+      !listen.empty()) {
+    options.listen = std::move(listen);
+  }
+  options.default_topology = absl::GetFlag(FLAGS_topology);
+  options.default_policies = Flatten(absl::GetFlag(FLAGS_default_policies));
+  options.policy_plugins = Flatten(absl::GetFlag(FLAGS_policy_plugin));
+  options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  options.limits.max_processes = absl::GetFlag(FLAGS_max_processes);
+  options.limits.max_batch_events = absl::GetFlag(FLAGS_max_batch_events);
+  options.limits.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.limits.max_streams = absl::GetFlag(FLAGS_max_streams);
+  options.limits.max_watch_queue = absl::GetFlag(FLAGS_max_watch_queue);
+
+  absl::StatusOr<std::unique_ptr<schedcache::Server>> server =
+      schedcache::Server::Start(options);
+  if (!server.ok()) {
+    std::cerr << "schedcached: " << server.status() << "\n";
+    return 1;
+  }
+  std::cerr << "schedcached: listening on "
+            << absl::StrJoin((*server)->addresses(), ", ") << "\n"
+            << "schedcached: host topology: "
+            << (*server)->host_topology().Summary() << "\n"
+            << "schedcached: session default: "
+            << (*server)->default_topology().source() << ": "
+            << (*server)->default_topology().Summary() << "\n";
+
+  const int signal = schedcache::WaitForStopSignal();
+  std::cerr << "schedcached: " << strsignal(signal) << ", stopping\n";
+  (*server)->Stop(absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+  return 0;
+}

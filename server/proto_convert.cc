@@ -1,0 +1,138 @@
+#include "server/proto_convert.h"
+
+#include <string>
+
+namespace schedcache {
+namespace {
+
+v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
+  switch (reason) {
+    case NoPreferenceReason::kNone:
+      return v1::NO_PREFERENCE_REASON_NONE;
+    case NoPreferenceReason::kNoData:
+      return v1::NO_PREFERENCE_REASON_NO_DATA;
+    case NoPreferenceReason::kSingleThread:
+      return v1::NO_PREFERENCE_REASON_SINGLE_THREAD;
+    case NoPreferenceReason::kTooManyThreads:
+      return v1::NO_PREFERENCE_REASON_TOO_MANY_THREADS;
+    case NoPreferenceReason::kFootprintTooLarge:
+      return v1::NO_PREFERENCE_REASON_FOOTPRINT_TOO_LARGE;
+    case NoPreferenceReason::kTimedOut:
+      return v1::NO_PREFERENCE_REASON_TIMED_OUT;
+    case NoPreferenceReason::kDisabled:
+      return v1::NO_PREFERENCE_REASON_DISABLED;
+    case NoPreferenceReason::kNotCacheAware:
+      return v1::NO_PREFERENCE_REASON_NOT_CACHE_AWARE;
+    case NoPreferenceReason::kOtherNumaNode:
+      return v1::NO_PREFERENCE_REASON_OTHER_NUMA_NODE;
+  }
+  return v1::NO_PREFERENCE_REASON_NO_DATA;
+}
+
+void DistributionToProto(const Distribution& from, v1::Distribution& to) {
+  to.set_count(from.count);
+  to.set_mean(from.mean);
+  to.set_p50(from.p50);
+  to.set_p99(from.p99);
+  to.set_max(from.max);
+}
+
+}  // namespace
+
+Sample SampleFromEvent(const v1::Event& event) {
+  Sample sample;
+  sample.timestamp_ns = event.timestamp_ns();
+  sample.cpu = event.cpu();
+  sample.tgid = event.tgid();
+  sample.tid = event.tid();
+  sample.delta_ns = event.delta_ns();
+  sample.tick = event.tick();
+  if (event.has_nr_threads()) sample.nr_threads = event.nr_threads();
+  if (event.has_numa_node()) sample.numa_node = event.numa_node();
+  if (event.has_footprint_pages()) {
+    sample.footprint_pages = event.footprint_pages();
+  }
+  if (!event.comm().empty()) sample.comm.Assign(event.comm());
+  return sample;
+}
+
+HandOver HandOverFromEvent(const v1::Event& event) {
+  HandOver handover;
+  handover.timestamp_ns = event.timestamp_ns();
+  handover.cpu = event.cpu();
+  handover.tgid = event.tgid();
+  handover.tid = event.tid();
+  return handover;
+}
+
+ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger) {
+  return trigger == v1::SCAN_TRIGGER_QUERY ? ScanTrigger::kQuery
+                                           : ScanTrigger::kTick;
+}
+
+v1::ScanTrigger ScanTriggerToProto(ScanTrigger trigger) {
+  return trigger == ScanTrigger::kQuery ? v1::SCAN_TRIGGER_QUERY
+                                        : v1::SCAN_TRIGGER_TICK;
+}
+
+v1::Tunable TunableToProto(const TunableSpec& spec) {
+  v1::Tunable tunable;
+  tunable.set_name(spec.name);
+  tunable.set_description(spec.description);
+  tunable.set_default_value(spec.default_value);
+  tunable.set_min_value(spec.min_value);
+  tunable.set_max_value(spec.max_value);
+  for (const std::string& name : spec.value_names) {
+    tunable.add_value_names(name);
+  }
+  return tunable;
+}
+
+v1::PolicyDecision DecisionToProto(const PolicyDecision& decision) {
+  v1::PolicyDecision out;
+  out.set_policy(decision.policy);
+  out.set_preferred_llc(decision.preferred_llc);
+  out.set_preferred_cpu(decision.preferred_cpu);
+  out.set_reason(ReasonToProto(decision.reason));
+  for (const LlcOccupancy& llc : decision.llc_occupancy) {
+    v1::LlcOccupancy* entry = out.add_llc_occupancy();
+    entry->set_llc(llc.llc);
+    entry->set_occupancy(llc.occupancy);
+  }
+  out.set_nr_running(decision.nr_running);
+  out.set_nr_running_avg(decision.nr_running_avg);
+  out.mutable_cost()->set_cpus_scanned(decision.cost.cpus_scanned);
+  out.mutable_cost()->set_llcs_scanned(decision.cost.llcs_scanned);
+  out.mutable_cost()->set_scan_ns(decision.cost.scan_ns);
+  out.set_scanned_now(decision.scanned_now);
+  return out;
+}
+
+v1::PolicyReport PolicyReportToProto(const PolicyReport& report) {
+  v1::PolicyReport out;
+  out.set_policy(report.name);
+  out.set_scans(report.scans);
+  out.set_scans_skipped(report.scans_skipped);
+  out.set_scans_aborted(report.scans_aborted);
+  DistributionToProto(report.cpus_scanned, *out.mutable_cpus_scanned());
+  DistributionToProto(report.llcs_scanned, *out.mutable_llcs_scanned());
+  DistributionToProto(report.scan_ns, *out.mutable_scan_ns());
+  out.set_decisions(report.decisions);
+  out.set_agreements(report.agreements);
+  out.set_agreement(report.agreement);
+  out.set_preferred_llc_changes(report.preferred_llc_changes);
+  out.set_runtime_on_preferred_llc(report.runtime_on_preferred_llc);
+  return out;
+}
+
+v1::PreferenceChange ChangeToProto(const PreferenceChange& change) {
+  v1::PreferenceChange out;
+  out.set_tgid(change.tgid);
+  out.set_policy(std::string(change.policy));
+  out.set_old_llc(change.old_llc);
+  out.set_new_llc(change.new_llc);
+  out.set_timestamp_ns(change.timestamp_ns);
+  return out;
+}
+
+}  // namespace schedcache

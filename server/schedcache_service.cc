@@ -1,0 +1,162 @@
+#include "server/schedcache_service.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/grpc_status.h"
+#include "common/status_macros.h"
+#include "server/ingest_stream.h"
+#include "server/proto_convert.h"
+#include "server/session_config.h"
+#include "server/watch_stream.h"
+#include "topology/topology_proto.h"
+
+namespace schedcache {
+namespace {
+
+// Respond finishes a unary call with `status`.
+grpc::ServerUnaryReactor* Respond(grpc::CallbackServerContext* context,
+                                  const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+// Unwrap moves an OK value into `response`, returning the status.
+template <typename T>
+absl::Status Unwrap(absl::StatusOr<T> result, T* response) {
+  if (!result.ok()) return result.status();
+  *response = *std::move(result);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SchedCacheService::SchedCacheService(const PolicyRegistry& registry,
+                                     SessionManager& sessions,
+                                     std::shared_ptr<const Topology> host,
+                                     const Limits& limits)
+    : registry_(registry),
+      sessions_(sessions),
+      host_(std::move(host)),
+      limits_(limits),
+      streams_(limits.max_streams) {}
+
+grpc::ServerUnaryReactor* SchedCacheService::GetTopology(
+    grpc::CallbackServerContext* context, const v1::GetTopologyRequest* request,
+    v1::GetTopologyResponse* response) {
+  const auto describe = [&](const Topology& topology) {
+    *response->mutable_topology() = TopologyToProto(topology);
+    response->set_summary(topology.Summary());
+  };
+  if (request->session().empty()) {
+    describe(*host_);
+    return Respond(context, absl::OkStatus());
+  }
+  absl::StatusOr<std::shared_ptr<Session>> session =
+      sessions_.Find(request->session());
+  if (session.ok()) describe((*session)->topology());
+  return Respond(context, session.status());
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::ListPolicies(
+    grpc::CallbackServerContext* context, const v1::ListPoliciesRequest*,
+    v1::ListPoliciesResponse* response) {
+  for (const PolicyFactory* factory : registry_.factories()) {
+    v1::PolicyInfo* info = response->add_policies();
+    info->set_name(std::string(factory->name()));
+    info->set_description(std::string(factory->description()));
+    for (const TunableSpec& spec : factory->tunables()) {
+      *info->add_tunables() = TunableToProto(spec);
+    }
+  }
+  for (const TunableSpec& spec : ModelTunables::Specs()) {
+    *response->add_model_tunables() = TunableToProto(spec);
+  }
+  return Respond(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::CreateSession(
+    grpc::CallbackServerContext* context,
+    const v1::CreateSessionRequest* request, v1::Session* response) {
+  const auto create = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(
+        SessionSettings settings,
+        BuildSessionSettings(*request, registry_, limits_.max_processes));
+    ASSIGN_OR_RETURN(std::shared_ptr<const Topology> topology,
+                     LoadSessionTopology(request->topology(), host_));
+    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
+                     sessions_.Create(std::move(settings), std::move(topology)));
+    *response = session->Describe();
+    return absl::OkStatus();
+  };
+  return Respond(context, create());
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::GetSession(
+    grpc::CallbackServerContext* context, const v1::GetSessionRequest* request,
+    v1::Session* response) {
+  absl::StatusOr<std::shared_ptr<Session>> session =
+      sessions_.Find(request->session());
+  if (session.ok()) *response = (*session)->Describe();
+  return Respond(context, session.status());
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::ListSessions(
+    grpc::CallbackServerContext* context, const v1::ListSessionsRequest*,
+    v1::ListSessionsResponse* response) {
+  for (const std::shared_ptr<Session>& session : sessions_.List()) {
+    *response->add_sessions() = session->Describe();
+  }
+  return Respond(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::DeleteSession(
+    grpc::CallbackServerContext* context,
+    const v1::DeleteSessionRequest* request, v1::DeleteSessionResponse*) {
+  if (request->session().empty()) {
+    return Respond(context, absl::InvalidArgumentError(
+                                "session: the name of the session to delete "
+                                "is required"));
+  }
+  return Respond(context, sessions_.Delete(request->session()));
+}
+
+grpc::ServerReadReactor<v1::IngestBatch>* SchedCacheService::Ingest(
+    grpc::CallbackServerContext*, v1::IngestSummary* response) {
+  return new IngestStream(sessions_, streams_, limits_, response);
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::Recommend(
+    grpc::CallbackServerContext* context, const v1::RecommendRequest* request,
+    v1::RecommendResponse* response) {
+  if (request->has_cpu() && !request->has_tid()) {
+    return Respond(context, absl::InvalidArgumentError(absl::StrCat(
+                                "cpu: ", request->cpu(),
+                                " given without tid (a CPU is a thread's)")));
+  }
+  absl::StatusOr<std::shared_ptr<Session>> session =
+      sessions_.Find(request->session());
+  if (!session.ok()) return Respond(context, session.status());
+  return Respond(context, Unwrap((*session)->Recommend(*request), response));
+}
+
+grpc::ServerWriteReactor<v1::PreferenceChange>*
+SchedCacheService::WatchPreferences(
+    grpc::CallbackServerContext*, const v1::WatchPreferencesRequest* request) {
+  return WatchStream::Start(sessions_, streams_, limits_, *request);
+}
+
+grpc::ServerUnaryReactor* SchedCacheService::GetReport(
+    grpc::CallbackServerContext* context, const v1::GetReportRequest* request,
+    v1::Report* response) {
+  absl::StatusOr<std::shared_ptr<Session>> session =
+      sessions_.Find(request->session());
+  if (session.ok()) *response = (*session)->Report();
+  return Respond(context, session.status());
+}
+
+}  // namespace schedcache

@@ -1,0 +1,72 @@
+// SchedCacheService: the schedcache.v1.SchedCache handlers. Each handler
+// validates its request and delegates: sessions to SessionManager/Session,
+// streams to IngestStream/WatchStream. Handlers use gRPC's callback API and
+// never wait on anything but a session's short lock.
+//
+// Thread contract: thread-safe; everything it refers to must outlive it.
+#ifndef SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_
+#define SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_
+
+#include <memory>
+
+#include "policies/policy_registry.h"
+#include "schedcache/v1/schedcache.grpc.pb.h"
+#include "server/limits.h"
+#include "server/session_manager.h"
+#include "server/stream_limiter.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+class SchedCacheService final : public v1::SchedCache::CallbackService {
+ public:
+  SchedCacheService(const PolicyRegistry& registry, SessionManager& sessions,
+                    std::shared_ptr<const Topology> host, const Limits& limits);
+
+  grpc::ServerUnaryReactor* GetTopology(
+      grpc::CallbackServerContext* context,
+      const v1::GetTopologyRequest* request,
+      v1::GetTopologyResponse* response) override;
+  grpc::ServerUnaryReactor* ListPolicies(
+      grpc::CallbackServerContext* context,
+      const v1::ListPoliciesRequest* request,
+      v1::ListPoliciesResponse* response) override;
+  grpc::ServerUnaryReactor* CreateSession(
+      grpc::CallbackServerContext* context,
+      const v1::CreateSessionRequest* request,
+      v1::Session* response) override;
+  grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* context,
+                                       const v1::GetSessionRequest* request,
+                                       v1::Session* response) override;
+  grpc::ServerUnaryReactor* ListSessions(
+      grpc::CallbackServerContext* context,
+      const v1::ListSessionsRequest* request,
+      v1::ListSessionsResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteSession(
+      grpc::CallbackServerContext* context,
+      const v1::DeleteSessionRequest* request,
+      v1::DeleteSessionResponse* response) override;
+  grpc::ServerReadReactor<v1::IngestBatch>* Ingest(
+      grpc::CallbackServerContext* context,
+      v1::IngestSummary* response) override;
+  grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context,
+                                      const v1::RecommendRequest* request,
+                                      v1::RecommendResponse* response) override;
+  grpc::ServerWriteReactor<v1::PreferenceChange>* WatchPreferences(
+      grpc::CallbackServerContext* context,
+      const v1::WatchPreferencesRequest* request) override;
+  grpc::ServerUnaryReactor* GetReport(grpc::CallbackServerContext* context,
+                                      const v1::GetReportRequest* request,
+                                      v1::Report* response) override;
+
+ private:
+  const PolicyRegistry& registry_;
+  SessionManager& sessions_;
+  const std::shared_ptr<const Topology> host_;
+  const Limits limits_;
+  StreamLimiter streams_;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_

@@ -1,0 +1,87 @@
+// Server: schedcached as a library. Start discovers the host topology,
+// builds the policy registry (built-ins and plugins), creates the `default`
+// session, and serves SchedCache plus gRPC health checking and reflection
+// on every listen address. Tests start one in-process on a temporary Unix
+// socket or on 127.0.0.1 port 0; main.cc adds flags and signals.
+//
+// Thread contract: thread-safe. Stop may be called from any thread, once or
+// more; the destructor stops a running server.
+#ifndef SCHEDCACHE_SERVER_SERVER_H_
+#define SCHEDCACHE_SERVER_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/server.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/service_defaults.h"
+#include "policies/policy_registry.h"
+#include "server/limits.h"
+#include "server/listen_address.h"
+#include "server/schedcache_service.h"
+#include "server/session_manager.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+struct ServerOptions {
+  // `--listen` values: "unix:PATH", "HOST:PORT", ":PORT" (loopback).
+  std::vector<std::string> listen = {kDefaultServerAddress};
+  // Topology source of the `default` session (topology_source.h); "host"
+  // is the discovered host topology.
+  std::string default_topology = "host";
+  // Policies of the `default` session, reference first.
+  std::vector<std::string> default_policies = {"full-scan", "visited-scan",
+                                               "none"};
+  // .so policy plugins to load, in order.
+  std::vector<std::string> policy_plugins;
+  Limits limits;
+};
+
+class Server {
+ public:
+  // Start brings the server up. Errors: InvalidArgument for a bad listen
+  // address, topology or policy; AlreadyExists when a server answers on a
+  // socket path; Unavailable when an address cannot be bound; a plugin's
+  // load error.
+  static absl::StatusOr<std::unique_ptr<Server>> Start(ServerOptions options);
+
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // addresses lists where the server listens, as client URIs ("unix:PATH",
+  // "127.0.0.1:PORT" with port 0 resolved), in --listen order.
+  const std::vector<std::string>& addresses() const { return addresses_; }
+  const Topology& host_topology() const { return *host_; }
+  const Topology& default_topology() const { return *default_topology_; }
+
+  // Stop ends every session's watch streams, refuses new calls, lets calls
+  // in flight finish for up to `grace`, cancels the rest, and removes the
+  // server's socket files.
+  void Stop(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  Server() = default;
+
+  std::shared_ptr<const Topology> host_;
+  std::shared_ptr<const Topology> default_topology_;
+  std::unique_ptr<PolicyRegistry> registry_;
+  std::unique_ptr<SessionManager> sessions_;
+  std::unique_ptr<SchedCacheService> service_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+  std::vector<std::string> addresses_;
+  std::vector<std::string> socket_paths_;
+
+  absl::Mutex mu_;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_SERVER_SERVER_H_

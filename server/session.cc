@@ -1,0 +1,214 @@
+#include "server/session.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/proto_convert.h"
+
+namespace schedcache {
+
+void IngestTally::Reject(const absl::Status& reason) {
+  if (first_rejections_.size() < kMaxReasons) {
+    v1::Rejection& rejection = first_rejections_.emplace_back();
+    rejection.set_index(next_index_);
+    rejection.set_reason(std::string(reason.message()));
+  }
+  ++rejected_;
+  ++next_index_;
+}
+
+void IngestTally::Fill(v1::IngestSummary& summary) const {
+  summary.set_accepted(accepted_);
+  summary.set_rejected(rejected_);
+  summary.clear_first_rejections();
+  for (const v1::Rejection& rejection : first_rejections_) {
+    *summary.add_first_rejections() = rejection;
+  }
+}
+
+absl::StatusOr<std::shared_ptr<Session>> Session::Create(
+    SessionSettings settings, std::shared_ptr<const Topology> topology,
+    const PolicyRegistry& registry) {
+  absl::StatusOr<std::unique_ptr<Engine>> engine =
+      Engine::Create(topology, registry, settings.policies, settings.options);
+  if (!engine.ok()) return engine.status();
+  // Not make_shared: the constructor is private.
+  std::shared_ptr<Session> session(new Session(
+      std::move(settings), std::move(topology), *std::move(engine)));
+  return session;
+}
+
+Session::Session(SessionSettings settings,
+                 std::shared_ptr<const Topology> topology,
+                 std::unique_ptr<Engine> engine)
+    : settings_(std::move(settings)),
+      topology_(std::move(topology)),
+      engine_(std::move(engine)) {
+  // The listener runs inside ApplySample/Recommend, which this class only
+  // calls with mu_ held.
+  engine_->SetChangeListener([this](const PreferenceChange& change) {
+    mu_.AssertHeld();
+    OnChange(change);
+  });
+}
+
+absl::Status Session::DeletedError() const {
+  return absl::NotFoundError(
+      absl::StrCat("session \"", settings_.name, "\" was deleted"));
+}
+
+void Session::OnChange(const PreferenceChange& change) {
+  if (watchers_.empty()) return;
+  const v1::PreferenceChange message = ChangeToProto(change);
+  for (const std::shared_ptr<PreferenceSink>& watcher : watchers_) {
+    if (watcher->Enqueue(message)) to_flush_.push_back(watcher);
+  }
+}
+
+std::vector<std::shared_ptr<PreferenceSink>> Session::TakeFlushes() {
+  std::vector<std::shared_ptr<PreferenceSink>> flushes;
+  flushes.swap(to_flush_);
+  return flushes;
+}
+
+absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
+                                 IngestTally& tally) {
+  std::vector<std::shared_ptr<PreferenceSink>> flushes;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return DeletedError();
+    const uint64_t accepted_before = tally.accepted();
+    const uint64_t rejected_before = tally.rejected();
+    for (const v1::Event& event : batch.events()) {
+      const absl::Status status =
+          event.handover() ? engine_->ApplyHandOver(HandOverFromEvent(event))
+                           : engine_->ApplySample(SampleFromEvent(event));
+      if (status.ok()) {
+        tally.Accept();
+      } else {
+        tally.Reject(status);
+      }
+    }
+    events_accepted_ += tally.accepted() - accepted_before;
+    events_rejected_ += tally.rejected() - rejected_before;
+    flushes = TakeFlushes();
+  }
+  for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
+    watcher->Flush();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::RecommendResponse> Session::Recommend(
+    const v1::RecommendRequest& request) {
+  RecommendRequest query;
+  query.tgid = request.tgid();
+  if (request.has_tid()) query.tid = request.tid();
+  if (request.has_cpu()) query.cpu = request.cpu();
+  query.scan = request.scan();
+  query.timestamp_ns = request.timestamp_ns();
+
+  absl::StatusOr<std::vector<PolicyDecision>> decisions;
+  std::vector<std::shared_ptr<PreferenceSink>> flushes;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return DeletedError();
+    decisions = engine_->Recommend(query);
+    flushes = TakeFlushes();
+  }
+  for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
+    watcher->Flush();
+  }
+  if (!decisions.ok()) return decisions.status();
+
+  v1::RecommendResponse response;
+  response.set_tgid(request.tgid());
+  for (const PolicyDecision& decision : *decisions) {
+    *response.add_decisions() = DecisionToProto(decision);
+  }
+  return response;
+}
+
+v1::Report Session::Report() const {
+  EngineReport report;
+  uint64_t rejected = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    report = engine_->Report();
+    rejected = events_rejected_;
+  }
+  v1::Report out;
+  out.set_session(settings_.name);
+  for (const PolicyReport& policy : report.policies) {
+    *out.add_policies() = PolicyReportToProto(policy);
+  }
+  out.set_samples_applied(report.samples_applied);
+  out.set_handovers_applied(report.handovers_applied);
+  out.set_processes_tracked(report.processes_tracked);
+  out.set_processes_evicted(report.processes_evicted);
+  out.set_events_rejected(rejected);
+  return out;
+}
+
+v1::Session Session::Describe() const {
+  v1::Session out;
+  out.set_name(settings_.name);
+  out.set_topology_source(topology_->source());
+  out.set_topology_summary(topology_->Summary());
+  for (const PolicyChoice& policy : settings_.policies) {
+    out.add_policies(policy.name);
+  }
+  out.set_trigger(ScanTriggerToProto(settings_.options.trigger));
+  const ModelTunables& model = settings_.options.model;
+  const auto add_tunable = [&out](const std::string& name, int64_t value) {
+    v1::TunableSetting* setting = out.add_tunables();
+    setting->set_name(name);
+    setting->set_value(absl::StrCat(value));
+  };
+  add_tunable("epoch_period_ns", model.epoch_period_ns);
+  add_tunable("affinity_timeout_epochs", model.affinity_timeout_epochs);
+  add_tunable("aggr_tolerance", model.aggr_tolerance);
+  add_tunable("numa_balancing", model.numa_balancing ? 1 : 0);
+  add_tunable("enable", static_cast<int64_t>(model.enable));
+  for (const PolicyChoice& policy : settings_.policies) {
+    for (const auto& [name, value] : policy.tunables) {
+      add_tunable(absl::StrCat(policy.name, ".", name), value);
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  out.set_enabled(engine_->enabled());
+  out.set_events_accepted(events_accepted_);
+  out.set_events_rejected(events_rejected_);
+  out.set_processes_tracked(engine_->Report().processes_tracked);
+  return out;
+}
+
+absl::Status Session::AddWatcher(std::shared_ptr<PreferenceSink> sink) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return DeletedError();
+  watchers_.push_back(std::move(sink));
+  return absl::OkStatus();
+}
+
+void Session::RemoveWatcher(const PreferenceSink* sink) {
+  absl::MutexLock lock(&mu_);
+  std::erase_if(watchers_,
+                [sink](const std::shared_ptr<PreferenceSink>& watcher) {
+                  return watcher.get() == sink;
+                });
+}
+
+void Session::Close() {
+  std::vector<std::shared_ptr<PreferenceSink>> watchers;
+  {
+    absl::MutexLock lock(&mu_);
+    closed_ = true;
+    watchers.swap(watchers_);
+  }
+  for (const std::shared_ptr<PreferenceSink>& watcher : watchers) {
+    watcher->Close();
+  }
+}
+
+}  // namespace schedcache

@@ -1,0 +1,125 @@
+// Session: one named model instance of schedcached: a topology, an Engine
+// with the session's policies, and the WatchPreferences streams attached to
+// it.
+//
+// Thread contract: thread-safe. The Engine is the session's single writer
+// state: every call that touches it holds mu_, so the events of one session
+// are applied in order (batch after batch, event after event) while
+// different sessions run in parallel. No lock is held while gRPC runs
+// (watch streams are flushed after mu_ is released).
+#ifndef SCHEDCACHE_SERVER_SESSION_H_
+#define SCHEDCACHE_SERVER_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "policies/engine.h"
+#include "schedcache/v1/schedcache.pb.h"
+#include "server/preference_sink.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+// IngestTally counts one Ingest stream's events: exact totals and the first
+// kMaxReasons rejections. Owned by one stream; not thread-safe.
+class IngestTally {
+ public:
+  static constexpr int kMaxReasons = 16;
+
+  void Accept() {
+    ++accepted_;
+    ++next_index_;
+  }
+  void Reject(const absl::Status& reason);
+  uint64_t accepted() const { return accepted_; }
+  uint64_t rejected() const { return rejected_; }
+  // Fill writes the totals and first rejections into `summary`.
+  void Fill(v1::IngestSummary& summary) const;
+
+ private:
+  uint64_t accepted_ = 0;
+  uint64_t rejected_ = 0;
+  uint64_t next_index_ = 0;
+  std::vector<v1::Rejection> first_rejections_;
+};
+
+// SessionSettings is what a session was created with, for GetSession.
+struct SessionSettings {
+  std::string name;
+  std::vector<PolicyChoice> policies;
+  EngineOptions options;
+};
+
+class Session {
+ public:
+  // Create builds the session's engine. Errors are the Engine's
+  // (InvalidArgument for bad policies or tunables).
+  static absl::StatusOr<std::shared_ptr<Session>> Create(
+      SessionSettings settings, std::shared_ptr<const Topology> topology,
+      const PolicyRegistry& registry);
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const std::string& name() const { return settings_.name; }
+  const Topology& topology() const { return *topology_; }
+
+  // ApplyBatch applies the batch's events in order, counting each in
+  // `tally`; a bad event is rejected and the rest still applied. Returns
+  // NotFound when the session has been deleted.
+  absl::Status ApplyBatch(const v1::IngestBatch& batch, IngestTally& tally)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Recommend answers for every policy. NotFound names an untracked tgid.
+  absl::StatusOr<v1::RecommendResponse> Recommend(
+      const v1::RecommendRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+
+  v1::Report Report() const ABSL_LOCKS_EXCLUDED(mu_);
+  v1::Session Describe() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // AddWatcher attaches a stream. Returns NotFound when the session has been
+  // deleted.
+  absl::Status AddWatcher(std::shared_ptr<PreferenceSink> sink)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // RemoveWatcher detaches a stream (no-op when absent).
+  void RemoveWatcher(const PreferenceSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Close marks the session deleted and ends its watch streams. Later calls
+  // that need the session return NotFound.
+  void Close() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  Session(SessionSettings settings, std::shared_ptr<const Topology> topology,
+          std::unique_ptr<Engine> engine);
+
+  // OnChange runs inside the engine (mu_ held): queues the change for every
+  // watcher and remembers those to flush.
+  void OnChange(const PreferenceChange& change)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // TakeFlushes returns the watchers to flush once mu_ is released.
+  std::vector<std::shared_ptr<PreferenceSink>> TakeFlushes()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status DeletedError() const;
+
+  const SessionSettings settings_;
+  const std::shared_ptr<const Topology> topology_;
+
+  mutable absl::Mutex mu_;
+  const std::unique_ptr<Engine> engine_ ABSL_PT_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_SERVER_SESSION_H_

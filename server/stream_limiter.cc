@@ -1,0 +1,23 @@
+#include "server/stream_limiter.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace schedcache {
+
+absl::Status StreamLimiter::Admit() {
+  absl::MutexLock lock(&mu_);
+  if (open_ >= max_streams_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "stream limit reached: ", max_streams_,
+        " Ingest/WatchPreferences streams are open (flag --max_streams)"));
+  }
+  ++open_;
+  return absl::OkStatus();
+}
+
+void StreamLimiter::Release() {
+  absl::MutexLock lock(&mu_);
+  --open_;
+}
+
+}  // namespace schedcache

@@ -1,0 +1,61 @@
+#include "tests/server_fixture.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace schedcache::testing {
+
+TempDir::TempDir() {
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "schedcache-test-XXXXXX")
+          .string();
+  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+absl::StatusOr<std::unique_ptr<TestServer>> TestServer::Start(
+    Transport transport, ServerOptions options) {
+  auto test = std::make_unique<TestServer>();
+  test->dir = std::make_unique<TempDir>();
+  if (test->dir->path().empty()) {
+    return absl::InternalError("cannot create a temporary directory");
+  }
+  options.listen = {transport == Transport::kUnix
+                        ? absl::StrCat("unix:", test->dir->path(), "/s.sock")
+                        : std::string("127.0.0.1:0")};
+  ASSIGN_OR_RETURN(test->server, Server::Start(std::move(options)));
+  client::Options client_options;
+  client_options.address = test->server->addresses().front();
+  test->client = client::Client::Connect(client_options);
+  RETURN_IF_ERROR(test->client->WaitForReady());
+  return test;
+}
+
+Sample TickSample(int64_t timestamp_ns, int cpu, int tgid, int tid,
+                  int64_t delta_ns, int nr_threads) {
+  Sample sample;
+  sample.timestamp_ns = timestamp_ns;
+  sample.cpu = cpu;
+  sample.tgid = tgid;
+  sample.tid = tid;
+  sample.delta_ns = delta_ns;
+  sample.tick = true;
+  sample.nr_threads = nr_threads;
+  return sample;
+}
+
+std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0) {
+  constexpr int64_t kMs = 1'000'000;
+  return {TickSample(t0, 0, tgid, tgid + 1, 1 * kMs, /*nr_threads=*/2),
+          TickSample(t0 + 20 * kMs, 0, tgid, tgid + 1, 1 * kMs)};
+}
+
+}  // namespace schedcache::testing

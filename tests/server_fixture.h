@@ -1,0 +1,64 @@
+// Shared fixture of the server integration tests: a real schedcache::Server
+// started in-process on a temporary Unix socket or on 127.0.0.1 port 0,
+// a client connected to it, and helpers that build events.
+#ifndef SCHEDCACHE_TESTS_SERVER_FIXTURE_H_
+#define SCHEDCACHE_TESTS_SERVER_FIXTURE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "policies/sample.h"
+#include "schedcache/client.h"
+#include "server/server.h"
+
+namespace schedcache::testing {
+
+enum class Transport { kUnix, kTcp };
+
+// TempDir is a directory removed (with its content) when destroyed.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// TestServer runs a Server and connects a client to it.
+struct TestServer {
+  // Start starts a server listening on `transport` with `options` (whose
+  // listen addresses are replaced).
+  static absl::StatusOr<std::unique_ptr<TestServer>> Start(
+      Transport transport, ServerOptions options = {});
+
+  std::unique_ptr<TempDir> dir;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<client::Client> client;
+};
+
+// Two LLCs of two CPUs in one NUMA node: the smallest topology on which
+// the cache-aware policies are enabled (enable = auto).
+inline constexpr char kTwoLlcTopology[] = "synthetic:pack:1 l3:2 core:2 pu:1";
+
+// TickSample is a tick sample of thread `tid` of `tgid`.
+Sample TickSample(int64_t timestamp_ns, int cpu, int tgid, int tid,
+                  int64_t delta_ns, int nr_threads = kUnchangedNrThreads);
+
+// PreferLlc0Events makes process `tgid` (2 threads) prefer LLC 0 under the
+// cache-aware policies, in a session with default tunables on
+// kTwoLlcTopology. Derivation (DESIGN §1): the first tick at t0 sets the
+// process's epoch to CPU 0's epoch 0 and next_scan = t0; the second tick,
+// 20 ms later, decays CPU 0 by ceil(20 ms / 10 ms) = 2 epochs, so
+// mm.epoch 0 < cpu_epoch 2 and the tick scans. Only CPU 0 (LLC 0) has
+// runtime for the process, so LLC 0's occupancy is > 0 = 2 * the current
+// LLC's (none), and pref_cpu becomes 0: the preferred LLC changes -1 -> 0.
+// invalid_nr is false: 2 threads, and nr_running_avg 0 < 1 * 2 * 1024.
+std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0);
+
+}  // namespace schedcache::testing
+
+#endif  // SCHEDCACHE_TESTS_SERVER_FIXTURE_H_

@@ -1,0 +1,221 @@
+// End-to-end tests of the built binaries: a real schedcached process on a
+// temporary Unix socket, driven by the `schedcache` verbs.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
+#include "schedcache/client.h"
+#include "tests/server_fixture.h"
+#include "tests/subprocess.h"
+
+namespace schedcache::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+const std::string kBin = std::string(SCHEDCACHE_BINARY_DIR) + "/bin/";
+
+// Process 4242 (2 threads) ticks on CPUs 0 and 1 (LLC 0) for 20 ms: the
+// scan at the first tick after an epoch boundary (DESIGN §1 tick) makes
+// LLC 0 preferred, as in PreferLlc0Events. The last row is bad (no CPU 99).
+constexpr char kCsv[] =
+    "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
+    "footprint_pages,comm\n"
+    "0,0,4242,4242,,,,,,\n"
+    "1000,0,4242,4242,1000000,1,2,,,redis-server\n"
+    "1000,1,4242,4243,1000000,1,,,,redis-server\n"
+    "20001000,0,4242,4242,1000000,1,,,,redis-server\n"
+    "20001000,1,4242,4243,1000000,1,,,,redis-server\n"
+    "20001000,99,4242,4243,1000000,1,,,,redis-server\n";
+
+class ServiceE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The socket's parent directory does not exist yet: the server makes it.
+    socket_ = dir_.path() + "/run/schedcached.sock";
+    server_ = StartServer();
+    ASSERT_NE(server_, nullptr);
+  }
+
+  std::unique_ptr<Process> StartServer() {
+    std::unique_ptr<Process> server = Process::Start(
+        {kBin + "schedcached", "--listen=unix:" + socket_},
+        dir_.path() + "/server.log");
+    if (server == nullptr) return server;
+    client::Options options;
+    options.address = "unix:" + socket_;
+    const absl::Status ready = client::Client::Connect(options)->WaitForReady();
+    EXPECT_TRUE(ready.ok()) << ready;
+    return server;
+  }
+
+  CommandResult Cli(std::vector<std::string> args,
+                    const std::string& input = "") {
+    args.insert(args.begin(), kBin + "schedcache");
+    args.push_back("--server=unix:" + socket_);
+    return RunCommand(args, input);
+  }
+
+  void CreateSession(const std::string& name) {
+    CommandResult created =
+        Cli({"session", "create", "--name", name, "--topology",
+             "synthetic:pack:1 l3:2 core:4 pu:2", "--policies",
+             "full-scan,visited-scan,none", "--set", "aggr_tolerance=1"});
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+    EXPECT_THAT(created.out, HasSubstr("created session " + name));
+  }
+
+  TempDir dir_;
+  std::string socket_;
+  std::unique_ptr<Process> server_;
+};
+
+TEST_F(ServiceE2eTest, SocketIsOwnerOnly) {
+  struct stat info;
+  ASSERT_EQ(::stat(socket_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600);
+}
+
+TEST_F(ServiceE2eTest, SessionFeedRecommendReportDelete) {
+  CreateSession("demo");
+  CommandResult list = Cli({"session", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("default"));
+  EXPECT_THAT(list.out, HasSubstr("demo"));
+
+  const std::string csv_path = dir_.path() + "/samples.csv";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c", "cat > '" + csv_path + "'"}, kCsv)
+                .exit_code,
+            0);
+  CommandResult feed = Cli({"feed", "--session", "demo", csv_path});
+  ASSERT_EQ(feed.exit_code, 0) << feed.err;
+  EXPECT_THAT(feed.out, StartsWith("accepted 5, rejected 1\n"));
+  EXPECT_THAT(feed.out, HasSubstr("event 5: cpu 99"));
+
+  CommandResult recommend =
+      Cli({"recommend", "--session", "demo", "--tgid", "4242"});
+  ASSERT_EQ(recommend.exit_code, 0) << recommend.err;
+  // full-scan examines all 16 CPUs of both LLCs; visited-scan the 2 CPUs
+  // the process ran on.
+  EXPECT_THAT(recommend.out, MatchesRegex("(.|\n)*\nfull-scan +0 +0 +- +16 +2 (.|\n)*"));
+  EXPECT_THAT(recommend.out, MatchesRegex("(.|\n)*\nvisited-scan +0 +0 +- +2 +1 (.|\n)*"));
+  EXPECT_THAT(recommend.out, HasSubstr("not_cache_aware"));
+
+  CommandResult json =
+      Cli({"recommend", "--session", "demo", "--tgid", "4242", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, StartsWith("{\"tgid\":4242"));
+
+  CommandResult report = Cli({"report", "--session", "demo"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(report.out, HasSubstr("4 samples, 1 hand-overs, 1 rejected"));
+
+  CommandResult deleted = Cli({"session", "delete", "--name", "demo"});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(Cli({"report", "--session", "demo"}).exit_code, 1);
+}
+
+TEST_F(ServiceE2eTest, FeedReadsStdin) {
+  CommandResult feed = Cli({"feed", "-"}, kCsv);
+  ASSERT_EQ(feed.exit_code, 0) << feed.err;
+  // The default session runs on this host's topology; CPU 99 is rejected
+  // at least (a small host may lack CPU 1 as well).
+  EXPECT_THAT(feed.out, StartsWith("accepted "));
+}
+
+TEST_F(ServiceE2eTest, ErrorsAndUsage) {
+  CommandResult unknown = Cli({"recommend", "--tgid", "777"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("777"));
+  EXPECT_EQ(Cli({"recommend"}).exit_code, 2);
+  EXPECT_EQ(Cli({"session", "explode"}).exit_code, 2);
+  EXPECT_EQ(Cli({"session", "create"}).exit_code, 2);
+  CommandResult bad_policy = Cli({"session", "create", "--name", "x",
+                                  "--policies", "no-such-policy"});
+  EXPECT_EQ(bad_policy.exit_code, 1);
+  EXPECT_THAT(bad_policy.err, HasSubstr("no-such-policy"));
+  CommandResult bad_csv = Cli({"feed", "-"}, "not,a,header\n");
+  EXPECT_EQ(bad_csv.exit_code, 1);
+  EXPECT_THAT(bad_csv.err, HasSubstr("header"));
+  EXPECT_EQ(RunCommand({kBin + "schedcache", "policies",
+                        "--server=unix:" + dir_.path() + "/nothing.sock"})
+                .exit_code,
+            1);
+}
+
+TEST_F(ServiceE2eTest, PoliciesListsBuiltins) {
+  CommandResult policies = Cli({"policies"});
+  ASSERT_EQ(policies.exit_code, 0) << policies.err;
+  EXPECT_THAT(policies.out, HasSubstr("full-scan"));
+  EXPECT_THAT(policies.out, HasSubstr("visited-scan"));
+  EXPECT_THAT(policies.out, HasSubstr("epoch_period_ns"));
+}
+
+TEST_F(ServiceE2eTest, WatchPrintsChangesCausedByFeed) {
+  CreateSession("w");
+  std::unique_ptr<Process> watch = Process::Start(
+      {kBin + "schedcache", "watch", "--session", "w", "--count", "2",
+       "--server=unix:" + socket_});
+  ASSERT_NE(watch, nullptr);
+  // The header is printed once the stream is attached to the session.
+  std::optional<std::string> header = watch->ReadLine();
+  ASSERT_TRUE(header.has_value());
+  EXPECT_THAT(*header, StartsWith("TIMESTAMP_NS"));
+  ASSERT_EQ(Cli({"feed", "--session", "w", "-"}, kCsv).exit_code, 0);
+  const std::string changes = watch->ReadAll();
+  EXPECT_THAT(changes, HasSubstr("full-scan"));
+  EXPECT_THAT(changes, HasSubstr("visited-scan"));
+  EXPECT_THAT(changes, MatchesRegex("20001000 +4242 +full-scan +- +0(.|\n)*|(.|\n)*\n20001000 +4242 +full-scan +- +0(.|\n)*"));
+  EXPECT_EQ(watch->WaitForExit(absl::Seconds(10)), 0);
+}
+
+TEST_F(ServiceE2eTest, SigtermWithWatchOpenExitsZero) {
+  std::unique_ptr<Process> watch = Process::Start(
+      {kBin + "schedcache", "watch", "--server=unix:" + socket_});
+  ASSERT_NE(watch, nullptr);
+  ASSERT_TRUE(watch->ReadLine().has_value());  // attached
+  server_->Signal(SIGTERM);
+  EXPECT_EQ(server_->WaitForExit(absl::Seconds(5)), 0);
+  // The watch ended cleanly, not with an error.
+  EXPECT_EQ(watch->WaitForExit(absl::Seconds(5)), 0);
+  // The socket file is gone.
+  struct stat info;
+  EXPECT_NE(::stat(socket_.c_str(), &info), 0);
+}
+
+TEST_F(ServiceE2eTest, StaleSocketIsReplacedLiveOneIsNot) {
+  // A second server on the same live socket fails.
+  CommandResult second = RunCommand(
+      {kBin + "schedcached", "--listen=unix:" + socket_});
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_THAT(second.err, HasSubstr("already answers"));
+  // A killed server leaves its socket behind; a new one replaces it.
+  server_->Signal(SIGKILL);
+  server_->WaitForExit(absl::Seconds(5));
+  struct stat info;
+  ASSERT_EQ(::stat(socket_.c_str(), &info), 0);
+  server_ = StartServer();
+  ASSERT_NE(server_, nullptr);
+  EXPECT_EQ(Cli({"policies"}).exit_code, 0);
+}
+
+TEST(SchedcachedHelp, ListsItsFlags) {
+  CommandResult help = RunCommand({kBin + "schedcached", "--help"});
+  for (const char* flag : {"--listen", "--topology", "--policy_plugin",
+                           "--max_sessions", "--max_processes",
+                           "--max_batch_events", "--max_message_bytes",
+                           "--max_streams"}) {
+    EXPECT_THAT(help.out + help.err, HasSubstr(flag));
+  }
+}
+
+}  // namespace
+}  // namespace schedcache::testing

@@ -1,0 +1,63 @@
+// Subprocess helpers of the end-to-end tests: run a built binary and
+// capture its output, or start a long-running one (schedcached) and stop it
+// with a signal, waiting on its exit with a deadline (pidfd + poll, no
+// sleeps).
+#ifndef SCHEDCACHE_TESTS_SUBPROCESS_H_
+#define SCHEDCACHE_TESTS_SUBPROCESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace schedcache::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // -1: did not exit normally
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+// RunCommand runs `argv` (argv[0] a path), with `input` on stdin, and waits.
+CommandResult RunCommand(const std::vector<std::string>& argv,
+                         const std::string& input = "");
+
+// Process is a started child whose stdout is readable line by line.
+class Process {
+ public:
+  // Start forks and execs `argv`; stderr goes to `stderr_path` (or is
+  // inherited when empty).
+  // Returns nullptr when the fork fails.
+  static std::unique_ptr<Process> Start(const std::vector<std::string>& argv,
+                                        const std::string& stderr_path = "");
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  ~Process();  // kills a child still running
+
+  pid_t pid() const { return pid_; }
+  // ReadLine returns the next line of stdout, without '\n'; nullopt at EOF.
+  std::optional<std::string> ReadLine();
+  // ReadAll returns the rest of stdout.
+  std::string ReadAll();
+  // Signal sends `signal` to the child.
+  void Signal(int signal);
+  // WaitForExit waits up to `timeout` and returns the exit code (or -1 when
+  // killed by a signal), or nullopt when it is still running.
+  std::optional<int> WaitForExit(absl::Duration timeout);
+
+ private:
+  Process(pid_t pid, int stdout_fd, int pidfd);
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  int pidfd_ = -1;
+  bool reaped_ = false;
+  std::string buffer_;
+};
+
+}  // namespace schedcache::testing
+
+#endif  // SCHEDCACHE_TESTS_SUBPROCESS_H_
