@@ -12,10 +12,9 @@ MmState& CacheAwarePolicy::MmFor(uint32_t slot) {
   return mms_[slot];
 }
 
-void CacheAwarePolicy::Account(const ProcessRef& process,
-                               const ThreadRef& thread, int cpu,
-                               int64_t delta_ns, int64_t now) {
-  model_.Account(MmFor(process.slot), process, thread, cpu, delta_ns, now);
+void CacheAwarePolicy::Account(const ProcessRef& process, const ThreadRef&,
+                               int cpu, int64_t delta_ns, int64_t now) {
+  model_.Account(MmFor(process.slot), process, cpu, delta_ns, now);
 }
 
 ScanOutcome CacheAwarePolicy::Tick(const ProcessRef& process,

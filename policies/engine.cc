@@ -10,30 +10,11 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "policies/model_context.h"
+#include "policies/process_table.h"
 #include "policies/stats.h"
 
 namespace schedcache {
 namespace {
-
-constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
-
-struct ThreadState {
-  int32_t numa_node = -1;
-  int32_t cpu = -1;
-};
-
-// ProcessState is what the engine itself knows of a process: the inputs
-// that are not per policy, and its place in the LRU list.
-struct ProcessState {
-  int32_t tgid = 0;
-  int32_t nr_threads = kUnchangedNrThreads;  // -1: never given
-  int32_t last_tid = 0;
-  int64_t footprint_pages = 0;
-  Comm comm;
-  absl::flat_hash_map<int32_t, ThreadState> threads;
-  uint32_t lru_prev = kNoSlot;  // towards the most recently active
-  uint32_t lru_next = kNoSlot;
-};
 
 // PolicySlot is one policy of the session, with its statistics.
 struct PolicySlot {
@@ -82,7 +63,9 @@ absl::Status ValidateOptions(const EngineOptions& options) {
 class Engine::Impl {
  public:
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
-      : options_(options), context_(std::move(topology), options.model) {
+      : options_(options),
+        context_(std::move(topology), options.model),
+        processes_(options.max_processes) {
     last_timestamp_.assign(context_.num_cpu_slots(),
                            std::numeric_limits<int64_t>::min());
   }
@@ -126,19 +109,9 @@ class Engine::Impl {
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
   int64_t Clock(int64_t timestamp_ns);
-  // SlotFor finds or makes the process `tgid`, evicting the least recently
-  // active one when the session is full; marks it most recently active.
+  // SlotFor finds or admits process `tgid`, forgetting the state of an
+  // evicted process whose slot it reuses.
   uint32_t SlotFor(int32_t tgid);
-  // The LRU list: Touch moves a linked slot to the front; LinkFront puts
-  // an unlinked one there; Unlink takes a linked one out.
-  void Touch(uint32_t slot);
-  void LinkFront(uint32_t slot);
-  void Unlink(uint32_t slot);
-  void Evict(uint32_t slot);
-  // MoveThread makes `tid` of process `slot` run on `cpu`, clearing it from
-  // the CPU it was current on before.
-  ThreadState& MoveThread(uint32_t slot, int32_t tid, int cpu);
-  ProcessRef RefOf(uint32_t slot) const;
   void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
@@ -151,17 +124,12 @@ class Engine::Impl {
   std::vector<PolicySlot> policies_;
   std::vector<int64_t> last_timestamp_;  // by CPU, for validation
   int64_t now_ = 0;
-  absl::flat_hash_map<int32_t, uint32_t> slot_of_;
-  std::vector<ProcessState> processes_;  // by slot
-  std::vector<uint32_t> free_slots_;
-  uint32_t lru_head_ = kNoSlot;  // most recently active
-  uint32_t lru_tail_ = kNoSlot;  // least recently active
+  ProcessTable processes_;
   std::vector<ScanOutcome> outcomes_;
   std::function<void(const PreferenceChange&)> listener_;
   std::function<void(const ScanObservation&)> scan_listener_;
   uint64_t samples_applied_ = 0;
   uint64_t handovers_applied_ = 0;
-  uint64_t processes_evicted_ = 0;
 };
 
 absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
@@ -189,90 +157,17 @@ int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
   return now_;
 }
 
-void Engine::Impl::Unlink(uint32_t slot) {
-  ProcessState& p = processes_[slot];
-  if (p.lru_prev != kNoSlot) {
-    processes_[p.lru_prev].lru_next = p.lru_next;
-  } else {
-    lru_head_ = p.lru_next;
-  }
-  if (p.lru_next != kNoSlot) {
-    processes_[p.lru_next].lru_prev = p.lru_prev;
-  } else {
-    lru_tail_ = p.lru_prev;
-  }
-  p.lru_prev = p.lru_next = kNoSlot;
-}
-
-void Engine::Impl::Touch(uint32_t slot) {
-  if (lru_head_ == slot) return;
-  Unlink(slot);
-  LinkFront(slot);
-}
-
-void Engine::Impl::LinkFront(uint32_t slot) {
-  ProcessState& p = processes_[slot];
-  p.lru_next = lru_head_;
-  if (lru_head_ != kNoSlot) processes_[lru_head_].lru_prev = slot;
-  lru_head_ = slot;
-  if (lru_tail_ == kNoSlot) lru_tail_ = slot;
-}
-
-void Engine::Impl::Evict(uint32_t slot) {
-  Unlink(slot);
-  slot_of_.erase(processes_[slot].tgid);
-  for (PolicySlot& policy : policies_) {
-    policy.policy->Forget(slot);
-    policy.pref_llc[slot] = -1;
-  }
-  processes_[slot] = ProcessState{};
-  free_slots_.push_back(slot);
-  ++processes_evicted_;
-}
-
 uint32_t Engine::Impl::SlotFor(int32_t tgid) {
-  if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
-    Touch(it->second);
-    return it->second;
-  }
-  if (static_cast<int64_t>(slot_of_.size()) >= options_.max_processes) {
-    Evict(lru_tail_);
-  }
-  uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(processes_.size());
-    processes_.emplace_back();
-    for (PolicySlot& policy : policies_) policy.pref_llc.push_back(-1);
-  }
-  processes_[slot].tgid = tgid;
-  slot_of_.emplace(tgid, slot);
-  LinkFront(slot);
-  return slot;
-}
-
-ThreadState& Engine::Impl::MoveThread(uint32_t slot, int32_t tid, int cpu) {
-  ProcessState& p = processes_[slot];
-  ThreadState& thread = p.threads[tid];
-  if (thread.cpu >= 0 && thread.cpu != cpu) {
-    RqState& old = context_.mutable_rq(thread.cpu);
-    if (old.curr_tgid == p.tgid && old.curr_tid == tid) {
-      old.curr_tgid = old.curr_tid = 0;
+  const ProcessTable::Admission admission = processes_.Admit(tgid);
+  for (PolicySlot& policy : policies_) {
+    if (admission.slot >= policy.pref_llc.size()) {
+      policy.pref_llc.resize(admission.slot + 1, -1);
+    } else if (admission.evicted) {
+      policy.policy->Forget(admission.slot);
+      policy.pref_llc[admission.slot] = -1;
     }
   }
-  thread.cpu = cpu;
-  p.last_tid = tid;
-  return thread;
-}
-
-ProcessRef Engine::Impl::RefOf(uint32_t slot) const {
-  const ProcessState& p = processes_[slot];
-  return ProcessRef{slot, p.tgid,
-                    p.nr_threads >= 0 ? p.nr_threads
-                                      : static_cast<int32_t>(p.threads.size()),
-                    p.footprint_pages};
+  return admission.slot;
 }
 
 void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
@@ -283,7 +178,7 @@ void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
   policy.pref_llc[slot] = llc;
   ++policy.preferred_llc_changes;
   if (listener_) {
-    listener_(PreferenceChange{processes_[slot].tgid, policy.name, old, llc,
+    listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old, llc,
                                now});
   }
 }
@@ -362,19 +257,19 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
   const int64_t now = Clock(s.timestamp_ns);
   last_timestamp_[s.cpu] = s.timestamp_ns;
   const uint32_t slot = SlotFor(s.tgid);
-  ProcessState& p = processes_[slot];
+  ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
   if (s.footprint_pages != kUnchangedFootprint) {
     p.footprint_pages = s.footprint_pages;
   }
   if (!s.comm.empty()) p.comm = s.comm;
-  ThreadState& t = MoveThread(slot, s.tid, s.cpu);
+  ThreadState& t = processes_.MoveThread(slot, s.tid, s.cpu, context_);
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
 
   RqState& rq = context_.mutable_rq(s.cpu);
   rq.curr_tgid = s.tgid;
   rq.curr_tid = s.tid;
-  const ProcessRef process = RefOf(slot);
+  const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   // A tick decays its CPU even with a zero delta; a zero-delta switch-out
   // accounts nothing.
@@ -416,7 +311,7 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
     const uint32_t slot = SlotFor(h.tgid);
-    MoveThread(slot, h.tid, h.cpu);
+    processes_.MoveThread(slot, h.tid, h.cpu, context_);
     rq.curr_tgid = h.tgid;
     rq.curr_tid = h.tid;
   }
@@ -429,13 +324,12 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
 
 absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     const RecommendRequest& request) {
-  auto it = slot_of_.find(request.tgid);
-  if (it == slot_of_.end()) {
+  const uint32_t slot = processes_.Find(request.tgid);
+  if (slot == ProcessTable::kNoSlot) {
     return absl::NotFoundError(
         absl::StrCat("process tgid ", request.tgid, " is not tracked"));
   }
-  const uint32_t slot = it->second;
-  const ProcessState& p = processes_[slot];
+  const ProcessState& p = processes_.process(slot);
   const int32_t tid = request.tid.value_or(p.last_tid);
   auto thread_it = p.threads.find(tid);
   if (thread_it == p.threads.end()) {
@@ -451,7 +345,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     }
     thread.cpu = *request.cpu;
   }
-  const ProcessRef process = RefOf(slot);
+  const ProcessRef process = processes_.RefOf(slot);
   outcomes_.assign(policies_.size(), ScanOutcome{});
   if (request.scan) {
     const int64_t now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns
@@ -499,8 +393,8 @@ EngineReport Engine::Impl::Report() const {
   }
   report.samples_applied = samples_applied_;
   report.handovers_applied = handovers_applied_;
-  report.processes_tracked = slot_of_.size();
-  report.processes_evicted = processes_evicted_;
+  report.processes_tracked = processes_.size();
+  report.processes_evicted = processes_.evicted();
   return report;
 }
 

@@ -129,6 +129,49 @@ TEST(CurrentThread, ASwitchOutLeavesTheCpuWithoutACurrentThread) {
   EXPECT_EQ(ScanNow(*engine, 10, 1, 0)[0].nr_running, 1);
 }
 
+TEST(ProcessInputs, ThreadCountIsTheLastGivenElseTheDistinctThreadsSeen) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  // Never given: one thread seen -> single thread; two seen -> scans.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false)).ok());
+  EXPECT_EQ(ScanNow(*engine, 10, 1, 0)[0].reason,
+            NoPreferenceReason::kSingleThread);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 1, 10, 2, 1000, false)).ok());
+  EXPECT_TRUE(ScanNow(*engine, 10, 1, kP)[0].scanned_now);
+  // Given as 1, it stays 1 on samples that leave it unchanged.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(2 * kP, 0, 10, 1, 1000, false, 1)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(2 * kP, 1, 10, 2, 1000, false)).ok());
+  std::vector<PolicyDecision> d = ScanNow(*engine, 10, 1, 2 * kP);
+  EXPECT_FALSE(d[0].scanned_now);
+  EXPECT_EQ(d[0].reason, NoPreferenceReason::kSingleThread);
+}
+
+TEST(ProcessInputs, ThreadNumaNodeIsKeptPerThread) {
+  // NUMA balancing on, "2 nodes x 2 LLCs x 4 CPUs". The process prefers
+  // LLC 0 (node 0). Thread 2 said it prefers node 1 once; later samples
+  // leave it unchanged, so its answer stays -1 while thread 1's is LLC 0.
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  options.model.numa_balancing = true;
+  auto engine = MustMake({"full-scan"}, options, GridShape{2, 2, 4});
+  ASSERT_NE(engine, nullptr);
+  Sample first = SampleAt(0, 0, 10, 2, 1000, false, 4);
+  first.numa_node = 1;
+  ASSERT_TRUE(engine->ApplySample(first).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 1, 10, 2, 1000, false)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false)).ok());
+  EXPECT_EQ(ScanNow(*engine, 10, 1, 0)[0].preferred_llc, 0);
+  RecommendRequest request;
+  request.tgid = 10;
+  request.tid = 2;
+  auto d = engine->Recommend(request);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)[0].preferred_llc, -1);
+  EXPECT_EQ((*d)[0].reason, NoPreferenceReason::kOtherNumaNode);
+}
+
 TEST(Eviction, TheLeastRecentlyActiveProcessGoesFirst) {
   EngineOptions options;
   options.max_processes = 2;

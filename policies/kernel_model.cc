@@ -50,9 +50,8 @@ CpuEntry& KernelModel::EntryFor(MmState& mm, int cpu) {
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
 }
 
-void KernelModel::Account(MmState& mm, const ProcessRef& process,
-                          const ThreadRef& thread, int cpu, int64_t delta_ns,
-                          int64_t now) {
+void KernelModel::Account(MmState& mm, const ProcessRef& process, int cpu,
+                          int64_t delta_ns, int64_t now) {
   // Kernel account_mm_sched.
   if (!context_.enabled() || delta_ns <= 0) return;
   Start(mm, cpu, now);
@@ -77,7 +76,6 @@ void KernelModel::Account(MmState& mm, const ProcessRef& process,
     mm.pref_cpu = -1;
     mm.reason = reset;
   }
-  (void)thread;  // p->preferred_llc is derived on demand: ThreadPreferredLlc
 }
 
 ScanOutcome KernelModel::Tick(MmState& mm, const ProcessRef& process,

@@ -34,11 +34,6 @@ inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
   return n >= 64 ? 0 : value >> n;
 }
 
-// AdvanceRq is the per-CPU half of decay() (kernel __update_mm_sched): a
-// time at exactly cpu_epoch_next stays in the earlier epoch; epochs advance
-// by the ceiling of the elapsed periods.
-void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
-
 // CatchUpEntry is the per-process half of decay() (kernel
 // __update_mm_sched): the entry follows its CPU's epoch.
 void CatchUpEntry(const RqState& rq, CpuEntry& entry);
@@ -73,12 +68,13 @@ class KernelModel {
   // `context` must outlive the model.
   KernelModel(ModelContext& context, ScanScope scope);
 
-  // Account charges `delta_ns` (> 0) that thread `thread` of `process` ran
-  // on `cpu` up to `now` (kernel account_mm_sched). REQUIRES: the engine
+  // Account charges `delta_ns` (> 0) that `process` ran on `cpu` up to
+  // `now` (kernel account_mm_sched). The thread's own preferred LLC is
+  // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
   // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
   // once for all policies.
-  void Account(MmState& mm, const ProcessRef& process, const ThreadRef& thread,
-               int cpu, int64_t delta_ns, int64_t now);
+  void Account(MmState& mm, const ProcessRef& process, int cpu,
+               int64_t delta_ns, int64_t now);
 
   // Tick is the scheduler tick on `cpu` running `thread` (kernel
   // task_tick_cache): scans when the process's epoch is behind the CPU's.
@@ -116,7 +112,6 @@ class KernelModel {
     return mm.pref_cpu < 0 ? -1 : context_.llc_of(mm.pref_cpu);
   }
 
-  ScanScope scope() const { return scope_; }
   const ModelContext& context() const { return context_; }
 
  private:

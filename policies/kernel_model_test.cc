@@ -282,7 +282,7 @@ class VisitedTest : public ::testing::Test {
   // Charge does what the engine does for one sample.
   void Charge(int cpu, int64_t delta, int64_t now) {
     context_.Advance(cpu, now);
-    model_.Account(mm_, process_, ThreadRef{1, -1, cpu}, cpu, delta, now);
+    model_.Account(mm_, process_, cpu, delta, now);
     context_.mutable_rq(cpu).cpu_runtime += static_cast<uint64_t>(delta);
   }
   ModelContext context_{MakeGrid(GridShape{1, 2, 4}), Tunables()};
@@ -315,6 +315,9 @@ TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
   // CPU 1's epoch froze at 0: checking before the decay (v5) would see
   // 0 - 0 = 0 and keep the bit.
   ASSERT_EQ(context_.rq(1).cpu_epoch, 0);
+  // A thread of the process is current on CPU 1 (it counts toward
+  // nr_running even though the CPU is evicted, as the patch counts it).
+  context_.mutable_rq(1).curr_tgid = process_.tgid;
   // v6 decays first: at t = 101, ceil(101/10) = 11 epochs; 11 - 0 > 5.
   const ScanOutcome outcome =
       model_.Scan(mm_, process_, ThreadRef{1, -1, 0}, 101);
@@ -323,12 +326,13 @@ TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
   EXPECT_FALSE(mm_.visited_cpus.Test(1));
   // The evicted CPU still counts as scanned, as the patch counts it.
   EXPECT_EQ(outcome.cost.cpus_scanned, 2);
+  EXPECT_EQ(mm_.last_nr_running, 1);
 }
 
 TEST_F(VisitedTest, FullScanVisitsEveryCpuOfTheMask) {
   KernelModel full(context_, ScanScope::kAllCpus);
   MmState mm;
-  full.Account(mm, process_, ThreadRef{1, -1, 1}, 1, 1000, 0);
+  full.Account(mm, process_, 1, 1000, 0);
   const ScanOutcome outcome = full.Scan(mm, process_, ThreadRef{1, -1, 1}, 0);
   EXPECT_EQ(outcome.cost.cpus_scanned, 8);
   EXPECT_EQ(outcome.cost.llcs_scanned, 2);

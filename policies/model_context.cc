@@ -1,8 +1,8 @@
 #include "policies/model_context.h"
 
+#include <algorithm>
 #include <utility>
 
-#include "policies/kernel_model.h"
 
 namespace schedcache {
 
@@ -48,10 +48,6 @@ const CpuSet& ModelContext::node_span(int node) const {
 void ModelContext::Start(int64_t first_timestamp_ns) {
   started_ = true;
   for (RqState& rq : rqs_) rq.cpu_epoch_next = first_timestamp_ns;
-}
-
-void ModelContext::Advance(int cpu, int64_t now) {
-  AdvanceRq(rqs_[cpu], now, tunables_.epoch_period_ns);
 }
 
 }  // namespace schedcache

@@ -40,6 +40,12 @@ struct RqState {
   int32_t curr_tid = 0;
 };
 
+// AdvanceRq is the per-CPU half of decay() (see kernel_model.cc, where the
+// kernel function it mirrors is named): a time at exactly cpu_epoch_next
+// stays in the earlier epoch; epochs advance by the ceiling of the elapsed
+// periods.
+void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
+
 // ProcessRef is what a policy is told about a process ("mm"). `slot` is a
 // dense index the engine assigns (reused after the process is forgotten), so
 // policies can keep their per-process state in a vector.
@@ -103,8 +109,12 @@ class ModelContext {
 
   const RqState& rq(int cpu) const { return rqs_[cpu]; }
   RqState& mutable_rq(int cpu) { return rqs_[cpu]; }
-  // Advance brings rq `cpu` to `now` (the per-CPU half of decay()).
-  void Advance(int cpu, int64_t now);
+  // Advance brings rq `cpu` to `now` (the per-CPU half of decay()). Inline:
+  // a full scan calls it for every CPU it visits.
+  void Advance(int cpu, int64_t now) {
+    RqState& rq = rqs_[cpu];
+    if (now > rq.cpu_epoch_next) AdvanceRq(rq, now, tunables_.epoch_period_ns);
+  }
 
  private:
   std::shared_ptr<const Topology> topology_;

@@ -93,6 +93,16 @@ TEST(SummedOccupancy, EightCpuLlcWithThreeBusyBeatsFourCpuLlcWithTwo) {
   EXPECT_EQ(d[0].llc_occupancy[1].occupancy, 3u * 1047528u);
 }
 
+TEST(LlcOrder, AnEqualLaterLlcDoesNotWinTheTie) {
+  // CPU 0 (LLC 0) and CPU 4 (LLC 1) each hold o = 1047528: LLC 0 is met
+  // first (lowest CPU of the mask), LLC 1 is not strictly larger.
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 4, 10, 2, 1000, false, 8)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false)).ok());
+  ExpectBoth(ScanNow(*engine, 10, 2, 0), 0, 0);
+}
+
 // NrRunningAvg runs scans with `running` threads of a 16-thread process
 // current (hand-overs) on a "1 node x 2 LLCs x cpus_per_llc" machine.
 class NrRunningAvg : public ::testing::Test {
