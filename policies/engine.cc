@@ -206,10 +206,11 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
         policy.llcs_scanned.Add(outcome.cost.llcs_scanned);
         policy.scan_ns.Add(outcome.cost.scan_ns);
         if (scan_listener_) {
-          scan_listener_(ScanObservation{
-              static_cast<int>(i), processes_[slot].tgid, thread.tid,
-              thread.cpu, now, outcome.cost.cpus_scanned,
-              processes_[slot].comm.view()});
+          const ProcessState& p = processes_.process(slot);
+          scan_listener_(ScanObservation{static_cast<int>(i), p.tgid,
+                                         thread.tid, thread.cpu, now,
+                                         outcome.cost.cpus_scanned,
+                                         p.comm.view()});
         }
         break;
     }
