@@ -1,6 +1,7 @@
 #include "client/ab/ab_command.h"
 
 #include "absl/strings/str_format.h"
+#include "client/ab/remote_session.h"
 #include "client/report/scan_trace.h"
 #include "client/report/table_report.h"
 #include "common/status_macros.h"
@@ -38,9 +39,11 @@ absl::Status RunAbCommand(const AbCommand& command, std::ostream& out,
   if (command.server.empty()) {
     make_session = InProcessSessions(registry);
   } else {
-    return absl::UnimplementedError(
-        "--server: running the A/B session on a server is not supported yet; "
-        "omit --server to run it in this process");
+    make_session = [&command](std::shared_ptr<const Topology>,
+                              const AbSessionConfig& config,
+                              AbObserver& observer) {
+      return MakeRemoteSession(command.server, config, observer);
+    };
   }
   AbOptions options = command.options;
   ProgressLine progress(err);
