@@ -53,11 +53,6 @@ Session::Session(SessionSettings settings,
   });
 }
 
-absl::Status Session::DeletedError() const {
-  return absl::NotFoundError(
-      absl::StrCat("session \"", settings_.name, "\" was deleted"));
-}
-
 void Session::OnChange(const PreferenceChange& change) {
   if (watchers_.empty()) return;
   const v1::PreferenceChange message = ChangeToProto(change);
@@ -77,7 +72,7 @@ absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
   std::vector<std::shared_ptr<PreferenceSink>> flushes;
   {
     absl::MutexLock lock(&mu_);
-    if (closed_) return DeletedError();
+    if (!closed_.ok()) return closed_;
     const uint64_t accepted_before = tally.accepted();
     const uint64_t rejected_before = tally.rejected();
     for (const v1::Event& event : batch.events()) {
@@ -113,7 +108,7 @@ absl::StatusOr<v1::RecommendResponse> Session::Recommend(
   std::vector<std::shared_ptr<PreferenceSink>> flushes;
   {
     absl::MutexLock lock(&mu_);
-    if (closed_) return DeletedError();
+    if (!closed_.ok()) return closed_;
     decisions = engine_->Recommend(query);
     flushes = TakeFlushes();
   }
@@ -186,7 +181,7 @@ v1::Session Session::Describe() const {
 
 absl::Status Session::AddWatcher(std::shared_ptr<PreferenceSink> sink) {
   absl::MutexLock lock(&mu_);
-  if (closed_) return DeletedError();
+  if (!closed_.ok()) return closed_;
   watchers_.push_back(std::move(sink));
   return absl::OkStatus();
 }
@@ -199,11 +194,11 @@ void Session::RemoveWatcher(const PreferenceSink* sink) {
                 });
 }
 
-void Session::Close() {
+void Session::Close(absl::Status why) {
   std::vector<std::shared_ptr<PreferenceSink>> watchers;
   {
     absl::MutexLock lock(&mu_);
-    closed_ = true;
+    closed_ = std::move(why);
     watchers.swap(watchers_);
   }
   for (const std::shared_ptr<PreferenceSink>& watcher : watchers) {

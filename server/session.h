@@ -73,7 +73,7 @@ class Session {
 
   // ApplyBatch applies the batch's events in order, counting each in
   // `tally`; a bad event is rejected and the rest still applied. Returns
-  // NotFound when the session has been deleted.
+  // the Close status (NotFound when deleted) once the session is closed.
   absl::Status ApplyBatch(const v1::IngestBatch& batch, IngestTally& tally)
       ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -84,16 +84,16 @@ class Session {
   v1::Report Report() const ABSL_LOCKS_EXCLUDED(mu_);
   v1::Session Describe() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  // AddWatcher attaches a stream. Returns NotFound when the session has been
-  // deleted.
+  // AddWatcher attaches a stream. Returns the Close status once closed.
   absl::Status AddWatcher(std::shared_ptr<PreferenceSink> sink)
       ABSL_LOCKS_EXCLUDED(mu_);
   // RemoveWatcher detaches a stream (no-op when absent).
   void RemoveWatcher(const PreferenceSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Close marks the session deleted and ends its watch streams. Later calls
-  // that need the session return NotFound.
-  void Close() ABSL_LOCKS_EXCLUDED(mu_);
+  // Close ends the session's watch streams (with OK) and makes later calls
+  // that need the session return `why`: NotFound when it was deleted,
+  // Unavailable when the server stops. REQUIRES: !why.ok().
+  void Close(absl::Status why) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   Session(SessionSettings settings, std::shared_ptr<const Topology> topology,
@@ -106,14 +106,13 @@ class Session {
   // TakeFlushes returns the watchers to flush once mu_ is released.
   std::vector<std::shared_ptr<PreferenceSink>> TakeFlushes()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status DeletedError() const;
 
   const SessionSettings settings_;
   const std::shared_ptr<const Topology> topology_;
 
   mutable absl::Mutex mu_;
   const std::unique_ptr<Engine> engine_ ABSL_PT_GUARDED_BY(mu_);
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status closed_ ABSL_GUARDED_BY(mu_);  // OK while open
   uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);

@@ -76,7 +76,9 @@ absl::Status SessionManager::Delete(absl::string_view name) {
     session = std::move(it->second);
     sessions_.erase(it);
   }
-  session->Close();  // ends watch streams: no lock may be held
+  // Ends its watch streams: no lock may be held.
+  session->Close(absl::NotFoundError(
+      absl::StrCat("session \"", name, "\" was deleted")));
   return absl::OkStatus();
 }
 
@@ -87,7 +89,9 @@ void SessionManager::CloseAll() {
     closed_ = true;
     sessions.swap(sessions_);
   }
-  for (const auto& [name, session] : sessions) session->Close();
+  for (const auto& [name, session] : sessions) {
+    session->Close(absl::UnavailableError("the server is stopping"));
+  }
 }
 
 }  // namespace schedcache
