@@ -100,6 +100,9 @@ class Engine::Impl {
   void set_listener(std::function<void(const PreferenceChange&)> listener) {
     listener_ = std::move(listener);
   }
+  void set_scan_listener(std::function<void(const ScanObservation&)> listener) {
+    scan_listener_ = std::move(listener);
+  }
 
  private:
   absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const;
@@ -113,7 +116,8 @@ class Engine::Impl {
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
   template <typename Fn>
-  void RunTrigger(uint32_t slot, int64_t now, Fn&& run);
+  void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
+                  Fn&& run);
 
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_
@@ -123,6 +127,7 @@ class Engine::Impl {
   ProcessTable processes_;
   std::vector<ScanOutcome> outcomes_;
   std::function<void(const PreferenceChange&)> listener_;
+  std::function<void(const ScanObservation&)> scan_listener_;
   uint64_t samples_applied_ = 0;
   uint64_t handovers_applied_ = 0;
 };
@@ -179,7 +184,8 @@ void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
 }
 
 template <typename Fn>
-void Engine::Impl::RunTrigger(uint32_t slot, int64_t now, Fn&& run) {
+void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
+                              int64_t now, Fn&& run) {
   outcomes_.resize(policies_.size());
   for (size_t i = 0; i < policies_.size(); ++i) {
     PolicySlot& policy = policies_[i];
@@ -199,6 +205,13 @@ void Engine::Impl::RunTrigger(uint32_t slot, int64_t now, Fn&& run) {
         policy.cpus_scanned.Add(outcome.cost.cpus_scanned);
         policy.llcs_scanned.Add(outcome.cost.llcs_scanned);
         policy.scan_ns.Add(outcome.cost.scan_ns);
+        if (scan_listener_) {
+          const ProcessState& p = processes_.process(slot);
+          scan_listener_(ScanObservation{static_cast<int>(i), p.tgid,
+                                         thread.tid, thread.cpu, now,
+                                         outcome.cost.cpus_scanned,
+                                         p.comm.view()});
+        }
         break;
     }
     NotePreference(policy, slot, now);
@@ -275,7 +288,7 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
     rq.cpu_runtime += static_cast<uint64_t>(s.delta_ns);
   }
   if (s.tick && options_.trigger == ScanTrigger::kTick) {
-    RunTrigger(slot, now, [&](Policy& policy) {
+    RunTrigger(slot, thread, now, [&](Policy& policy) {
       return policy.Tick(process, thread, s.cpu, now);
     });
   }
@@ -339,7 +352,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     const int64_t now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns
                                                         : now_);
     context_.Advance(thread.cpu, now);
-    RunTrigger(slot, now, [&](Policy& policy) {
+    RunTrigger(slot, thread, now, [&](Policy& policy) {
       return policy.Scan(process, thread, now);
     });
   }
@@ -435,6 +448,10 @@ EngineReport Engine::Report() const { return impl_->Report(); }
 void Engine::SetChangeListener(
     std::function<void(const PreferenceChange&)> listener) {
   impl_->set_listener(std::move(listener));
+}
+void Engine::SetScanListener(
+    std::function<void(const ScanObservation&)> listener) {
+  impl_->set_scan_listener(std::move(listener));
 }
 const Topology& Engine::topology() const { return impl_->context().topology(); }
 const EngineOptions& Engine::options() const { return impl_->options(); }

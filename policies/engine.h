@@ -64,6 +64,19 @@ struct PreferenceChange {
   int64_t timestamp_ns;     // the sample's time
 };
 
+// ScanObservation is one executed scan of one policy, reported as it
+// happens (for per-scan traces and exact histograms; the report keeps only
+// summaries).
+struct ScanObservation {
+  int policy;               // index in session order
+  int32_t tgid;
+  int32_t tid;              // the scanning thread
+  int cpu;                  // the CPU it scanned from
+  int64_t timestamp_ns;
+  int cpus_scanned;
+  std::string_view comm;    // the process's last comm; valid during the callback only
+};
+
 class Engine {
  public:
   // Create builds an engine over `topology` with `policies` (the first is the
@@ -96,6 +109,9 @@ class Engine {
   // runs synchronously inside ApplySample/Recommend, so it must be quick and
   // must not call back into the engine.
   void SetChangeListener(std::function<void(const PreferenceChange&)> listener);
+  // SetScanListener installs the callback for every executed scan, with the
+  // same contract as SetChangeListener.
+  void SetScanListener(std::function<void(const ScanObservation&)> listener);
 
   const Topology& topology() const;
   const EngineOptions& options() const;

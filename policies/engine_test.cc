@@ -3,6 +3,7 @@
 #include "policies/engine.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -211,6 +212,43 @@ TEST(ChangeListener, ReportsEveryPreferredLlcChangePerPolicy) {
                                               P{"full-scan", -1},
                                               P{"visited-scan", -1}));
   EXPECT_EQ(engine->Report().policies[1].preferred_llc_changes, 2u);
+}
+
+TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan", "visited-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  struct Seen {
+    int policy, tgid, tid, cpu, cpus;
+    int64_t ts;
+    std::string comm;
+  };
+  std::vector<Seen> scans;
+  engine->SetScanListener([&](const ScanObservation& o) {
+    scans.push_back({o.policy, o.tgid, o.tid, o.cpu, o.cpus_scanned,
+                     o.timestamp_ns, std::string(o.comm)});
+  });
+  Sample sample = SampleAt(0, 5, 10, 11, 1000, false, 4);
+  sample.comm = Comm("worker");
+  ASSERT_TRUE(engine->ApplySample(sample).ok());
+  ScanNow(*engine, 10, 11, 1000);
+  // A second request in the same epoch is gated by next_scan: no event.
+  ScanNow(*engine, 10, 11, 2000);
+  // 8 CPUs, all online: full-scan examines every one; visited-scan only
+  // CPU 5, the one the process ran on.
+  ASSERT_EQ(scans.size(), 2u);
+  EXPECT_EQ(scans[0].policy, 0);
+  EXPECT_EQ(scans[0].cpus, 8);
+  EXPECT_EQ(scans[1].policy, 1);
+  EXPECT_EQ(scans[1].cpus, 1);
+  for (const Seen& s : scans) {
+    EXPECT_EQ(s.tgid, 10);
+    EXPECT_EQ(s.tid, 11);
+    EXPECT_EQ(s.cpu, 5);
+    EXPECT_EQ(s.ts, 1000);
+    EXPECT_EQ(s.comm, "worker");
+  }
 }
 
 TEST(Enable, AutoNeverScansWithoutANodeOfTwoLlcs) {

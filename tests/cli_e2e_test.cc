@@ -80,12 +80,16 @@ TEST(SchedcacheCli, UsageErrorsExitTwo) {
   EXPECT_EQ(RunSchedcache("").exit_code, 2);
 }
 
-TEST(SchedcacheCli, DemoShowsHostAndBuiltinEpycShape) {
-  Outcome r = RunSchedcache("demo");
+TEST(SchedcacheCli, DemoRunsTheAbOnTheBuiltinEpycShape) {
+  Outcome r = RunSchedcache("demo --duration-ms 100");
   ASSERT_EQ(r.exit_code, 0);
-  EXPECT_THAT(r.out, StartsWith("source: host\n"));
-  EXPECT_THAT(r.out, HasSubstr("source: synthetic:pack:2 numa:1 l3:12 core:8 pu:2\n"));
+  EXPECT_THAT(r.out, StartsWith("this machine: "));
+  EXPECT_THAT(r.out, HasSubstr("synthetic:pack:2 numa:1 l3:12 core:8 pu:2"));
   EXPECT_THAT(r.out, HasSubstr("384 CPUs (SMT 2), 24 L3 LLCs"));
+  // Full-scan's row: mean, p50, p99 and max CPUs scanned are all 384.
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
+  EXPECT_THAT(r.out, HasSubstr("visited-scan"));
+  EXPECT_THAT(r.out, HasSubstr("none"));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ std::unique_ptr<Verb> MakeFeedVerb();
 std::unique_ptr<Verb> MakeRecommendVerb();
 std::unique_ptr<Verb> MakeWatchVerb();
 std::unique_ptr<Verb> MakeReportVerb();
+std::unique_ptr<Verb> MakeAbVerb();
 
 namespace {
 
@@ -23,6 +24,7 @@ constexpr VerbEntry kVerbs[] = {
     {"recommend", &MakeRecommendVerb},
     {"watch", &MakeWatchVerb},
     {"report", &MakeReportVerb},
+    {"ab", &MakeAbVerb},
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <deque>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
@@ -164,6 +165,30 @@ class HackbenchBehavior : public Behavior {
   std::vector<Role> role_;
 };
 
+// NumaNodeSink stamps every Sample with its process's preferred NUMA node:
+// the node of the first CPU the process ran on.
+class NumaNodeSink : public EventSink {
+ public:
+  NumaNodeSink(const Topology& topology, EventSink& next)
+      : topology_(topology), next_(next) {}
+
+  absl::Status OnSample(const Sample& sample) override {
+    auto [it, inserted] = node_of_.try_emplace(sample.tgid, 0);
+    if (inserted) it->second = topology_.NodeOf(sample.cpu);
+    Sample stamped = sample;
+    stamped.numa_node = it->second;
+    return next_.OnSample(stamped);
+  }
+  absl::Status OnHandOver(const HandOver& hand_over) override {
+    return next_.OnHandOver(hand_over);
+  }
+
+ private:
+  const Topology& topology_;
+  EventSink& next_;
+  absl::flat_hash_map<int32_t, int32_t> node_of_;  // tgid -> node
+};
+
 }  // namespace
 
 absl::StatusOr<WorkloadKind> ParseWorkloadKind(absl::string_view name) {
@@ -210,7 +235,9 @@ absl::StatusOr<WorkloadStats> RunWorkload(const Topology& topology,
   params.slice_ns = options.slice_ns;
   params.spill_probability = options.spill_probability;
   params.hz = options.hz;
-  Simulator sim(topology, params, preferred_llc, random, sink);
+  NumaNodeSink numa_sink(topology, sink);
+  EventSink& out = options.numa_preferred_node ? numa_sink : sink;
+  Simulator sim(topology, params, preferred_llc, random, out);
 
   WorkloadStats stats;
   if (options.kind == WorkloadKind::kRedis) {

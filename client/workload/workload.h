@@ -55,6 +55,11 @@ struct WorkloadOptions {
   int hz = 250;                          // tick rate, as TraceOptions::hz
   double spill_probability = 0.02;       // per wake-up, 0..1; simulator.h
   int64_t slice_ns = 3'000'000;          // time slice before preemption
+  // numa_preferred_node: every Sample carries its thread's preferred NUMA
+  // node (Sample::numa_node), the node of the CPU its process first ran
+  // on, where NUMA balancing settles a process that stays in one place. For
+  // evaluations with numa_balancing on; off, samples leave it unchanged.
+  bool numa_preferred_node = false;
 
   // redis
   int server_threads = 4;

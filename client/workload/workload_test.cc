@@ -203,6 +203,25 @@ TEST(Workload, RedisProcessesReportTheirThreadCounts) {
   EXPECT_EQ(tids[kClientTgid].size(), 8u);
 }
 
+TEST(Workload, NumaPreferredNodeIsTheNodeOfTheProcessesFirstCpu) {
+  const Topology topology = Epyc384();
+  WorkloadOptions options = Redis(2);
+  const RecordingSink plain = Generate(topology, options);
+  for (const Sample& s : plain.Samples()) {
+    EXPECT_EQ(s.numa_node, kUnchangedNumaNode);
+  }
+  options.numa_preferred_node = true;
+  const RecordingSink stamped = Generate(topology, options);
+  // Stamping changes no placement: the same stream, plus the node.
+  EXPECT_TRUE(SameStream(plain, stamped));
+  std::map<int32_t, int32_t> first_node;
+  for (const Sample& s : stamped.Samples()) {
+    first_node.try_emplace(s.tgid, topology.NodeOf(s.cpu));
+    EXPECT_EQ(s.numa_node, first_node[s.tgid]) << s.tgid;
+  }
+  EXPECT_EQ(first_node.size(), 2u);
+}
+
 TEST(Workload, NoCpuRunsLongerThanTheRun) {
   const Topology topology = Epyc384();
   RecordingSink sink;

@@ -1,0 +1,68 @@
+// AbSession: the backend of an A/B evaluation (`schedcache ab`, DESIGN §4),
+// one session that takes the input's events (it is an EventSink), runs every
+// policy on them, and gives back the report. While it runs it tells an
+// AbObserver of every preference change and, when the backend can see them,
+// of every executed scan. Two implementations: in-process (an Engine, see
+// in_process_session.h) and remote (a schedcached session over gRPC, see
+// remote_session.h).
+//
+// AbSessionConfig says what session to make, in the terms of
+// `schedcache session create`; the same tunable names resolve the same way
+// in both backends because both go through the server's own
+// BuildSessionSettings.
+//
+// Thread contract: an AbSession is thread-compatible and calls its observer
+// from the thread that feeds it (the remote one also from Finish).
+#ifndef SCHEDCACHE_CLIENT_AB_AB_SESSION_H_
+#define SCHEDCACHE_CLIENT_AB_AB_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/trace/event_sink.h"
+#include "policies/decision.h"
+#include "policies/engine.h"
+#include "schedcache/v1/schedcache.pb.h"
+
+namespace schedcache::ab {
+
+// AbObserver receives what a session reports as it happens.
+class AbObserver {
+ public:
+  virtual ~AbObserver() = default;
+  virtual void OnScan(const ScanObservation& scan) = 0;
+  virtual void OnPreferenceChange(const PreferenceChange& change) = 0;
+};
+
+// AbSessionConfig describes the evaluated session.
+struct AbSessionConfig {
+  std::string topology;               // "host", "synthetic:...", "xml:PATH"
+  std::vector<std::string> policies;  // the first is the reference
+  std::string trigger = "tick";       // "tick" or "query"
+  std::vector<std::string> settings;  // "KEY=VALUE" (POLICY.KEY for one)
+};
+
+// BuildCreateSessionRequest turns `config` into the API's request for a
+// session named `name`. An xml: topology is read here and sent as bytes.
+// Returns InvalidArgument for a setting without '=' or an unknown trigger,
+// NotFound when the XML file cannot be read.
+absl::StatusOr<v1::CreateSessionRequest> BuildCreateSessionRequest(
+    const AbSessionConfig& config, const std::string& name);
+
+class AbSession : public EventSink {
+ public:
+  // Finish returns the report once every event was given; call once.
+  virtual absl::StatusOr<EngineReport> Finish() = 0;
+  // reports_scans is true when the observer hears of every executed scan
+  // (per-scan traces and exact histograms are then available).
+  virtual bool reports_scans() const = 0;
+  // enabled is false when cache-aware scanning is off in this session
+  // (enable=off, or auto on a topology with no node of two LLCs).
+  virtual bool enabled() const = 0;
+};
+
+}  // namespace schedcache::ab
+
+#endif  // SCHEDCACHE_CLIENT_AB_AB_SESSION_H_

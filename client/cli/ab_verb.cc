@@ -1,0 +1,141 @@
+// `schedcache ab`: one input through several policies in one session
+// (DESIGN §4); flag parsing only, the work is schedcache::ab's.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "client/ab/ab_command.h"
+#include "client/cli/verb.h"
+
+namespace schedcache::cli {
+namespace {
+
+class AbVerb : public Verb {
+ public:
+  absl::string_view summary() const override {
+    return "A/B: run one trace, CSV or workload through several policies";
+  }
+
+  void DefineFlags(FlagSet& flags) override {
+    flags.AddString("--input", "INPUT",
+                    "trace:PATH, csv:PATH, workload:redis or workload:hackbench",
+                    &input_);
+    flags.AddString("--topology", "SOURCE",
+                    "host, synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH",
+                    &command_.options.session.topology);
+    flags.AddString("--policies", "P1,P2,...",
+                    "policies, the first is the reference", &policies_);
+    flags.AddChoice("--trigger", {"tick", "query"},
+                    "scans on the kernel's tick, or only when queried",
+                    &command_.options.session.trigger);
+    flags.AddRepeated("--set", "KEY=VALUE",
+                      "a tunable (model or policy; POLICY.KEY for one "
+                      "policy); repeatable",
+                      &command_.options.session.settings);
+    flags.AddBool("--numa-balancing", "shorthand for --set numa_balancing=true",
+                  &numa_balancing_);
+    flags.AddInt64("--hz", "N", "scheduler tick rate of traces and workloads",
+                   &hz_);
+    flags.AddString("--cpu-map", "MAP",
+                    "rename trace/CSV CPUs, e.g. 0-15=16-31", &command_.options.cpu_map);
+    DefineWorkloadFlags(flags);
+    flags.AddString("--json", "FILE", "write the result as JSON", &command_.files.json);
+    flags.AddString("--csv", "FILE", "write the policy table as CSV",
+                    &command_.files.csv);
+    flags.AddString("--html", "FILE", "write a self-contained HTML report",
+                    &command_.files.html);
+    flags.AddString("--scan-trace", "FILE",
+                    "write each scan as the seed's tracepoint, one file per "
+                    "policy",
+                    &command_.options.scan_trace);
+    flags.AddString("--server", "ADDR",
+                    "run the session on schedcached at ADDR (unix:PATH or "
+                    "HOST:PORT); default: in this process",
+                    &command_.server);
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out,
+          std::ostream& err) override {
+    if (input_.empty()) return UsageError("--input is required", err);
+    absl::StatusOr<ab::AbInputSpec> input = ab::ParseAbInput(input_);
+    if (!input.ok()) return UsageError(input.status().message(), err);
+    command_.options.input = *input;
+    command_.options.session.policies =
+        absl::StrSplit(policies_, ',', absl::SkipEmpty());
+    if (numa_balancing_) {
+      command_.options.session.settings.push_back("numa_balancing=true");
+    }
+    command_.options.hz = static_cast<int>(hz_);
+    if (absl::Status s = ApplyWorkloadFlags(); !s.ok()) {
+      return UsageError(s.message(), err);
+    }
+    command_.progress = ShowProgress(err);
+    absl::Status status = ab::RunAbCommand(command_, out, err);
+    if (absl::IsUnimplemented(status)) return UsageError(status.message(), err);
+    if (!status.ok()) {
+      err << "schedcache ab: " << status << "\n";
+      return kExitError;
+    }
+    return kExitOk;
+  }
+
+ private:
+  void DefineWorkloadFlags(FlagSet& flags) {
+    flags.AddInt64("--seed", "N", "workload: random seed", &seed_);
+    flags.AddInt64("--duration-ms", "MS", "workload: simulated time",
+                   &duration_ms_);
+    flags.AddInt64("--server-threads", "N", "workload:redis: server threads",
+                   &server_threads_);
+    flags.AddInt64("--client-threads", "N", "workload:redis: client threads",
+                   &client_threads_);
+    flags.AddInt64("--groups", "G", "workload:hackbench: groups (-g)",
+                   &groups_);
+    flags.AddInt64("--fds", "F", "workload:hackbench: fds per group (-f)",
+                   &fds_);
+  }
+
+  absl::Status ApplyWorkloadFlags() {
+    WorkloadOptions& w = command_.options.workload;
+    w.seed = static_cast<uint64_t>(seed_);
+    w.duration_ns = duration_ms_ * 1'000'000;
+    w.server_threads = static_cast<int>(server_threads_);
+    w.client_threads = static_cast<int>(client_threads_);
+    w.groups = static_cast<int>(groups_);
+    w.fds = static_cast<int>(fds_);
+    w.kind = command_.options.input.workload;
+    w.hz = command_.options.hz;
+    return ValidateWorkloadOptions(w);
+  }
+
+  // ShowProgress: a progress line only when the diagnostics go to a
+  // terminal.
+  static bool ShowProgress(const std::ostream& err) {
+    return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
+  }
+
+  static int UsageError(absl::string_view message, std::ostream& err) {
+    err << "schedcache ab: " << message << "\n";
+    return kExitUsage;
+  }
+
+  std::string input_;
+  std::string policies_ = "full-scan,visited-scan,none";
+  bool numa_balancing_ = false;
+  int64_t hz_ = 250;
+  int64_t seed_ = 1;
+  int64_t duration_ms_ = 1000;
+  int64_t server_threads_ = WorkloadOptions{}.server_threads;
+  int64_t client_threads_ = WorkloadOptions{}.client_threads;
+  int64_t groups_ = WorkloadOptions{}.groups;
+  int64_t fds_ = WorkloadOptions{}.fds;
+  ab::AbCommand command_;
+};
+
+}  // namespace
+
+std::unique_ptr<Verb> MakeAbVerb() { return std::make_unique<AbVerb>(); }
+
+}  // namespace schedcache::cli

@@ -1,0 +1,97 @@
+// `schedcache ab --server`: the same evaluation on a real in-process server
+// gives the same result as in this process, except what a server does not
+// report (single scans).
+#include <memory>
+#include <string>
+
+#include "client/ab/ab_runner.h"
+#include "client/ab/remote_session.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "policies/builtin_policies.h"
+#include "tests/server_fixture.h"
+
+namespace schedcache::ab {
+namespace {
+
+using schedcache::testing::TestServer;
+using schedcache::testing::Transport;
+
+class AbRemote : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<PolicyRegistry> registry = BuildPolicyRegistry({});
+    ASSERT_TRUE(registry.ok()) << registry.status();
+    registry_ = std::make_unique<PolicyRegistry>(*std::move(registry));
+    absl::StatusOr<std::unique_ptr<TestServer>> server =
+        TestServer::Start(Transport::kUnix);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  SessionMaker Remote() {
+    const std::string address = server_->server->addresses()[0];
+    return [address](std::shared_ptr<const Topology>,
+                     const AbSessionConfig& config, AbObserver& observer) {
+      return MakeRemoteSession(address, config, observer);
+    };
+  }
+
+  static AbOptions Redis() {
+    AbOptions options;
+    options.input.kind = AbInputSpec::Kind::kWorkload;
+    options.input.workload = WorkloadKind::kRedis;
+    options.workload.duration_ns = 100'000'000;
+    return options;
+  }
+
+  std::unique_ptr<PolicyRegistry> registry_;
+  std::unique_ptr<TestServer> server_;
+};
+
+TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
+  absl::StatusOr<AbResult> local =
+      RunAb(Redis(), *registry_, InProcessSessions(*registry_));
+  absl::StatusOr<AbResult> remote = RunAb(Redis(), *registry_, Remote());
+  ASSERT_TRUE(local.ok()) << local.status();
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  ASSERT_EQ(remote->policies.size(), local->policies.size());
+  for (size_t i = 0; i < local->policies.size(); ++i) {
+    const PolicyReport& l = local->policies[i].report;
+    const PolicyReport& r = remote->policies[i].report;
+    EXPECT_EQ(r.name, l.name);
+    EXPECT_EQ(r.scans, l.scans) << l.name;
+    EXPECT_EQ(r.cpus_scanned.p50, l.cpus_scanned.p50) << l.name;
+    EXPECT_EQ(r.cpus_scanned.max, l.cpus_scanned.max) << l.name;
+    EXPECT_EQ(r.agreements, l.agreements) << l.name;
+    EXPECT_EQ(r.preferred_llc_changes, l.preferred_llc_changes) << l.name;
+    // A server does not report single scans.
+    EXPECT_TRUE(remote->policies[i].cpus_scanned_histogram.empty());
+  }
+  ASSERT_EQ(remote->processes.size(), local->processes.size());
+  for (size_t i = 0; i < local->processes.size(); ++i) {
+    EXPECT_EQ(remote->processes[i].tgid, local->processes[i].tgid);
+    EXPECT_EQ(remote->processes[i].final_preferred_llc,
+              local->processes[i].final_preferred_llc);
+  }
+}
+
+TEST_F(AbRemote, ScanTraceIsNotAvailableFromAServer) {
+  AbOptions options = Redis();
+  options.scan_trace = ::testing::TempDir() + "/remote-scans.txt";
+  absl::StatusOr<AbResult> result = RunAb(options, *registry_, Remote());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST_F(AbRemote, UnknownPolicyIsTheServersInvalidArgument) {
+  AbOptions options = Redis();
+  options.input.kind = AbInputSpec::Kind::kCsv;  // no local reference engine
+  options.input.path = "/nonexistent.csv";
+  options.session.policies = {"full-scan", "fastest-scan"};
+  absl::StatusOr<AbResult> result = RunAb(options, *registry_, Remote());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), ::testing::HasSubstr("fastest-scan"));
+}
+
+}  // namespace
+}  // namespace schedcache::ab
