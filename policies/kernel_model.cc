@@ -24,6 +24,14 @@ void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
 }
 
 uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
+  // Decayed runtimes stay far below 2^44 ns (4.9 hours), so the product
+  // fits 64 bits and a 64-bit division gives the same quotient as the
+  // 128-bit one at a fraction of its cost; the 128-bit path keeps the
+  // result exact for any input.
+  constexpr uint64_t kMax64BitRuntime = ~uint64_t{0} / kNice0Load;
+  if (runtime <= kMax64BitRuntime && cpu_runtime < ~uint64_t{0}) {
+    return runtime * kNice0Load / (cpu_runtime + 1);
+  }
   const unsigned __int128 scaled =
       static_cast<unsigned __int128>(kNice0Load) * runtime;
   return static_cast<uint64_t>(
@@ -145,23 +153,29 @@ const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) 
 }
 
 uint64_t KernelModel::Occupancy(MmState& mm, int cpu, int64_t now) {
-  // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
-  context_.Advance(cpu, now);
-  const RqState& rq = context_.rq(cpu);
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
+  return OccupancyOf(mm, it != mm.cpus.end() && it->cpu == cpu ? &*it : nullptr,
+                     cpu, now);
+}
+
+uint64_t KernelModel::OccupancyOf(MmState& mm, CpuEntry* entry, int cpu,
+                                  int64_t now) {
+  // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
+  context_.Advance(cpu, now);
   // A CPU that never ran the process holds the lazily-created entry
   // {cpu_epoch, 0}: its occupancy is 0 and creating it changes nothing.
-  if (it == mm.cpus.end() || it->cpu != cpu) return 0;
-  CatchUpEntry(rq, *it);
+  if (entry == nullptr) return 0;
+  const RqState& rq = context_.rq(cpu);
+  CatchUpEntry(rq, *entry);
   if (scope_ == ScanScope::kVisitedCpus &&
-      rq.cpu_epoch - it->last_visit_epoch >
+      rq.cpu_epoch - entry->last_visit_epoch >
           context_.tunables().affinity_timeout_epochs) {
     mm.visited_cpus.Clear(cpu);
     return 0;
   }
-  return OccupancyRatio(it->runtime, rq.cpu_runtime);
+  return OccupancyRatio(entry->runtime, rq.cpu_runtime);
 }
 
 ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
@@ -208,22 +222,37 @@ ScanOutcome KernelModel::ScanLlcs(MmState& mm, const ProcessRef& process,
   while (!mask.Empty()) {
     const int llc = context_.llc_of(mask.First());
     const CpuSet& span = context_.llc_span(llc);
-    span_ = span;
-    if (scope_ == ScanScope::kVisitedCpus) span_ &= mm.visited_cpus;
     uint64_t llc_occ = 0;
     uint64_t top_occ = 0;
     int top_cpu = -1;
-    span_.ForEach([&](int i) {
+    // The entries are sorted by CPU and a span is visited in increasing CPU
+    // order, so one cursor walks both: one search per LLC, not per CPU.
+    auto entry = std::lower_bound(
+        mm.cpus.begin(), mm.cpus.end(), span.First(),
+        [](const CpuEntry& e, int c) { return e.cpu < c; });
+    auto visit = [&](int i) {
       ++outcome.cost.cpus_scanned;
       const RqState& rq = context_.rq(i);
       if (rq.curr_tgid == process.tgid) ++nr_running;
-      const uint64_t occ = Occupancy(mm, i, now);
+      while (entry != mm.cpus.end() && entry->cpu < i) ++entry;
+      const uint64_t occ = OccupancyOf(
+          mm, entry != mm.cpus.end() && entry->cpu == i ? &*entry : nullptr,
+          i, now);
       llc_occ += occ;
       if (occ > top_occ) {
         top_occ = occ;
         top_cpu = i;
       }
-    });
+    };
+    if (scope_ == ScanScope::kVisitedCpus) {
+      // A copy, not ForEachAnd: OccupancyOf may clear (and so shrink)
+      // visited_cpus while the loop runs.
+      span_ = span;
+      span_ &= mm.visited_cpus;
+      span_.ForEach(visit);
+    } else {
+      span.ForEach(visit);
+    }
     ++outcome.cost.llcs_scanned;
     mm.last_occupancy.push_back(LlcOccupancy{llc, llc_occ});
     if (llc_occ > best_occ) {

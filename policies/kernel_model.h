@@ -117,6 +117,9 @@ class KernelModel {
  private:
   // Start gives a process its start values at its first sample on `cpu`.
   void Start(MmState& mm, int cpu, int64_t now);
+  // OccupancyOf is Occupancy with the entry of `cpu` already found
+  // (nullptr: the process never ran there).
+  uint64_t OccupancyOf(MmState& mm, CpuEntry* entry, int cpu, int64_t now);
   // EntryFor finds or lazily creates the entry of `cpu`.
   CpuEntry& EntryFor(MmState& mm, int cpu);
   // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone.
