@@ -15,14 +15,6 @@ void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns) {
   rq.cpu_runtime = ShiftDecay(rq.cpu_runtime, n);
 }
 
-void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
-  // Kernel __update_mm_sched, per-process half.
-  const int64_t n = rq.cpu_epoch - entry.epoch;
-  if (n <= 0) return;
-  entry.epoch += n;
-  entry.runtime = ShiftDecay(entry.runtime, n);
-}
-
 uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
   // Decayed runtimes stay far below 2^44 ns (4.9 hours), so the product
   // fits 64 bits and a 64-bit division gives the same quotient as the

@@ -35,8 +35,14 @@ inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
 }
 
 // CatchUpEntry is the per-process half of decay() (kernel
-// __update_mm_sched): the entry follows its CPU's epoch.
-void CatchUpEntry(const RqState& rq, CpuEntry& entry);
+// __update_mm_sched): the entry follows its CPU's epoch. Inline: every
+// account and every occupied CPU of a scan calls it.
+inline void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
+  const int64_t n = rq.cpu_epoch - entry.epoch;
+  if (n <= 0) return;
+  entry.epoch += n;
+  entry.runtime = ShiftDecay(entry.runtime, n);
+}
 
 // OccupancyRatio is fraction_mm_sched's arithmetic: NICE_0_LOAD * runtime /
 // (cpu_runtime + 1), computed in 128 bits so it never wraps.
