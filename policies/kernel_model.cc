@@ -31,7 +31,9 @@ uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
 }
 
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
-    : context_(context), scope_(scope) {}
+    : context_(context),
+      scope_(scope),
+      entry_hint_(context.num_cpu_slots(), 0) {}
 
 void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
   if (mm.started) return;
@@ -42,9 +44,14 @@ void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
 }
 
 CpuEntry& KernelModel::EntryFor(MmState& mm, int cpu) {
+  // The hint is only ever a guess: an index whose entry is `cpu` is the
+  // entry (they are unique and sorted), whichever process set the hint.
+  uint32_t& hint = entry_hint_[cpu];
+  if (hint < mm.cpus.size() && mm.cpus[hint].cpu == cpu) return mm.cpus[hint];
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
+  hint = static_cast<uint32_t>(it - mm.cpus.begin());
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});

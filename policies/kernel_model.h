@@ -139,6 +139,11 @@ class KernelModel {
   const ScanScope scope_;
   CpuSet mask_;  // scratch: the scan mask
   CpuSet span_;  // scratch: one LLC's CPUs to visit
+  // entry_hint_ is, by CPU, the index in MmState::cpus where the last
+  // account on that CPU found its entry. Consecutive accounts on a CPU are
+  // mostly the same process (threads stay on their CPU), so the hint saves
+  // the search; EntryFor checks it before use.
+  std::vector<uint32_t> entry_hint_;
 };
 
 }  // namespace schedcache
