@@ -65,7 +65,7 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
-        processes_(options.max_processes) {
+        processes_(options.max_processes, context_.num_cpu_slots()) {
     last_timestamp_.assign(context_.num_cpu_slots(),
                            std::numeric_limits<int64_t>::min());
   }
@@ -108,7 +108,7 @@ class Engine::Impl {
   int64_t Clock(int64_t timestamp_ns);
   // SlotFor finds or admits process `tgid`, forgetting the state of an
   // evicted process whose slot it reuses.
-  uint32_t SlotFor(int32_t tgid);
+  uint32_t SlotFor(int32_t tgid, int cpu);
   void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
@@ -152,8 +152,8 @@ int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
   return now_;
 }
 
-uint32_t Engine::Impl::SlotFor(int32_t tgid) {
-  const ProcessTable::Admission admission = processes_.Admit(tgid);
+uint32_t Engine::Impl::SlotFor(int32_t tgid, int cpu) {
+  const ProcessTable::Admission admission = processes_.Admit(tgid, cpu);
   for (PolicySlot& policy : policies_) {
     if (admission.slot >= policy.pref_llc.size()) {
       policy.pref_llc.resize(admission.slot + 1, -1);
@@ -244,7 +244,7 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
 
   const int64_t now = Clock(s.timestamp_ns);
   last_timestamp_[s.cpu] = s.timestamp_ns;
-  const uint32_t slot = SlotFor(s.tgid);
+  const uint32_t slot = SlotFor(s.tgid, s.cpu);
   ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
   if (s.footprint_pages != kUnchangedFootprint) {
@@ -298,7 +298,7 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   if (idle) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
-    const uint32_t slot = SlotFor(h.tgid);
+    const uint32_t slot = SlotFor(h.tgid, h.cpu);
     processes_.MoveThread(slot, h.tid, h.cpu, context_);
     rq.curr_tgid = h.tgid;
     rq.curr_tid = h.tid;
