@@ -33,7 +33,21 @@ uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
       scope_(scope),
-      entry_hint_(context.num_cpu_slots(), 0) {}
+      entry_hint_(context.num_cpu_slots(), 0),
+      too_many_running_(context.num_cpu_slots(), 0) {
+  // invalid_llc_nr compares avg * smt * 1280 < tolerance * llc_size * 1024
+  // on every account. With k = smt * 1280 > 0 and r = tolerance * llc_size
+  // * 1024 >= 0, for an integer avg: avg * k < r  <=>  avg < ceil(r / k),
+  // so the comparison against the precomputed ceil(r / k) is exact.
+  const int64_t tolerance = context.tunables().aggr_tolerance;
+  for (int cpu = 0; cpu < context.num_cpu_slots(); ++cpu) {
+    const int llc = context.llc_of(cpu);
+    if (llc < 0) continue;  // a hole in the os indexes
+    const int64_t k = int64_t{context.smt_siblings(cpu)} * 1280;
+    const int64_t r = tolerance * context.llc_size(llc) * 1024;
+    too_many_running_[cpu] = (r + k - 1) / k;
+  }
+}
 
 void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
   if (mm.started) return;
@@ -107,16 +121,12 @@ ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
 NoPreferenceReason KernelModel::InvalidNrReason(const MmState& mm,
                                                 const ProcessRef& process,
                                                 int cpu) const {
-  // Kernel invalid_llc_nr.
+  // Kernel invalid_llc_nr, with the per-CPU threshold of the constructor.
   if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
-  const int64_t tolerance = context_.tunables().aggr_tolerance;
-  if (tolerance >= 100) return NoPreferenceReason::kNone;
-  const __int128 lhs = static_cast<__int128>(mm.nr_running_avg) *
-                       context_.smt_siblings(cpu) * 1280;
-  const __int128 rhs = static_cast<__int128>(tolerance) *
-                       context_.llc_size(context_.llc_of(cpu)) * 1024;
-  return lhs < rhs ? NoPreferenceReason::kNone
-                   : NoPreferenceReason::kTooManyThreads;
+  if (context_.tunables().aggr_tolerance >= 100) return NoPreferenceReason::kNone;
+  return mm.nr_running_avg < too_many_running_[cpu]
+             ? NoPreferenceReason::kNone
+             : NoPreferenceReason::kTooManyThreads;
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,

@@ -144,6 +144,9 @@ class KernelModel {
   // mostly the same process (threads stay on their CPU), so the hint saves
   // the search; EntryFor checks it before use.
   std::vector<uint32_t> entry_hint_;
+  // too_many_running_ is, by CPU, the smallest nr_running_avg that
+  // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
+  std::vector<int64_t> too_many_running_;
 };
 
 }  // namespace schedcache
