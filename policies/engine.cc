@@ -68,6 +68,10 @@ class Engine::Impl {
         processes_(options.max_processes, context_.num_cpu_slots()) {
     last_timestamp_.assign(context_.num_cpu_slots(),
                            std::numeric_limits<int64_t>::min());
+    cpu_accepted_.assign(context_.num_cpu_slots(), false);
+    context_.online().ForEach([&](int cpu) {
+      if (context_.topology().HasCpu(cpu)) cpu_accepted_[cpu] = true;
+    });
   }
 
   absl::Status AddPolicy(const PolicyFactory& factory,
@@ -119,6 +123,9 @@ class Engine::Impl {
   ModelContext context_;                 // outlives policies_
   std::vector<PolicySlot> policies_;
   std::vector<int64_t> last_timestamp_;  // by CPU, for validation
+  // cpu_accepted_ is, by os index, whether events may name the CPU (it
+  // exists and is online): one load per event instead of two calls.
+  std::vector<bool> cpu_accepted_;
   int64_t now_ = 0;
   ProcessTable processes_;
   std::vector<ScanOutcome> outcomes_;
@@ -128,6 +135,13 @@ class Engine::Impl {
 };
 
 absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
+  const bool accepted = cpu >= 0 &&
+                        cpu < static_cast<int32_t>(cpu_accepted_.size()) &&
+                        cpu_accepted_[cpu];
+  if (accepted && timestamp_ns >= last_timestamp_[cpu]) {
+    return absl::OkStatus();
+  }
+  // The rejection's reason, checked in the order the messages name.
   if (!context_.topology().HasCpu(cpu)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cpu ", cpu, " is not a CPU of topology ", context_.topology().source()));
