@@ -65,9 +65,13 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
-        processes_(options.max_processes) {
+        processes_(options.max_processes, context_.num_cpu_slots()) {
     last_timestamp_.assign(context_.num_cpu_slots(),
                            std::numeric_limits<int64_t>::min());
+    cpu_accepted_.assign(context_.num_cpu_slots(), false);
+    context_.online().ForEach([&](int cpu) {
+      if (context_.topology().HasCpu(cpu)) cpu_accepted_[cpu] = true;
+    });
   }
 
   absl::Status AddPolicy(const PolicyFactory& factory,
@@ -111,7 +115,7 @@ class Engine::Impl {
   int64_t Clock(int64_t timestamp_ns);
   // SlotFor finds or admits process `tgid`, forgetting the state of an
   // evicted process whose slot it reuses.
-  uint32_t SlotFor(int32_t tgid);
+  uint32_t SlotFor(int32_t tgid, int cpu);
   void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
@@ -123,6 +127,9 @@ class Engine::Impl {
   ModelContext context_;                 // outlives policies_
   std::vector<PolicySlot> policies_;
   std::vector<int64_t> last_timestamp_;  // by CPU, for validation
+  // cpu_accepted_ is, by os index, whether events may name the CPU (it
+  // exists and is online): one load per event instead of two calls.
+  std::vector<bool> cpu_accepted_;
   int64_t now_ = 0;
   ProcessTable processes_;
   std::vector<ScanOutcome> outcomes_;
@@ -133,6 +140,13 @@ class Engine::Impl {
 };
 
 absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
+  const bool accepted = cpu >= 0 &&
+                        cpu < static_cast<int32_t>(cpu_accepted_.size()) &&
+                        cpu_accepted_[cpu];
+  if (accepted && timestamp_ns >= last_timestamp_[cpu]) {
+    return absl::OkStatus();
+  }
+  // The rejection's reason, checked in the order the messages name.
   if (!context_.topology().HasCpu(cpu)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cpu ", cpu, " is not a CPU of topology ", context_.topology().source()));
@@ -157,8 +171,8 @@ int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
   return now_;
 }
 
-uint32_t Engine::Impl::SlotFor(int32_t tgid) {
-  const ProcessTable::Admission admission = processes_.Admit(tgid);
+uint32_t Engine::Impl::SlotFor(int32_t tgid, int cpu) {
+  const ProcessTable::Admission admission = processes_.Admit(tgid, cpu);
   for (PolicySlot& policy : policies_) {
     if (admission.slot >= policy.pref_llc.size()) {
       policy.pref_llc.resize(admission.slot + 1, -1);
@@ -257,7 +271,7 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
 
   const int64_t now = Clock(s.timestamp_ns);
   last_timestamp_[s.cpu] = s.timestamp_ns;
-  const uint32_t slot = SlotFor(s.tgid);
+  const uint32_t slot = SlotFor(s.tgid, s.cpu);
   ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
   if (s.footprint_pages != kUnchangedFootprint) {
@@ -311,7 +325,7 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   if (idle) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
-    const uint32_t slot = SlotFor(h.tgid);
+    const uint32_t slot = SlotFor(h.tgid, h.cpu);
     processes_.MoveThread(slot, h.tid, h.cpu, context_);
     rq.curr_tgid = h.tgid;
     rq.curr_tid = h.tid;

@@ -15,15 +15,15 @@ void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns) {
   rq.cpu_runtime = ShiftDecay(rq.cpu_runtime, n);
 }
 
-void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
-  // Kernel __update_mm_sched, per-process half.
-  const int64_t n = rq.cpu_epoch - entry.epoch;
-  if (n <= 0) return;
-  entry.epoch += n;
-  entry.runtime = ShiftDecay(entry.runtime, n);
-}
-
 uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
+  // Decayed runtimes stay far below 2^44 ns (4.9 hours), so the product
+  // fits 64 bits and a 64-bit division gives the same quotient as the
+  // 128-bit one at a fraction of its cost; the 128-bit path keeps the
+  // result exact for any input.
+  constexpr uint64_t kMax64BitRuntime = ~uint64_t{0} / kNice0Load;
+  if (runtime <= kMax64BitRuntime && cpu_runtime < ~uint64_t{0}) {
+    return runtime * kNice0Load / (cpu_runtime + 1);
+  }
   const unsigned __int128 scaled =
       static_cast<unsigned __int128>(kNice0Load) * runtime;
   return static_cast<uint64_t>(
@@ -31,7 +31,23 @@ uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
 }
 
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
-    : context_(context), scope_(scope) {}
+    : context_(context),
+      scope_(scope),
+      entry_hint_(context.num_cpu_slots(), 0),
+      too_many_running_(context.num_cpu_slots(), 0) {
+  // invalid_llc_nr compares avg * smt * 1280 < tolerance * llc_size * 1024
+  // on every account. With k = smt * 1280 > 0 and r = tolerance * llc_size
+  // * 1024 >= 0, for an integer avg: avg * k < r  <=>  avg < ceil(r / k),
+  // so the comparison against the precomputed ceil(r / k) is exact.
+  const int64_t tolerance = context.tunables().aggr_tolerance;
+  for (int cpu = 0; cpu < context.num_cpu_slots(); ++cpu) {
+    const int llc = context.llc_of(cpu);
+    if (llc < 0) continue;  // a hole in the os indexes
+    const int64_t k = int64_t{context.smt_siblings(cpu)} * 1280;
+    const int64_t r = tolerance * context.llc_size(llc) * 1024;
+    too_many_running_[cpu] = (r + k - 1) / k;
+  }
+}
 
 void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
   if (mm.started) return;
@@ -42,9 +58,14 @@ void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
 }
 
 CpuEntry& KernelModel::EntryFor(MmState& mm, int cpu) {
+  // The hint is only ever a guess: an index whose entry is `cpu` is the
+  // entry (they are unique and sorted), whichever process set the hint.
+  uint32_t& hint = entry_hint_[cpu];
+  if (hint < mm.cpus.size() && mm.cpus[hint].cpu == cpu) return mm.cpus[hint];
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
+  hint = static_cast<uint32_t>(it - mm.cpus.begin());
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
@@ -100,16 +121,12 @@ ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
 NoPreferenceReason KernelModel::InvalidNrReason(const MmState& mm,
                                                 const ProcessRef& process,
                                                 int cpu) const {
-  // Kernel invalid_llc_nr.
+  // Kernel invalid_llc_nr, with the per-CPU threshold of the constructor.
   if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
-  const int64_t tolerance = context_.tunables().aggr_tolerance;
-  if (tolerance >= 100) return NoPreferenceReason::kNone;
-  const __int128 lhs = static_cast<__int128>(mm.nr_running_avg) *
-                       context_.smt_siblings(cpu) * 1280;
-  const __int128 rhs = static_cast<__int128>(tolerance) *
-                       context_.llc_size(context_.llc_of(cpu)) * 1024;
-  return lhs < rhs ? NoPreferenceReason::kNone
-                   : NoPreferenceReason::kTooManyThreads;
+  if (context_.tunables().aggr_tolerance >= 100) return NoPreferenceReason::kNone;
+  return mm.nr_running_avg < too_many_running_[cpu]
+             ? NoPreferenceReason::kNone
+             : NoPreferenceReason::kTooManyThreads;
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
@@ -145,23 +162,29 @@ const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) 
 }
 
 uint64_t KernelModel::Occupancy(MmState& mm, int cpu, int64_t now) {
-  // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
-  context_.Advance(cpu, now);
-  const RqState& rq = context_.rq(cpu);
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
+  return OccupancyOf(mm, it != mm.cpus.end() && it->cpu == cpu ? &*it : nullptr,
+                     cpu, now);
+}
+
+uint64_t KernelModel::OccupancyOf(MmState& mm, CpuEntry* entry, int cpu,
+                                  int64_t now) {
+  // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
+  context_.Advance(cpu, now);
   // A CPU that never ran the process holds the lazily-created entry
   // {cpu_epoch, 0}: its occupancy is 0 and creating it changes nothing.
-  if (it == mm.cpus.end() || it->cpu != cpu) return 0;
-  CatchUpEntry(rq, *it);
+  if (entry == nullptr) return 0;
+  const RqState& rq = context_.rq(cpu);
+  CatchUpEntry(rq, *entry);
   if (scope_ == ScanScope::kVisitedCpus &&
-      rq.cpu_epoch - it->last_visit_epoch >
+      rq.cpu_epoch - entry->last_visit_epoch >
           context_.tunables().affinity_timeout_epochs) {
     mm.visited_cpus.Clear(cpu);
     return 0;
   }
-  return OccupancyRatio(it->runtime, rq.cpu_runtime);
+  return OccupancyRatio(entry->runtime, rq.cpu_runtime);
 }
 
 ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
@@ -208,22 +231,37 @@ ScanOutcome KernelModel::ScanLlcs(MmState& mm, const ProcessRef& process,
   while (!mask.Empty()) {
     const int llc = context_.llc_of(mask.First());
     const CpuSet& span = context_.llc_span(llc);
-    span_ = span;
-    if (scope_ == ScanScope::kVisitedCpus) span_ &= mm.visited_cpus;
     uint64_t llc_occ = 0;
     uint64_t top_occ = 0;
     int top_cpu = -1;
-    span_.ForEach([&](int i) {
+    // The entries are sorted by CPU and a span is visited in increasing CPU
+    // order, so one cursor walks both: one search per LLC, not per CPU.
+    auto entry = std::lower_bound(
+        mm.cpus.begin(), mm.cpus.end(), span.First(),
+        [](const CpuEntry& e, int c) { return e.cpu < c; });
+    auto visit = [&](int i) {
       ++outcome.cost.cpus_scanned;
       const RqState& rq = context_.rq(i);
       if (rq.curr_tgid == process.tgid) ++nr_running;
-      const uint64_t occ = Occupancy(mm, i, now);
+      while (entry != mm.cpus.end() && entry->cpu < i) ++entry;
+      const uint64_t occ = OccupancyOf(
+          mm, entry != mm.cpus.end() && entry->cpu == i ? &*entry : nullptr,
+          i, now);
       llc_occ += occ;
       if (occ > top_occ) {
         top_occ = occ;
         top_cpu = i;
       }
-    });
+    };
+    if (scope_ == ScanScope::kVisitedCpus) {
+      // A copy, not ForEachAnd: OccupancyOf may clear (and so shrink)
+      // visited_cpus while the loop runs.
+      span_ = span;
+      span_ &= mm.visited_cpus;
+      span_.ForEach(visit);
+    } else {
+      span.ForEach(visit);
+    }
     ++outcome.cost.llcs_scanned;
     mm.last_occupancy.push_back(LlcOccupancy{llc, llc_occ});
     if (llc_occ > best_occ) {

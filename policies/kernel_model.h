@@ -35,8 +35,14 @@ inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
 }
 
 // CatchUpEntry is the per-process half of decay() (kernel
-// __update_mm_sched): the entry follows its CPU's epoch.
-void CatchUpEntry(const RqState& rq, CpuEntry& entry);
+// __update_mm_sched): the entry follows its CPU's epoch. Inline: every
+// account and every occupied CPU of a scan calls it.
+inline void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
+  const int64_t n = rq.cpu_epoch - entry.epoch;
+  if (n <= 0) return;
+  entry.epoch += n;
+  entry.runtime = ShiftDecay(entry.runtime, n);
+}
 
 // OccupancyRatio is fraction_mm_sched's arithmetic: NICE_0_LOAD * runtime /
 // (cpu_runtime + 1), computed in 128 bits so it never wraps.
@@ -117,6 +123,9 @@ class KernelModel {
  private:
   // Start gives a process its start values at its first sample on `cpu`.
   void Start(MmState& mm, int cpu, int64_t now);
+  // OccupancyOf is Occupancy with the entry of `cpu` already found
+  // (nullptr: the process never ran there).
+  uint64_t OccupancyOf(MmState& mm, CpuEntry* entry, int cpu, int64_t now);
   // EntryFor finds or lazily creates the entry of `cpu`.
   CpuEntry& EntryFor(MmState& mm, int cpu);
   // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone.
@@ -130,6 +139,14 @@ class KernelModel {
   const ScanScope scope_;
   CpuSet mask_;  // scratch: the scan mask
   CpuSet span_;  // scratch: one LLC's CPUs to visit
+  // entry_hint_ is, by CPU, the index in MmState::cpus where the last
+  // account on that CPU found its entry. Consecutive accounts on a CPU are
+  // mostly the same process (threads stay on their CPU), so the hint saves
+  // the search; EntryFor checks it before use.
+  std::vector<uint32_t> entry_hint_;
+  // too_many_running_ is, by CPU, the smallest nr_running_avg that
+  // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
+  std::vector<int64_t> too_many_running_;
 };
 
 }  // namespace schedcache

@@ -131,6 +131,20 @@ TEST(Occupancy, DoesNotWrapForLargeRuntimes) {
   EXPECT_EQ(OccupancyRatio(big, big), (uint64_t{1} << 20) - 1);
 }
 
+TEST(Occupancy, IsExactOnBothSidesOfTheSixtyFourBitProduct) {
+  // 2^44 - 1 is the largest runtime whose product with 2^20 fits 64 bits:
+  // (2^44 - 1) * 2^20 / 2^44 = 2^20 - 2^-24, floor 2^20 - 1.
+  const uint64_t largest = (uint64_t{1} << 44) - 1;
+  EXPECT_EQ(OccupancyRatio(largest, largest), (uint64_t{1} << 20) - 1);
+  // One more: 2^44 * 2^20 / (2^44 + 1) = 2^20 - 2^20 / (2^44 + 1), floor
+  // 2^20 - 1 again, now through the 128-bit product.
+  EXPECT_EQ(OccupancyRatio(largest + 1, largest + 1), (uint64_t{1} << 20) - 1);
+  // cpu_runtime = 2^64 - 1: the divisor 2^64 does not fit 64 bits.
+  // 2^44 * 2^20 / 2^64 = 1; (2^44 - 1) * 2^20 / 2^64 = 1 - 2^-44, floor 0.
+  EXPECT_EQ(OccupancyRatio(largest + 1, ~uint64_t{0}), 1u);
+  EXPECT_EQ(OccupancyRatio(largest, ~uint64_t{0}), 0u);
+}
+
 // A context over "2 nodes x 2 LLCs x 16 CPUs, SMT 2" (LLC 0: CPUs 0-15).
 struct Limits {
   explicit Limits(int64_t tolerance, bool numa_balancing = true)

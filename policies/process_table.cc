@@ -30,14 +30,25 @@ void ProcessTable::LinkFront(uint32_t slot) {
   if (lru_tail_ == kNoSlot) lru_tail_ = slot;
 }
 
-ProcessTable::Admission ProcessTable::Admit(int32_t tgid) {
+void ProcessTable::Touch(uint32_t slot) {
+  if (lru_head_ == slot) return;
+  Unlink(slot);
+  LinkFront(slot);
+}
+
+ProcessTable::Admission ProcessTable::Admit(int32_t tgid, int cpu) {
+  OnCpu& last = on_cpu_[cpu];
+  // The slot may have been reused since; it is ours only if it holds tgid.
+  if (last.tgid == tgid && last.slot < processes_.size() &&
+      processes_[last.slot].tgid == tgid) {
+    Touch(last.slot);
+    return {last.slot, false};
+  }
   if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
-    const uint32_t slot = it->second;
-    if (lru_head_ != slot) {
-      Unlink(slot);
-      LinkFront(slot);
-    }
-    return {slot, false};
+    Touch(it->second);
+    last.tgid = tgid;
+    last.slot = it->second;
+    return {it->second, false};
   }
   Admission admission{0, false};
   if (static_cast<int64_t>(slot_of_.size()) >= max_processes_) {
@@ -49,9 +60,16 @@ ProcessTable::Admission ProcessTable::Admit(int32_t tgid) {
     ++evicted_;
   } else {
     admission.slot = static_cast<uint32_t>(processes_.size());
+    if (processes_.size() == processes_.capacity()) {
+      // Growing moves every ProcessState, and with it (if the move is not
+      // a steal) the threads the OnCpu entries point to.
+      on_cpu_.assign(on_cpu_.size(), OnCpu{});
+    }
     processes_.emplace_back();
   }
   processes_[admission.slot].tgid = tgid;
+  last.tgid = tgid;
+  last.slot = admission.slot;
   slot_of_.emplace(tgid, admission.slot);
   LinkFront(admission.slot);
   return admission;
@@ -60,7 +78,14 @@ ProcessTable::Admission ProcessTable::Admit(int32_t tgid) {
 ThreadState& ProcessTable::MoveThread(uint32_t slot, int32_t tid, int cpu,
                                       ModelContext& context) {
   ProcessState& p = processes_[slot];
-  ThreadState& thread = p.threads[tid];
+  OnCpu& last = on_cpu_[cpu];
+  if (last.slot != slot || last.tid != tid || last.tgid != p.tgid ||
+      last.threads_version != p.threads_version) {
+    auto [it, inserted] = p.threads.try_emplace(tid);
+    if (inserted) p.threads_version = ++last_threads_version_;
+    last = OnCpu{p.tgid, slot, tid, p.threads_version, &it->second};
+  }
+  ThreadState& thread = *last.thread;
   if (thread.cpu >= 0 && thread.cpu != cpu) {
     RqState& old = context.mutable_rq(thread.cpu);
     if (old.curr_tgid == p.tgid && old.curr_tid == tid) {
