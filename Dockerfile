@@ -3,17 +3,23 @@
 # quick start and CI use. Runtime stage: the two binaries and the Debian
 # packages that hold their shared libraries, found with ldd at build time.
 FROM debian:bookworm AS build
+# pipefail: a library dpkg cannot place must fail the build, not vanish.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 COPY . /src
 WORKDIR /src
+# The runtime package list: each shared library ldd names, looked up by
+# "*/<multiarch dir>/<file>" because merged-/usr packages register some
+# libraries under /lib and others under /usr/lib.
 RUN .ci/install-deps \
  && cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DSCHEDCACHE_BUILD_TESTS=OFF -DSCHEDCACHE_BUILD_BENCHMARKS=OFF \
  && cmake --build /build --target schedcached schedcache \
  && mkdir -p /out/bin \
  && cp /build/bin/schedcached /build/bin/schedcache /out/bin/ \
- && ldd /out/bin/* | awk '/=> \//{print $3}' | sort -u \
-      | xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u \
-      | grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)$' > /out/runtime-packages
+ && ldd /out/bin/* | awk '/=> \//{n = split($3, p, "/"); print "*/" p[n-1] "/" p[n]}' \
+      | sort -u | xargs -r -d '\n' dpkg -S | cut -d: -f1 | sort -u \
+      | { grep -v -E '^(libc6|libgcc-s1|libstdc\+\+6)$' || true; } > /out/runtime-packages \
+ && grep -q '^libgrpc++' /out/runtime-packages
 
 FROM debian:bookworm-slim
 COPY --from=build /out/runtime-packages /tmp/runtime-packages
