@@ -127,7 +127,7 @@ absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
                        EventSink& sink, AbInput& input) {
   TraceOptions trace;
   trace.hz = options.hz;
-  ASSIGN_OR_RETURN(trace.cpu_map, CpuMap::Parse(options.cpu_map));
+  trace.cpu_map = options.cpu_map;
   trace.topology = &topology;
   ASSIGN_OR_RETURN(const ReplayStats stats,
                    ReplayTraceFile(options.input.path, trace, sink));
@@ -144,7 +144,7 @@ absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
 // are counted as malformed and skipped, as a trace's are.
 absl::Status FeedCsv(const AbOptions& options, EventSink& sink,
                      AbInput& input) {
-  ASSIGN_OR_RETURN(const CpuMap cpu_map, CpuMap::Parse(options.cpu_map));
+  const CpuMap& cpu_map = options.cpu_map;
   std::ifstream file;
   if (options.input.path != "-") {
     file.open(options.input.path);
@@ -239,6 +239,12 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry) {
 absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session) {
+  if (options.input.kind == AbInputSpec::Kind::kWorkload &&
+      !options.cpu_map.identity()) {
+    return absl::InvalidArgumentError(
+        "cpu map: a workload input runs on the topology's own CPUs; the map "
+        "applies to trace: and csv: inputs only");
+  }
   ASSIGN_OR_RETURN(Topology loaded, LoadTopology(options.session.topology));
   auto topology = std::make_shared<const Topology>(std::move(loaded));
 
@@ -253,7 +259,8 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                    make_session(topology, options.session, collector));
   if (scan_trace.has_value() && !session->reports_scans()) {
     return absl::UnimplementedError(
-        "--scan-trace: this session backend does not report single scans");
+        "--scan-trace is in-process only: this session backend (a server) "
+        "does not report single scans; drop --server to write scan traces");
   }
 
   AbInput input;

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "client/ab/ab_session.h"
 #include "client/report/ab_result.h"
+#include "client/trace/cpu_map.h"
 #include "client/workload/workload.h"
 #include "policies/policy_registry.h"
 #include "topology/topology.h"
@@ -60,7 +61,7 @@ struct AbOptions {
                           .trigger = "tick",
                           .settings = {}};
   int hz = 250;                // tick rate for traces and workloads
-  std::string cpu_map;         // trace and csv inputs; see cpu_map.h
+  CpuMap cpu_map;              // trace and csv inputs only; see cpu_map.h
   std::string scan_trace;      // --scan-trace FILE; empty: none
   // progress, when set, is called every few tens of thousands of events.
   std::function<void(const AbProgress&)> progress;
@@ -78,9 +79,11 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry);
 
 // RunAb runs the evaluation. `registry` holds the first policy for a
 // workload's reference engine. Returns the input's errors (NotFound for a
-// missing file, InvalidArgument naming a bad option, CPU or the line of a
-// CSV that does not start with the header), the session's errors, or
-// DataLoss when the scan trace cannot be written.
+// missing file; InvalidArgument naming a bad option, a CPU, the line of a
+// CSV that does not start with the header, or a CPU map given with a
+// workload input, which runs on the topology's own CPUs), the session's
+// errors, DataLoss when the scan trace cannot be written, or Unimplemented
+// when scan_trace is set and the session does not report single scans.
 absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session);

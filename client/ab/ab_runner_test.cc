@@ -249,6 +249,15 @@ TEST(AbTrace, SharedTracesReplayWithoutMalformedLines) {
   EXPECT_GT(traces, 0);
 }
 
+TEST(AbRun, RejectsACpuMapWithAWorkloadInput) {
+  AbOptions options = Workload(WorkloadKind::kRedis, 10 * kMs);
+  options.cpu_map = *CpuMap::Parse("0=1,1=0");
+  absl::StatusOr<AbResult> result =
+      RunAb(options, Registry(), InProcessSessions(Registry()));
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), HasSubstr("trace: and csv:"));
+}
+
 TEST(ParseAbInput, ReadsEachKindAndRejectsTheRest) {
   EXPECT_EQ(ParseAbInput("trace:/tmp/t.gz")->path, "/tmp/t.gz");
   EXPECT_EQ(ParseAbInput("csv:-")->kind, AbInputSpec::Kind::kCsv);

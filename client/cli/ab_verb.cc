@@ -2,16 +2,38 @@
 // (DESIGN §4); flag parsing only, the work is schedcache::ab's.
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "client/ab/ab_command.h"
 #include "client/cli/verb.h"
+#include "client/trace/cpu_map.h"
+#include "common/status_macros.h"
 
 namespace schedcache::cli {
 namespace {
+
+constexpr int64_t kNsPerMs = 1'000'000;
+// kUnbounded: no upper limit worth telling the user about.
+constexpr int64_t kUnbounded = INT64_MAX / 2 / kNsPerMs;
+
+// CheckFlag checks a numeric flag against [lo, hi] and names the flag and
+// the value as typed, not the WorkloadOptions field it lands in: the user
+// typed `--duration-ms -5`, not `duration_ns = -5000000`.
+absl::Status CheckFlag(absl::string_view flag, int64_t value, int64_t lo,
+                       int64_t hi) {
+  if (value >= lo && value <= hi) return absl::OkStatus();
+  const std::string want = hi == kUnbounded && lo == 1
+                               ? std::string("must be > 0")
+                               : absl::StrCat("must be in ", lo, "..", hi);
+  return absl::InvalidArgumentError(absl::StrCat(flag, " ", value, ": ", want));
+}
 
 class AbVerb : public Verb {
  public:
@@ -20,9 +42,9 @@ class AbVerb : public Verb {
   }
 
   void DefineFlags(FlagSet& flags) override {
-    flags.AddString("--input", "INPUT",
-                    "trace:PATH, csv:PATH, workload:redis or workload:hackbench",
-                    &input_);
+    flags.AddString(
+        "--input", "INPUT",
+        "trace:PATH, csv:PATH, workload:redis or workload:hackbench", &input_);
     flags.AddString("--topology", "SOURCE",
                     "host, synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH",
                     &command_.options.session.topology);
@@ -40,16 +62,20 @@ class AbVerb : public Verb {
     flags.AddInt64("--hz", "N", "scheduler tick rate of traces and workloads",
                    &hz_);
     flags.AddString("--cpu-map", "MAP",
-                    "rename trace/CSV CPUs, e.g. 0-15=16-31", &command_.options.cpu_map);
+                    "trace:/csv: inputs only: rename CPUs, entries FROM=TO or "
+                    "FROM:TO, each a CPU or range, e.g. 0-15=16-31; no two "
+                    "CPUs onto one",
+                    &cpu_map_);
     DefineWorkloadFlags(flags);
-    flags.AddString("--json", "FILE", "write the result as JSON", &command_.files.json);
+    flags.AddString("--json", "FILE", "write the result as JSON",
+                    &command_.files.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &command_.files.csv);
     flags.AddString("--html", "FILE", "write a self-contained HTML report",
                     &command_.files.html);
     flags.AddString("--scan-trace", "FILE",
-                    "write each scan as the seed's tracepoint, one file per "
-                    "policy",
+                    "in-process only (not with --server): write each scan as "
+                    "the seed's tracepoint, one file per policy",
                     &command_.options.scan_trace);
     flags.AddString("--server", "ADDR",
                     "run the session on schedcached at ADDR (unix:PATH or "
@@ -63,12 +89,21 @@ class AbVerb : public Verb {
     absl::StatusOr<ab::AbInputSpec> input = ab::ParseAbInput(input_);
     if (!input.ok()) return UsageError(input.status().message(), err);
     command_.options.input = *input;
+    if (absl::Status s = ApplyCpuMap(); !s.ok()) {
+      return UsageError(s.message(), err);
+    }
+    if (!command_.server.empty() && !command_.options.scan_trace.empty()) {
+      // The server API streams aggregate reports, not single scans.
+      return UsageError(
+          "--scan-trace is in-process only (the server API has no per-scan "
+          "stream): drop --server to write scan traces",
+          err);
+    }
     command_.options.session.policies =
         absl::StrSplit(policies_, ',', absl::SkipEmpty());
     if (numa_balancing_) {
       command_.options.session.settings.push_back("numa_balancing=true");
     }
-    command_.options.hz = static_cast<int>(hz_);
     if (absl::Status s = ApplyWorkloadFlags(); !s.ok()) {
       return UsageError(s.message(), err);
     }
@@ -95,12 +130,54 @@ class AbVerb : public Verb {
                    &groups_);
     flags.AddInt64("--fds", "F", "workload:hackbench: fds per group (-f)",
                    &fds_);
+    flags.AddString("--spill-probability", "P",
+                    "workload: chance (0..1) that a wake-up ignores the "
+                    "preferred LLC and spills elsewhere",
+                    &spill_probability_);
   }
 
+  // ApplyCpuMap parses --cpu-map, which only renames the CPUs of recorded
+  // inputs: a workload runs on the topology's own CPUs.
+  absl::Status ApplyCpuMap() {
+    if (cpu_map_.empty()) return absl::OkStatus();
+    if (command_.options.input.kind == ab::AbInputSpec::Kind::kWorkload) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--cpu-map ", cpu_map_, ": applies to trace: and csv: inputs only, ",
+          "not to ", input_));
+    }
+    absl::StatusOr<CpuMap> map = CpuMap::Parse(cpu_map_);
+    if (!map.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--cpu-map ", cpu_map_, ": ", map.status().message()));
+    }
+    command_.options.cpu_map = *std::move(map);
+    return absl::OkStatus();
+  }
+
+  // ApplyWorkloadFlags checks every numeric flag by its own name, then
+  // fills the workload options (whose own validation stays as a backstop).
   absl::Status ApplyWorkloadFlags() {
+    RETURN_IF_ERROR(CheckFlag("--hz", hz_, 1, 1'000'000'000));
+    RETURN_IF_ERROR(CheckFlag("--duration-ms", duration_ms_, 1, kUnbounded));
+    RETURN_IF_ERROR(
+        CheckFlag("--server-threads", server_threads_, 1, kMaxWorkloadThreads));
+    RETURN_IF_ERROR(
+        CheckFlag("--client-threads", client_threads_, 1, kMaxWorkloadThreads));
+    RETURN_IF_ERROR(CheckFlag("--groups", groups_, 1, kMaxWorkloadThreads));
+    // hackbench runs 2 * groups * fds workers.
+    RETURN_IF_ERROR(
+        CheckFlag("--fds", fds_, 1, kMaxWorkloadThreads / (2 * groups_)));
+    double spill = 0;
+    if (!absl::SimpleAtod(spill_probability_, &spill) ||
+        !std::isfinite(spill) || spill < 0.0 || spill > 1.0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--spill-probability ", spill_probability_, ": must be in 0..1"));
+    }
+    command_.options.hz = static_cast<int>(hz_);
     WorkloadOptions& w = command_.options.workload;
+    w.spill_probability = spill;
     w.seed = static_cast<uint64_t>(seed_);
-    w.duration_ns = duration_ms_ * 1'000'000;
+    w.duration_ns = duration_ms_ * kNsPerMs;
     w.server_threads = static_cast<int>(server_threads_);
     w.client_threads = static_cast<int>(client_threads_);
     w.groups = static_cast<int>(groups_);
@@ -122,6 +199,11 @@ class AbVerb : public Verb {
   }
 
   std::string input_;
+  std::string cpu_map_;
+  // A string so that the message can repeat what was typed; the default is
+  // the workload generator's.
+  std::string spill_probability_ =
+      absl::StrCat(WorkloadOptions{}.spill_probability);
   std::string policies_ = "full-scan,visited-scan,none";
   bool numa_balancing_ = false;
   int64_t hz_ = 250;

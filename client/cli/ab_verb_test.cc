@@ -35,10 +35,10 @@ std::string Slurp(const std::string& path) {
 
 TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   const std::string dir = ::testing::TempDir();
-  Result r = Invoke({"ab", "--input", "workload:redis", "--duration-ms", "50",
-                     "--json", dir + "/ab.json", "--csv", dir + "/ab.csv",
-                     "--html", dir + "/ab.html", "--scan-trace",
-                     dir + "/scans.txt"});
+  Result r =
+      Invoke({"ab", "--input", "workload:redis", "--duration-ms", "50",
+              "--json", dir + "/ab.json", "--csv", dir + "/ab.csv", "--html",
+              dir + "/ab.html", "--scan-trace", dir + "/scans.txt"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
   // Not a terminal: no progress line, only the files written.
@@ -68,9 +68,9 @@ TEST(AbVerb, NumaBalancingShrinksFullScanToOneNode) {
 TEST(AbVerb, BadInputsAreUsageErrorsAndFailuresErrors) {
   EXPECT_EQ(Invoke({"ab"}).code, kExitUsage);
   EXPECT_EQ(Invoke({"ab", "--input", "pcap:x"}).code, kExitUsage);
-  EXPECT_EQ(Invoke({"ab", "--input", "workload:redis", "--duration-ms", "0"})
-                .code,
-            kExitUsage);
+  EXPECT_EQ(
+      Invoke({"ab", "--input", "workload:redis", "--duration-ms", "0"}).code,
+      kExitUsage);
   Result missing = Invoke({"ab", "--input", "trace:/nonexistent/trace"});
   EXPECT_EQ(missing.code, kExitError);
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent/trace"));
@@ -78,6 +78,77 @@ TEST(AbVerb, BadInputsAreUsageErrorsAndFailuresErrors) {
                            "full-scan,fastest-scan"});
   EXPECT_EQ(unknown.code, kExitError);
   EXPECT_THAT(unknown.err, HasSubstr("fastest-scan"));
+}
+
+TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
+  struct Case {
+    std::vector<std::string> flags;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"--duration-ms", "-5"}, "--duration-ms -5: must be > 0"},
+      {{"--server-threads", "0"}, "--server-threads 0: must be in 1..100000"},
+      {{"--client-threads", "-1"}, "--client-threads -1:"},
+      {{"--groups", "0"}, "--groups 0:"},
+      {{"--groups", "10", "--fds", "5001"}, "--fds 5001: must be in 1..5000"},
+      {{"--hz", "0"}, "--hz 0:"},
+      {{"--spill-probability", "1.5"},
+       "--spill-probability 1.5: must be in 0..1"},
+      {{"--spill-probability", "nan"}, "--spill-probability nan:"},
+      {{"--spill-probability", "lots"}, "--spill-probability lots:"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"ab", "--input", "workload:redis"};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    Result r = Invoke(args);
+    EXPECT_EQ(r.code, kExitUsage) << c.flags[0];
+    EXPECT_THAT(r.err, HasSubstr(c.message));
+    EXPECT_THAT(r.err, ::testing::Not(HasSubstr("workload option")));
+  }
+}
+
+TEST(AbVerb, SpillProbabilityChangesTheWorkload) {
+  // With no spills every wake-up follows the preferred LLC; with every
+  // wake-up spilling, the processes spread and the preferred LLC moves, so
+  // the two tables cannot be equal.
+  Result none = Invoke({"ab", "--input", "workload:redis", "--duration-ms",
+                        "50", "--spill-probability", "0"});
+  Result all = Invoke({"ab", "--input", "workload:redis", "--duration-ms", "50",
+                       "--spill-probability", "1"});
+  ASSERT_EQ(none.code, kExitOk) << none.err;
+  ASSERT_EQ(all.code, kExitOk) << all.err;
+  EXPECT_NE(none.out, all.out);
+  EXPECT_THAT(Invoke({"ab", "--help"}).out, HasSubstr("--spill-probability"));
+}
+
+// A malformed --cpu-map is a usage error like any bad flag value; a trace
+// CPU the map leaves outside the topology is a runtime error (exit 1).
+TEST(AbVerb, CpuMapErrorsAreUsageErrorsNamingTheFlag) {
+  const std::string trace = ::testing::TempDir() + "/ab_verb_empty.trace";
+  std::ofstream(trace) << "";
+  for (const char* map : {"garbage", "0-1=4-9", "0=0,1=0"}) {
+    Result r = Invoke({"ab", "--input", "trace:" + trace, "--cpu-map", map});
+    EXPECT_EQ(r.code, kExitUsage) << map << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(std::string("--cpu-map ") + map + ":"));
+  }
+  EXPECT_THAT(
+      Invoke({"ab", "--input", "trace:" + trace, "--cpu-map", "0=0,1=0"}).err,
+      HasSubstr("trace cpus 0 and 1"));
+  EXPECT_THAT(Invoke({"ab", "--input", "trace:" + trace, "--cpu-map", "x"}).err,
+              HasSubstr("FROM=TO (or FROM:TO)"));
+  Result workload =
+      Invoke({"ab", "--input", "workload:redis", "--cpu-map", "0=1"});
+  EXPECT_EQ(workload.code, kExitUsage);
+  EXPECT_THAT(workload.err, HasSubstr("trace: and csv: inputs only"));
+}
+
+TEST(AbVerb, ScanTraceWithServerIsAUsageErrorSayingWhatToDo) {
+  Result r = Invoke({"ab", "--input", "workload:redis", "--server",
+                     "unix:/nonexistent/schedcached.sock", "--scan-trace",
+                     ::testing::TempDir() + "/scans.txt"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_THAT(r.err, HasSubstr("drop --server"));
+  EXPECT_THAT(Invoke({"ab", "--help"}).out, HasSubstr("in-process only"));
 }
 
 TEST(DemoVerb, RunsTheAbOfTheThreeSeedPolicies) {

@@ -27,6 +27,14 @@ size_t Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+TEST(HtmlReport, ShowsDashForAgreementWithoutDecisions) {
+  AbResult result = ExampleResult();
+  result.policies[1].report.decisions = 0;
+  result.policies[1].report.agreement = 1.0;
+  EXPECT_THAT(HtmlOf(result),
+              HasSubstr("<td class=\"num first\">0</td><td class=\"num\">-</td>"));
+}
+
 TEST(HtmlReport, EscapesCommsAndInputText) {
   AbResult result = ExampleResult();
   result.input.description = "trace:/tmp/<x>&y.txt";

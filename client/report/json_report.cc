@@ -85,8 +85,12 @@ void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
   json.Uint(r.decisions);
   json.Key("agreements");
   json.Uint(r.agreements);
-  json.Key("agreement");
-  json.Double(r.agreement);
+  json.Key("agreement");  // null: no decisions, no share to report
+  if (r.decisions == 0) {
+    json.Null();
+  } else {
+    json.Double(r.agreement);
+  }
   json.Key("preferredLlcChanges");
   json.Uint(r.preferred_llc_changes);
   json.Key("runtimeOnPreferredLlc");

@@ -19,7 +19,8 @@ namespace schedcache {
 //              malformedLines, malformedExamples[], startNs, durationNs, hz},
 //    "policies": [{name, scans, scansSkipped, scansAborted,
 //                  cpusScanned|llcsScanned|scanNs: {count, mean, p50, p99, max},
-//                  decisions, agreements, agreement, preferredLlcChanges,
+//                  decisions, agreements, agreement (null when decisions
+//                  is 0: nothing to agree on), preferredLlcChanges,
 //                  runtimeOnPreferredLlc,
 //                  cpusScannedHistogram: [{cpusScanned, scans}]}],
 //    "processes": [{tgid, comm, runtimeNs,

@@ -90,5 +90,14 @@ TEST(JsonReport, ParsesBackWithPython) {
             "(300, 'tab\\there é \\x01', {'full-scan': None, 'visited-scan': None})]\n");
 }
 
+TEST(JsonReport, AgreementIsNullWithoutDecisions) {
+  AbResult result = ExampleResult();
+  result.policies[1].report.decisions = 0;
+  result.policies[1].report.agreements = 0;
+  result.policies[1].report.agreement = 1.0;  // PolicyReport's default
+  EXPECT_THAT(JsonOf(result),
+              HasSubstr(R"("decisions":0,"agreements":0,"agreement":null,)"));
+}
+
 }  // namespace
 }  // namespace schedcache

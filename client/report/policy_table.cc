@@ -80,7 +80,9 @@ PolicyTable BuildPolicyTable(const AbResult& result) {
         Micros(r.scan_ns.mean),
         Micros(static_cast<double>(r.scan_ns.p99)),
         absl::StrCat(r.decisions),
-        Percent(r.agreement),
+        // No decisions: nothing to agree on, so no share to show (a
+        // policy that skipped every scan is not "100% in agreement").
+        r.decisions == 0 ? std::string("-") : Percent(r.agreement),
         absl::StrCat(r.preferred_llc_changes),
         Percent(r.runtime_on_preferred_llc),
     });

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -37,6 +38,10 @@ bool ParseRange(absl::string_view text, Range& range) {
 absl::StatusOr<CpuMap> CpuMap::Parse(absl::string_view text) {
   CpuMap map;
   if (absl::StripAsciiWhitespace(text).empty()) return map;
+  // Two trace CPUs on one target would merge their threads' runtime and
+  // occupancy on that CPU and silently change every policy's results.
+  absl::flat_hash_map<int, int> from_of;  // target CPU -> trace CPU
+
   for (absl::string_view entry : absl::StrSplit(text, ',')) {
     const size_t sep = entry.find_first_of(":=");
     Range from, to;
@@ -45,8 +50,8 @@ absl::StatusOr<CpuMap> CpuMap::Parse(absl::string_view text) {
         !ParseRange(entry.substr(sep + 1), to)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cpu map entry '", entry,
-          "' is not FROM:TO with CPU numbers or ranges A-B (0..", kMaxCpu,
-          ")"));
+          "' is not FROM=TO (or FROM:TO) with CPU numbers or ranges A-B (0..",
+          kMaxCpu, ")"));
     }
     if (from.last - from.first != to.last - to.first) {
       return absl::InvalidArgumentError(
@@ -62,7 +67,14 @@ absl::StatusOr<CpuMap> CpuMap::Parse(absl::string_view text) {
         return absl::InvalidArgumentError(absl::StrCat(
             "cpu map maps trace cpu ", cpu, " twice (entry '", entry, "')"));
       }
-      map.to_[cpu] = to.first + (cpu - from.first);
+      const int target = to.first + (cpu - from.first);
+      auto [it, inserted] = from_of.emplace(target, cpu);
+      if (!inserted) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cpu map sends trace cpus ", it->second, " and ", cpu,
+            " both to cpu ", target, " (entry '", entry, "')"));
+      }
+      map.to_[cpu] = target;
     }
   }
   return map;

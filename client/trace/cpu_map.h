@@ -2,14 +2,17 @@
 // replayed on, e.g. to replay a 2-CPU recording on a modelled 384-CPU
 // machine, or a machine whose CPUs are numbered differently.
 //
-// Text form (the `--cpu-map` flag): comma-separated entries FROM:TO or
-// FROM=TO, where each side is a CPU number `N` or a range `A-B` (A <= B); a
-// range maps element by element onto a range of the same length:
+// Text form (the `--cpu-map` flag): comma-separated entries FROM=TO or
+// FROM:TO (the two separators are equivalent), where each side is a CPU
+// number `N` or a range `A-B` (A <= B); a range maps element by element onto
+// a range of the same length:
 //   "0-383:0-383"   identity on 384 CPUs
 //   "0=0,1=200"     trace CPU 1 becomes CPU 200
 //   "0-15=16-31"    trace CPUs 0..15 become 16..31
-// A trace CPU may appear in one entry only. Trace CPUs not named map to
-// themselves; replay then rejects any CPU that is not in the topology.
+// A trace CPU may appear in one entry only, and no two trace CPUs may map
+// onto the same CPU (that would merge two CPUs' load). Trace CPUs not named
+// map to themselves; replay then rejects any CPU that is not in the
+// topology.
 //
 // Thread contract: immutable after Parse, safe for concurrent access.
 #ifndef SCHEDCACHE_CLIENT_TRACE_CPU_MAP_H_
@@ -33,7 +36,8 @@ class CpuMap {
 
   // Parse reads the text form above ("" is the identity). Returns
   // InvalidArgument naming the bad entry for a syntax error, ranges of
-  // different lengths, a CPU above kMaxCpu, or a CPU mapped twice.
+  // different lengths, a CPU above kMaxCpu, a CPU mapped twice, or two CPUs
+  // mapped onto one (the message names both).
   static absl::StatusOr<CpuMap> Parse(absl::string_view text);
 
   // Map returns the topology CPU of trace CPU `cpu` (>= 0).

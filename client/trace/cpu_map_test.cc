@@ -1,9 +1,12 @@
 #include "client/trace/cpu_map.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace schedcache {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(CpuMap, EmptyTextIsIdentity) {
   absl::StatusOr<CpuMap> map = CpuMap::Parse("");
@@ -30,6 +33,23 @@ TEST(CpuMap, RejectsBadEntries) {
   EXPECT_FALSE(CpuMap::Parse("a=1").ok());
   EXPECT_FALSE(CpuMap::Parse("3-1=1-3").ok());  // reversed range
   EXPECT_FALSE(CpuMap::Parse("0=99999999").ok());
+}
+
+TEST(CpuMap, RejectsTwoTraceCpusOntoOneTargetNamingBoth) {
+  absl::StatusOr<CpuMap> map = CpuMap::Parse("0=0,1=0");
+  ASSERT_FALSE(map.ok());
+  EXPECT_EQ(map.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(map.status().message(), HasSubstr("trace cpus 0 and 1"));
+  // Overlapping ranges collide too: 2 -> 11 and 3 -> 11.
+  EXPECT_FALSE(CpuMap::Parse("0-2=9-11,3=11").ok());
+  // A permutation is fine.
+  EXPECT_TRUE(CpuMap::Parse("0=1,1=0").ok());
+}
+
+TEST(CpuMap, SyntaxErrorNamesBothSeparators) {
+  absl::StatusOr<CpuMap> map = CpuMap::Parse("garbage");
+  ASSERT_FALSE(map.ok());
+  EXPECT_THAT(map.status().message(), HasSubstr("FROM=TO (or FROM:TO)"));
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ class TraceReplayer {
           options_.topology != nullptr
               ? absl::StrCat(" '", options_.topology->source(), "'")
               : "",
-          "; map it onto one with a cpu map (--cpu-map FROM:TO,...)"));
+          "; map it onto one with a cpu map (--cpu-map FROM=TO,...)"));
     }
     return cpu;
   }

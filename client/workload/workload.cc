@@ -13,7 +13,7 @@ namespace {
 constexpr int32_t kRedisServerTgid = 1000;
 constexpr int32_t kRedisClientTgid = 2000;
 constexpr int32_t kHackbenchTgid = 3000;
-constexpr int kMaxThreads = 100'000;
+constexpr int kMaxThreads = kMaxWorkloadThreads;
 
 absl::Status CheckRange(absl::string_view field, int64_t value, int64_t lo,
                         int64_t hi) {

@@ -47,6 +47,9 @@ enum class WorkloadKind { kRedis, kHackbench };
 // ParseWorkloadKind reads "redis" or "hackbench"; InvalidArgument otherwise.
 absl::StatusOr<WorkloadKind> ParseWorkloadKind(absl::string_view name);
 
+// kMaxWorkloadThreads bounds each thread count of a workload.
+inline constexpr int kMaxWorkloadThreads = 100'000;
+
 struct WorkloadOptions {
   WorkloadKind kind = WorkloadKind::kRedis;
   uint64_t seed = 1;
