@@ -13,6 +13,16 @@ inline constexpr char kDefaultServerAddress[] =
 // kDefaultSessionName is the session that exists from the server's start.
 inline constexpr char kDefaultSessionName[] = "default";
 
+// kDefaultPolicies are the policies of the `default` session and of a
+// session created without --policies, comma-separated; the first is the
+// reference.
+inline constexpr char kDefaultPolicies[] = "full-scan,visited-scan,none";
+
+// kWatchAttachedMetadata is the initial-metadata key schedcached sends on
+// WatchPreferences once the stream is attached to its session, so a client
+// tells an attached watch from a refused one before any change arrives.
+inline constexpr char kWatchAttachedMetadata[] = "schedcache-watch-attached";
+
 }  // namespace schedcache
 
 #endif  // SCHEDCACHE_COMMON_SERVICE_DEFAULTS_H_

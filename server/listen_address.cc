@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <system_error>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -91,18 +90,15 @@ absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text) {
 }
 
 absl::Status PrepareUnixSocket(const std::string& path) {
-  const std::filesystem::path parent =
-      std::filesystem::path(path).parent_path();
-  if (!parent.empty()) {
-    std::error_code error;
-    if (!std::filesystem::exists(parent, error)) {
-      std::filesystem::create_directories(parent, error);
-      if (error) {
-        return absl::UnavailableError(absl::StrCat(
-            "cannot create directory ", parent.string(), ": ", error.message()));
-      }
-      std::filesystem::permissions(parent, std::filesystem::perms::owner_all,
-                                   error);
+  // Every missing directory, not only the socket's own, is made 0700: a
+  // directory others can list would show where the service lives.
+  // create_directories would make them with the umask's mode (often 0755).
+  std::filesystem::path parent;
+  for (const std::filesystem::path& part :
+       std::filesystem::path(path).parent_path()) {
+    parent /= part;
+    if (::mkdir(parent.c_str(), S_IRWXU) != 0 && errno != EEXIST) {
+      return ErrnoStatus("cannot create directory", parent.string(), errno);
     }
   }
   struct stat info;

@@ -34,8 +34,8 @@ struct ListenAddress {
 // InvalidArgument naming the text otherwise.
 absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text);
 
-// PrepareUnixSocket makes `path` bindable: creates its parent directory
-// (mode 0700) when missing, and removes a socket file left by a server that
+// PrepareUnixSocket makes `path` bindable: creates each missing directory
+// above it (mode 0700, grandparents too), and removes a socket file left by a server that
 // no longer answers. Returns AlreadyExists when a server answers on it, and
 // FailedPrecondition when the path is something other than a socket.
 absl::Status PrepareUnixSocket(const std::string& path);

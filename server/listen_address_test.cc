@@ -75,12 +75,16 @@ class UnixSocketTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(UnixSocketTest, CreatesMissingParentDirectory) {
+TEST_F(UnixSocketTest, CreatesEveryMissingDirectoryOwnerOnly) {
   const std::string path = dir_ + "/sub/dir/s.sock";
   ASSERT_TRUE(PrepareUnixSocket(path).ok());
-  struct stat info;
-  ASSERT_EQ(::stat((dir_ + "/sub/dir").c_str(), &info), 0);
-  EXPECT_TRUE(S_ISDIR(info.st_mode));
+  // The grandparent is made 0700 too, not with the umask's 0755.
+  for (const std::string& made : {dir_ + "/sub", dir_ + "/sub/dir"}) {
+    struct stat info;
+    ASSERT_EQ(::stat(made.c_str(), &info), 0) << made;
+    EXPECT_TRUE(S_ISDIR(info.st_mode)) << made;
+    EXPECT_EQ(info.st_mode & 0777, 0700) << made;
+  }
 }
 
 TEST_F(UnixSocketTest, ReplacesStaleSocket) {

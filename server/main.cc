@@ -4,17 +4,22 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "common/service_defaults.h"
 #include "server/server.h"
 #include "server/signal_waiter.h"
 
@@ -26,28 +31,28 @@ ABSL_FLAG(std::string, topology, "host",
           "Topology of the `default` session: host, "
           "synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH");
 ABSL_FLAG(std::vector<std::string>, default_policies,
-          std::vector<std::string>({"full-scan", "visited-scan", "none"}),
+          absl::StrSplit(schedcache::kDefaultPolicies, ','),
           "Policies of the `default` session, comma-separated; the first is "
           "the reference");
 ABSL_FLAG(std::vector<std::string>, policy_plugin, {},
           "Policy plugin (.so) to load; repeatable, or comma-separated");
 ABSL_FLAG(int, max_sessions, schedcache::Limits{}.max_sessions,
-          "Most sessions alive at once, `default` included");
+          "Most sessions alive at once, `default` included (>= 1)");
 ABSL_FLAG(int64_t, max_processes, schedcache::Limits{}.max_processes,
           "Most processes tracked per session; the least recently active is "
-          "evicted (and counted) beyond it");
+          "evicted (and counted) beyond it (>= 1)");
 ABSL_FLAG(int, max_batch_events, schedcache::Limits{}.max_batch_events,
-          "Most events in one Ingest batch");
+          "Most events in one Ingest batch (>= 1)");
 ABSL_FLAG(int, max_message_bytes, schedcache::Limits{}.max_message_bytes,
-          "Largest request message, bytes");
+          "Largest request message, bytes (>= 1)");
 ABSL_FLAG(int, max_streams, schedcache::Limits{}.max_streams,
-          "Most Ingest and WatchPreferences streams open at once");
+          "Most Ingest and WatchPreferences streams open at once (>= 1)");
 ABSL_FLAG(int, max_watch_queue, schedcache::Limits{}.max_watch_queue,
           "Preference changes buffered per watcher before they are dropped "
-          "(and counted as missed)");
+          "(and counted as missed) (>= 1)");
 ABSL_FLAG(double, shutdown_grace_seconds, 2.0,
           "On SIGTERM/SIGINT, how long calls in flight may take before they "
-          "are cancelled");
+          "are cancelled (>= 0)");
 
 namespace {
 
@@ -107,6 +112,39 @@ std::vector<std::string> NormalizeArgs(int argc, char** argv) {
   return args;
 }
 
+// AtLeast returns an error naming `flag` when `value` is below `low`.
+template <typename T>
+absl::Status AtLeast(absl::string_view flag, T value, T low) {
+  if (value >= low) return absl::OkStatus();
+  std::string range = absl::StrCat("at least ", low);
+  if constexpr (std::is_integral_v<T>) {
+    range = absl::StrCat(low, "..", std::numeric_limits<T>::max());
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", flag, "=", value, " is out of range: must be ", range));
+}
+
+// ValidateFlags checks every limit flag at start-up, so a nonsense value
+// fails here and names its flag instead of misbehaving later.
+absl::Status ValidateFlags() {
+  for (const absl::Status& status : {
+           AtLeast("max_sessions", absl::GetFlag(FLAGS_max_sessions), 1),
+           AtLeast<int64_t>("max_processes",
+                            absl::GetFlag(FLAGS_max_processes), 1),
+           AtLeast("max_batch_events", absl::GetFlag(FLAGS_max_batch_events),
+                   1),
+           AtLeast("max_message_bytes",
+                   absl::GetFlag(FLAGS_max_message_bytes), 1),
+           AtLeast("max_streams", absl::GetFlag(FLAGS_max_streams), 1),
+           AtLeast("max_watch_queue", absl::GetFlag(FLAGS_max_watch_queue), 1),
+           AtLeast("shutdown_grace_seconds",
+                   absl::GetFlag(FLAGS_shutdown_grace_seconds), 0.0),
+       }) {
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,7 +153,9 @@ int main(int argc, char** argv) {
       "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"
       "Usage: schedcached [--listen=unix:PATH|HOST:PORT ...] "
       "[--topology=SOURCE] [--policy-plugin=PATH ...]\n"
-      "Flag names may use '-' or '_'.");
+      "Flag names may use '-' or '_'. Limit flags must be at least 1 "
+      "(--shutdown_grace_seconds at least 0); a value out of range or a "
+      "stray argument exits with code 2.");
   // --help lists this file's flags (absl's default looks for a file named
   // after the binary).
   absl::FlagsUsageConfig usage;
@@ -126,7 +166,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> normalized = NormalizeArgs(argc, argv);
   std::vector<char*> args;
   for (std::string& arg : normalized) args.push_back(arg.data());
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  const std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  // Exit code 2, as the schedcache CLI for usage errors: the command line
+  // is wrong (the server could not start with it).
+  if (positional.size() > 1) {
+    std::cerr << "schedcached: unexpected argument \"" << positional[1]
+              << "\" (schedcached takes only flags; see --help)\n";
+    return 2;
+  }
+  if (const absl::Status valid = ValidateFlags(); !valid.ok()) {
+    std::cerr << "schedcached: " << valid.message() << "\n";
+    return 2;
+  }
   schedcache::BlockStopSignals();
 
   schedcache::ServerOptions options;

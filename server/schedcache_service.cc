@@ -146,8 +146,9 @@ grpc::ServerUnaryReactor* SchedCacheService::Recommend(
 
 grpc::ServerWriteReactor<v1::PreferenceChange>*
 SchedCacheService::WatchPreferences(
-    grpc::CallbackServerContext*, const v1::WatchPreferencesRequest* request) {
-  return WatchStream::Start(sessions_, streams_, limits_, *request);
+    grpc::CallbackServerContext* context,
+    const v1::WatchPreferencesRequest* request) {
+  return WatchStream::Start(sessions_, streams_, limits_, *context, *request);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetReport(

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/grpc_status.h"
+#include "common/service_defaults.h"
 
 namespace schedcache {
 
@@ -30,6 +31,7 @@ WatchStream::WatchStream(StreamLimiter& limiter, int max_queue)
 
 grpc::ServerWriteReactor<v1::PreferenceChange>* WatchStream::Start(
     SessionManager& sessions, StreamLimiter& limiter, const Limits& limits,
+    grpc::CallbackServerContext& context,
     const v1::WatchPreferencesRequest& request) {
   // Not make_shared: the constructor is private.
   std::shared_ptr<WatchStream> stream(
@@ -57,6 +59,7 @@ grpc::ServerWriteReactor<v1::PreferenceChange>* WatchStream::Start(
     stream->FinishEarly(attached);
     return reactor;
   }
+  context.AddInitialMetadata(kWatchAttachedMetadata, "1");
   reactor->StartSendInitialMetadata();
   return reactor;
 }

@@ -19,6 +19,7 @@
 #include <deque>
 #include <memory>
 
+#include <grpcpp/server_context.h>
 #include <grpcpp/support/server_callback.h>
 
 #include "absl/base/thread_annotations.h"
@@ -35,9 +36,11 @@ class WatchStream final : public PreferenceSink,
                           public std::enable_shared_from_this<WatchStream> {
  public:
   // Start begins a WatchPreferences call; gRPC owns the returned reactor.
-  // `limiter` must outlive the call.
+  // `limiter` must outlive the call. Once attached, the initial metadata
+  // carries kWatchAttachedMetadata (common/service_defaults.h).
   static grpc::ServerWriteReactor<v1::PreferenceChange>* Start(
       SessionManager& sessions, StreamLimiter& limiter, const Limits& limits,
+      grpc::CallbackServerContext& context,
       const v1::WatchPreferencesRequest& request);
 
   bool Enqueue(const v1::PreferenceChange& change) override

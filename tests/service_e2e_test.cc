@@ -17,6 +17,7 @@
 namespace schedcache::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 using ::testing::StartsWith;
@@ -47,7 +48,8 @@ class ServiceE2eTest : public ::testing::Test {
 
   std::unique_ptr<Process> StartServer() {
     std::unique_ptr<Process> server = Process::Start(
-        {kBin + "schedcached", "--listen=unix:" + socket_},
+        {kBin + "schedcached", "--listen=unix:" + socket_,
+         std::string("--policy_plugin=") + SCHEDCACHE_EXAMPLE_PLUGIN},
         dir_.path() + "/server.log");
     if (server == nullptr) return server;
     client::Options options;
@@ -98,7 +100,8 @@ TEST_F(ServiceE2eTest, SessionFeedRecommendReportDelete) {
   CommandResult feed = Cli({"feed", "--session", "demo", csv_path});
   ASSERT_EQ(feed.exit_code, 0) << feed.err;
   EXPECT_THAT(feed.out, StartsWith("accepted 5, rejected 1\n"));
-  EXPECT_THAT(feed.out, HasSubstr("event 5: cpu 99"));
+  // The server's rejection of event 5 is named by its CSV line.
+  EXPECT_THAT(feed.out, HasSubstr("  line 7: cpu 99"));
 
   CommandResult recommend =
       Cli({"recommend", "--session", "demo", "--tgid", "4242"});
@@ -131,6 +134,85 @@ TEST_F(ServiceE2eTest, FeedReadsStdin) {
   EXPECT_THAT(feed.out, StartsWith("accepted "));
 }
 
+TEST_F(ServiceE2eTest, FeedRejectsMalformedRowsOnTheirOwn) {
+  CreateSession("m");
+  // Line 3 has a bad cpu, line 5 too few columns; line 7 is kCsv's CPU 99.
+  const std::string csv =
+      "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
+      "footprint_pages,comm\n"
+      "0,0,4242,4242,,,,,,\n"
+      "1000,x,4242,4242,1000000,1,2,,,redis-server\n"
+      "1000,1,4242,4243,1000000,1,,,,redis-server\n"
+      "1000,1,4242\n"
+      "20001000,0,4242,4242,1000000,1,,,,redis-server\n"
+      "20001000,99,4242,4243,1000000,1,,,,redis-server\n";
+  CommandResult feed = Cli({"feed", "--session", "m", "-"}, csv);
+  ASSERT_EQ(feed.exit_code, 0) << feed.err;
+  EXPECT_EQ(feed.out,
+            "accepted 3, rejected 3\n"
+            "  line 3: column cpu: \"x\" is not an integer\n"
+            "  line 5: expected 10 columns (" +
+                std::string(
+                    "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,"
+                    "numa_node,footprint_pages,comm") +
+                "), found 3\n"
+                "  line 7: cpu 99 is not a CPU of topology "
+                "synthetic:pack:1 l3:2 core:4 pu:2\n");
+  CommandResult report = Cli({"report", "--session", "m"});
+  EXPECT_THAT(report.out, HasSubstr("2 samples, 1 hand-overs, 1 rejected"));
+}
+
+TEST_F(ServiceE2eTest, WatchUsageAndRefusal) {
+  EXPECT_EQ(Cli({"watch", "--count", "-1"}).exit_code, 2);
+  // A refused watch prints its error and no table header.
+  CommandResult missing = Cli({"watch", "--session", "nosuch"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_THAT(missing.err, HasSubstr("nosuch"));
+}
+
+TEST_F(ServiceE2eTest, SessionCreateDefaultsAndMissingXml) {
+  CommandResult created = Cli({"session", "create", "--name", "d",
+                               "--topology", "synthetic:pack:1 l3:2 core:2 pu:1"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  // The same default policies as the server's `default` session.
+  EXPECT_THAT(created.out, HasSubstr("policies full-scan,visited-scan,none;"));
+  CommandResult missing = Cli({"session", "create", "--name", "x",
+                               "--topology", "xml:/nonexistent.xml"});
+  EXPECT_EQ(missing.exit_code, 1);
+  // As the topology verb says it: the source and the OS's reason.
+  EXPECT_THAT(missing.err,
+              HasSubstr("topology xml:/nonexistent.xml: cannot read "
+                        "/nonexistent.xml (No such file or directory)"));
+}
+
+TEST_F(ServiceE2eTest, TablesFitLongPolicyNames) {
+  CommandResult created = Cli(
+      {"session", "create", "--name", "p", "--topology",
+       "synthetic:pack:1 l3:2 core:2 pu:1", "--policies",
+       "full-scan,llc-most-runtime"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  ASSERT_EQ(Cli({"feed", "--session", "p", "-"}, kCsv).exit_code, 0);
+  // "llc-most-runtime" is 16 characters: the name column is 16 wide, then
+  // one space, in the header and every row.
+  CommandResult report = Cli({"report", "--session", "p"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(report.out, HasSubstr("\nPOLICY           SCANS "));
+  EXPECT_THAT(report.out, ContainsRegex("\nfull-scan        [0-9]"));
+  EXPECT_THAT(report.out, ContainsRegex("\nllc-most-runtime [0-9]"));
+  CommandResult recommend =
+      Cli({"recommend", "--session", "p", "--tgid", "4242"});
+  ASSERT_EQ(recommend.exit_code, 0) << recommend.err;
+  EXPECT_THAT(recommend.out, StartsWith("POLICY           LLC "));
+  EXPECT_THAT(recommend.out, ContainsRegex("\nfull-scan        [-0-9]"));
+  EXPECT_THAT(recommend.out, ContainsRegex("\nllc-most-runtime [-0-9]"));
+  // policies: names padded to the longest, so descriptions line up.
+  CommandResult policies = Cli({"policies"});
+  ASSERT_EQ(policies.exit_code, 0) << policies.err;
+  EXPECT_THAT(policies.out, ContainsRegex("(^|\n)full-scan        [^ ]"));
+  EXPECT_THAT(policies.out, ContainsRegex("\nllc-most-runtime [^ ]"));
+}
+
 TEST_F(ServiceE2eTest, ErrorsAndUsage) {
   CommandResult unknown = Cli({"recommend", "--tgid", "777"});
   EXPECT_EQ(unknown.exit_code, 1);
@@ -157,6 +239,9 @@ TEST_F(ServiceE2eTest, PoliciesListsBuiltins) {
   EXPECT_THAT(policies.out, HasSubstr("full-scan"));
   EXPECT_THAT(policies.out, HasSubstr("visited-scan"));
   EXPECT_THAT(policies.out, HasSubstr("epoch_period_ns"));
+  // Tunables with value names show the default by name.
+  EXPECT_THAT(policies.out, ContainsRegex("numa_balancing +default false "));
+  EXPECT_THAT(policies.out, ContainsRegex("enable +default auto "));
 }
 
 TEST_F(ServiceE2eTest, WatchPrintsChangesCausedByFeed) {
@@ -205,6 +290,29 @@ TEST_F(ServiceE2eTest, StaleSocketIsReplacedLiveOneIsNot) {
   server_ = StartServer();
   ASSERT_NE(server_, nullptr);
   EXPECT_EQ(Cli({"policies"}).exit_code, 0);
+}
+
+TEST(SchedcachedFlags, BadLimitValuesExitTwoNamingTheFlag) {
+  TempDir dir;
+  for (const char* flag :
+       {"--max_streams=-1", "--max_streams=0", "--max_batch_events=-5",
+        "--max_message_bytes=-1", "--max_watch_queue=-1",
+        "--shutdown_grace_seconds=-3", "--max_processes=0",
+        "--max_sessions=0"}) {
+    CommandResult started = RunCommand(
+        {kBin + "schedcached", "--listen=unix:" + dir.path() + "/s.sock", flag});
+    EXPECT_EQ(started.exit_code, 2) << flag;
+    EXPECT_THAT(started.err, HasSubstr(std::string(flag) + " is out of range"));
+  }
+}
+
+TEST(SchedcachedFlags, StrayArgumentExitsTwo) {
+  TempDir dir;
+  CommandResult started = RunCommand(
+      {kBin + "schedcached", "--listen=unix:" + dir.path() + "/s.sock",
+       "stray"});
+  EXPECT_EQ(started.exit_code, 2);
+  EXPECT_THAT(started.err, HasSubstr("\"stray\""));
 }
 
 TEST(SchedcachedHelp, ListsItsFlags) {

@@ -164,23 +164,6 @@ absl::StatusOr<Topology> Discover(
   return Topology::Create(std::move(spec));
 }
 
-absl::StatusOr<std::string> ReadFile(absl::string_view source,
-                                     const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("topology ", source,
-                                            ": cannot read ", path, " (",
-                                            std::strerror(errno), ")"));
-  }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) {
-    return absl::NotFoundError(
-        absl::StrCat("topology ", source, ": error reading ", path));
-  }
-  return std::move(bytes).str();
-}
-
 }  // namespace
 
 absl::StatusOr<Topology> LoadTopology(absl::string_view source) {
@@ -196,13 +179,35 @@ absl::StatusOr<Topology> LoadTopology(absl::string_view source) {
       return hwloc_topology_set_synthetic(topology, text.c_str());
     });
   }
-  if (absl::string_view path = source; absl::ConsumePrefix(&path, kXmlPrefix)) {
-    ASSIGN_OR_RETURN(std::string bytes, ReadFile(source, std::string(path)));
+  if (absl::StartsWith(source, kXmlPrefix)) {
+    ASSIGN_OR_RETURN(std::string bytes, ReadTopologyXml(source));
     return LoadTopologyFromXml(bytes, source);
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "topology source \"", source,
       "\" is unknown: use host, synthetic:DESCRIPTION or xml:PATH"));
+}
+
+absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source) {
+  absl::string_view path_text = source;
+  if (!absl::ConsumePrefix(&path_text, kXmlPrefix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "topology source \"", source, "\" is not xml:PATH"));
+  }
+  const std::string path(path_text);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("topology ", source,
+                                            ": cannot read ", path, " (",
+                                            std::strerror(errno), ")"));
+  }
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) {
+    return absl::NotFoundError(
+        absl::StrCat("topology ", source, ": error reading ", path));
+  }
+  return std::move(bytes).str();
 }
 
 absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,

@@ -10,6 +10,8 @@
 #ifndef SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
 #define SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "topology/topology.h"
@@ -44,6 +46,11 @@ absl::StatusOr<Topology> LoadTopology(absl::string_view source);
 // InvalidArgument when hwloc cannot read the bytes or they describe no CPUs.
 absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
                                              absl::string_view name);
+
+// ReadTopologyXml reads the file of an "xml:PATH" source, for a caller that
+// sends the bytes elsewhere (the CLI uploads them). Returns NotFound naming
+// the source, the path and the OS's reason when it cannot be read.
+absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source);
 
 }  // namespace schedcache
 

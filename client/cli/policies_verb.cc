@@ -1,6 +1,9 @@
 // `schedcache policies`: the policies a server offers and every tunable.
+#include <cstdint>
 #include <memory>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/cli/service_verb_support.h"
@@ -16,11 +19,21 @@ std::string Range(const v1::Tunable& tunable) {
   return absl::StrFormat("%d..%d", tunable.min_value(), tunable.max_value());
 }
 
+// Default names the default value when the tunable has value names
+// (numa_balancing "false", enable "auto"), else prints the number.
+std::string Default(const v1::Tunable& tunable) {
+  const int64_t index = tunable.default_value() - tunable.min_value();
+  if (index >= 0 && index < tunable.value_names_size()) {
+    return tunable.value_names(static_cast<int>(index));
+  }
+  return absl::StrCat(tunable.default_value());
+}
+
 void PrintTunables(const google::protobuf::RepeatedPtrField<v1::Tunable>& tunables,
                    std::ostream& out) {
   for (const v1::Tunable& tunable : tunables) {
-    out << absl::StrFormat("    %-26s default %-10d %-14s %s\n", tunable.name(),
-                           tunable.default_value(), Range(tunable),
+    out << absl::StrFormat("    %-26s default %-10s %-14s %s\n", tunable.name(),
+                           Default(tunable), Range(tunable),
                            tunable.description());
   }
 }
@@ -45,8 +58,12 @@ class PoliciesVerb : public Verb {
       PrintJson(*policies, out);
       return kExitOk;
     }
+    const int width = NameColumnWidth(
+        "", policies->policies(),
+        [](const v1::PolicyInfo& p) -> const std::string& { return p.name(); });
     for (const v1::PolicyInfo& policy : policies->policies()) {
-      out << absl::StrFormat("%-14s %s\n", policy.name(), policy.description());
+      out << absl::StrFormat("%-*s %s\n", width, policy.name(),
+                             policy.description());
       PrintTunables(policy.tunables(), out);
     }
     out << "\nmodel tunables (every session, --set NAME=VALUE):\n";

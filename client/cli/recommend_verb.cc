@@ -66,12 +66,18 @@ class RecommendVerb : public Verb {
     }
     // CPUS, LLCS and SCAN_NS are the cost of the last executed scan; SCAN
     // says whether it ran for this request ("now") or earlier ("last").
-    out << absl::StrFormat("%-14s %-4s %-4s %-20s %-5s %-6s %-6s %-9s %s\n",
-                           "POLICY", "LLC", "CPU", "REASON", "SCAN", "CPUS",
+    const int width = NameColumnWidth(
+        "POLICY", response->decisions(),
+        [](const v1::PolicyDecision& d) -> const std::string& {
+          return d.policy();
+        });
+    out << absl::StrFormat("%-*s %-4s %-4s %-20s %-5s %-6s %-6s %-9s %s\n",
+                           width, "POLICY", "LLC", "CPU", "REASON", "SCAN", "CPUS",
                            "LLCS", "SCAN_NS", "OCCUPANCY(LLC:NICE_0_LOAD)");
     for (const v1::PolicyDecision& decision : response->decisions()) {
       out << absl::StrFormat(
-          "%-14s %-4s %-4s %-20s %-5s %-6d %-6d %-9d %s\n", decision.policy(),
+          "%-*s %-4s %-4s %-20s %-5s %-6d %-6d %-9d %s\n", width,
+          decision.policy(),
           LlcName(decision.preferred_llc()), LlcName(decision.preferred_cpu()),
           decision.reason() == v1::NO_PREFERENCE_REASON_NONE
               ? "-"

@@ -37,14 +37,20 @@ class ReportVerb : public Verb {
         report->session(), report->samples_applied(),
         report->handovers_applied(), report->events_rejected(),
         report->processes_tracked(), report->processes_evicted());
+    const int width = NameColumnWidth(
+        "POLICY", report->policies(),
+        [](const v1::PolicyReport& p) -> const std::string& {
+          return p.policy();
+        });
     out << absl::StrFormat(
-        "%-14s %-8s %-30s %-8s %-18s %-10s %-10s %-8s %s\n", "POLICY", "SCANS",
+        "%-*s %-8s %-30s %-8s %-18s %-10s %-10s %-8s %s\n", width, "POLICY",
+        "SCANS",
         "CPUS SCANNED mean/p50/p99/max", "LLCS", "SCAN_NS mean/p99",
         "DECISIONS", "AGREEMENT", "CHANGES", "ON_PREFERRED");
     for (const v1::PolicyReport& policy : report->policies()) {
       const v1::Distribution& cpus = policy.cpus_scanned();
       out << absl::StrFormat(
-          "%-14s %-8d %-30s %-8.1f %-18s %-10d %-10.3f %-8d %.3f\n",
+          "%-*s %-8d %-30s %-8.1f %-18s %-10d %-10.3f %-8d %.3f\n", width,
           policy.policy(), policy.scans(),
           absl::StrFormat("%.1f/%d/%d/%d", cpus.mean(), cpus.p50(), cpus.p99(),
                           cpus.max()),

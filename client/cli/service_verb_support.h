@@ -6,6 +6,7 @@
 #ifndef SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_
 #define SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_
 
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -33,6 +34,16 @@ int Fail(absl::string_view verb, const absl::Status& status,
 // Usage prints a usage error for VERB and returns kExitUsage.
 int Usage(absl::string_view verb, absl::string_view message,
           std::ostream& err);
+
+// NameColumnWidth is the width of a table's name column: the header's or
+// the longest name's (`name_of(row)`), so a long plugin name stays aligned.
+template <typename Rows, typename NameOf>
+int NameColumnWidth(absl::string_view header, const Rows& rows,
+                    NameOf name_of) {
+  size_t width = header.size();
+  for (const auto& row : rows) width = std::max(width, name_of(row).size());
+  return static_cast<int>(width);
+}
 
 // LlcName is "-" for -1, else the number.
 std::string LlcName(int llc);

@@ -1,7 +1,7 @@
 // `schedcache session create|list|delete`: manage a server's sessions.
-#include <fstream>
 #include <memory>
-#include <sstream>
+#include <string>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
@@ -9,6 +9,8 @@
 #include "absl/strings/str_split.h"
 #include "client/cli/service_verb_support.h"
 #include "client/cli/verb.h"
+#include "common/service_defaults.h"
+#include "topology/topology_source.h"
 
 namespace schedcache::cli {
 namespace {
@@ -67,14 +69,10 @@ class SessionVerb : public Verb {
     v1::CreateSessionRequest request;
     request.set_name(name_);
     if (absl::StartsWith(topology_, "xml:")) {
-      const std::string path = topology_.substr(4);
-      std::ifstream file(path, std::ios::binary);
-      if (!file) {
-        return Fail(kVerb, absl::NotFoundError("cannot read " + path), err);
-      }
-      std::ostringstream bytes;
-      bytes << file.rdbuf();
-      request.mutable_topology()->set_xml(bytes.str());
+      // The topology verb's reader, so the error names the same things.
+      absl::StatusOr<std::string> bytes = ReadTopologyXml(topology_);
+      if (!bytes.ok()) return Fail(kVerb, bytes.status(), err);
+      request.mutable_topology()->set_xml(*std::move(bytes));
       request.mutable_topology()->set_xml_name(topology_);
     } else {
       request.mutable_topology()->set_spec(topology_);
@@ -144,7 +142,7 @@ class SessionVerb : public Verb {
   CommonFlags common_;
   std::string name_;
   std::string topology_ = "host";
-  std::string policies_ = "full-scan,visited-scan";
+  std::string policies_ = kDefaultPolicies;
   std::string trigger_ = "tick";
   std::vector<std::string> settings_;
 };

@@ -26,9 +26,16 @@ class WatchVerb : public Verb {
 
   int Run(const std::vector<std::string>&, std::ostream& out,
           std::ostream& err) override {
+    if (count_ < 0) return Usage(kVerb, "--count must be >= 0", err);
     std::unique_ptr<client::Client> client = Connect(common_);
     std::unique_ptr<client::PreferenceWatch> watch =
         client->Watch(common_.session);
+    // The header says the watch is attached; a refused one prints only its
+    // error.
+    if (!watch->attached()) {
+      watch->Next();  // nullopt: the stream already ended
+      return Fail(kVerb, watch->Finish(), err);
+    }
     if (!common_.json()) {
       out << absl::StrFormat("%-20s %-10s %-14s %-4s %-4s\n", "TIMESTAMP_NS",
                              "TGID", "POLICY", "OLD", "NEW")

@@ -45,8 +45,13 @@ class SampleCsvReader {
 
   // Next returns the next event, std::nullopt at the end of input, or
   // InvalidArgument naming the line number (and column) of a bad line or a
-  // missing header.
+  // missing header. A bad row is consumed: to skip and count malformed rows
+  // (feed and ab do), call Next again once header_seen(); before it, the
+  // input is most likely not this format at all.
   absl::StatusOr<std::optional<CsvEvent>> Next();
+
+  // header_seen tells whether the header line has been read.
+  bool header_seen() const { return header_seen_; }
 
   // line is the number of the last line read (1-based).
   int line() const { return line_; }

@@ -2,6 +2,7 @@
 
 #include <sstream>
 #include <string>
+#include <variant>
 
 #include "gtest/gtest.h"
 
@@ -100,6 +101,29 @@ TEST(SampleCsvReader, BadRowNamesItsLine) {
   absl::StatusOr<std::optional<CsvEvent>> event = reader.Next();
   ASSERT_FALSE(event.ok());
   EXPECT_NE(event.status().message().find("line 3"), absl::string_view::npos);
+}
+
+TEST(SampleCsvReader, ReadingContinuesAfterABadRow) {
+  std::istringstream in(std::string(kSampleCsvHeader) +
+                        "\n1,x,1,1,5,1,,,,\n2,0,1,1,5,1,,,,\n");
+  SampleCsvReader reader(in);
+  EXPECT_FALSE(reader.header_seen());
+  absl::StatusOr<std::optional<CsvEvent>> bad = reader.Next();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(reader.header_seen());  // so the caller may skip the row
+  EXPECT_EQ(bad.status().message(), "line 2: column cpu: \"x\" is not an integer");
+  absl::StatusOr<std::optional<CsvEvent>> good = reader.Next();
+  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_TRUE(good->has_value());
+  EXPECT_EQ(std::get<Sample>(**good).timestamp_ns, 2);
+  EXPECT_EQ(reader.line(), 3);
+}
+
+TEST(SampleCsvReader, HeaderIsNotSeenAfterAWrongFirstLine) {
+  std::istringstream in("not,a,header\n");
+  SampleCsvReader reader(in);
+  EXPECT_FALSE(reader.Next().ok());
+  EXPECT_FALSE(reader.header_seen());
 }
 
 }  // namespace

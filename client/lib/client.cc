@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "client/lib/event_convert.h"
 #include "common/grpc_status.h"
+#include "common/service_defaults.h"
 
 namespace schedcache::client {
 namespace {
@@ -261,7 +262,11 @@ class PreferenceWatch::Impl {
     request.set_session(std::string(session));
     reader_ = stub.WatchPreferences(&context_, request);
     reader_->WaitForInitialMetadata();
+    // A refused call ends trailers-only, without this key.
+    attached_ = context_.GetServerInitialMetadata().count(
+                    kWatchAttachedMetadata) > 0;
   }
+  bool attached() const { return attached_; }
   ~Impl() {
     if (!finished_) {
       context_.TryCancel();
@@ -282,6 +287,7 @@ class PreferenceWatch::Impl {
  private:
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReader<v1::PreferenceChange>> reader_;
+  bool attached_ = false;
   bool finished_ = false;
 };
 
@@ -291,6 +297,7 @@ PreferenceWatch::~PreferenceWatch() = default;
 std::optional<v1::PreferenceChange> PreferenceWatch::Next() {
   return impl_->Next();
 }
+bool PreferenceWatch::attached() const { return impl_->attached(); }
 absl::Status PreferenceWatch::Finish() { return impl_->Finish(); }
 void PreferenceWatch::Cancel() { impl_->Cancel(); }
 

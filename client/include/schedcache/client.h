@@ -133,6 +133,10 @@ class PreferenceWatch {
   PreferenceWatch(const PreferenceWatch&) = delete;
   PreferenceWatch& operator=(const PreferenceWatch&) = delete;
 
+  // attached is true when the server attached the stream to its session;
+  // false when it refused it (Next then returns std::nullopt and Finish the
+  // reason, e.g. NotFound).
+  bool attached() const;
   // Next blocks for the next change; std::nullopt when the stream ended
   // (see Finish).
   std::optional<v1::PreferenceChange> Next();
