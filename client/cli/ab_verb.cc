@@ -14,6 +14,7 @@
 #include "client/ab/ab_command.h"
 #include "client/cli/verb.h"
 #include "client/trace/cpu_map.h"
+#include "common/service_defaults.h"
 #include "common/status_macros.h"
 
 namespace schedcache::cli {
@@ -204,7 +205,7 @@ class AbVerb : public Verb {
   // the workload generator's.
   std::string spill_probability_ =
       absl::StrCat(WorkloadOptions{}.spill_probability);
-  std::string policies_ = "full-scan,visited-scan,none";
+  std::string policies_ = kDefaultPolicies;
   bool numa_balancing_ = false;
   int64_t hz_ = 250;
   int64_t seed_ = 1;
