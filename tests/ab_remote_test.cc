@@ -32,7 +32,7 @@ class AbRemote : public ::testing::Test {
   SessionMaker Remote() {
     const std::string address = server_->server->addresses()[0];
     return [address](std::shared_ptr<const Topology>,
-                     const AbSessionConfig& config, AbObserver& observer) {
+                     const client::SessionSpec& config, AbObserver& observer) {
       return MakeRemoteSession(address, config, observer);
     };
   }

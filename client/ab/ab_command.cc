@@ -40,7 +40,7 @@ absl::Status RunAbCommand(const AbCommand& command, std::ostream& out,
     make_session = InProcessSessions(registry);
   } else {
     make_session = [&command](std::shared_ptr<const Topology>,
-                              const AbSessionConfig& config,
+                              const client::SessionSpec& config,
                               AbObserver& observer) {
       return MakeRemoteSession(command.server, config, observer);
     };

@@ -230,7 +230,7 @@ absl::StatusOr<AbInputSpec> ParseAbInput(absl::string_view text) {
 
 SessionMaker InProcessSessions(const PolicyRegistry& registry) {
   return [&registry](std::shared_ptr<const Topology> topology,
-                     const AbSessionConfig& config, AbObserver& observer) {
+                     const client::SessionSpec& config, AbObserver& observer) {
     return MakeInProcessSession(std::move(topology), config, registry,
                                 observer);
   };

@@ -56,7 +56,7 @@ struct AbOptions {
   // Generator options for workload inputs (kind comes from `input`;
   // numa_preferred_node is turned on when the session's numa_balancing is).
   WorkloadOptions workload;
-  AbSessionConfig session{.topology = std::string(kEpyc9654Shape),
+  client::SessionSpec session{.topology = std::string(kEpyc9654Shape),
                           .policies = {"full-scan", "visited-scan", "none"},
                           .trigger = "tick",
                           .settings = {}};
@@ -70,7 +70,7 @@ struct AbOptions {
 // SessionMaker makes the evaluated session over a topology the runner has
 // loaded from config.topology, reporting to `observer`.
 using SessionMaker = std::function<absl::StatusOr<std::unique_ptr<AbSession>>(
-    std::shared_ptr<const Topology> topology, const AbSessionConfig& config,
+    std::shared_ptr<const Topology> topology, const client::SessionSpec& config,
     AbObserver& observer)>;
 
 // InProcessSessions makes in-process sessions over `registry` (not owned;

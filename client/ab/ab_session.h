@@ -6,7 +6,7 @@
 // in_process_session.h) and remote (a schedcached session over gRPC, see
 // remote_session.h).
 //
-// AbSessionConfig says what session to make, in the terms of
+// A session is described by client::SessionSpec, in the terms of
 // `schedcache session create`; the same tunable names resolve the same way
 // in both backends because both go through the server's own
 // BuildSessionSettings.
@@ -24,6 +24,7 @@
 #include "client/trace/event_sink.h"
 #include "policies/decision.h"
 #include "policies/engine.h"
+#include "schedcache/session_request.h"
 #include "schedcache/v1/schedcache.pb.h"
 
 namespace schedcache::ab {
@@ -35,21 +36,6 @@ class AbObserver {
   virtual void OnScan(const ScanObservation& scan) = 0;
   virtual void OnPreferenceChange(const PreferenceChange& change) = 0;
 };
-
-// AbSessionConfig describes the evaluated session.
-struct AbSessionConfig {
-  std::string topology;               // "host", "synthetic:...", "xml:PATH"
-  std::vector<std::string> policies;  // the first is the reference
-  std::string trigger = "tick";       // "tick" or "query"
-  std::vector<std::string> settings;  // "KEY=VALUE" (POLICY.KEY for one)
-};
-
-// BuildCreateSessionRequest turns `config` into the API's request for a
-// session named `name`. An xml: topology is read here and sent as bytes.
-// Returns InvalidArgument for a setting without '=' or an unknown trigger,
-// NotFound when the XML file cannot be read.
-absl::StatusOr<v1::CreateSessionRequest> BuildCreateSessionRequest(
-    const AbSessionConfig& config, const std::string& name);
 
 class AbSession : public EventSink {
  public:

@@ -34,16 +34,16 @@ class InProcessSession : public AbSession {
 }  // namespace
 
 absl::StatusOr<SessionSettings> ResolveSessionSettings(
-    const AbSessionConfig& config, const PolicyRegistry& registry) {
-  AbSessionConfig without_topology = config;
+    const client::SessionSpec& config, const PolicyRegistry& registry) {
+  client::SessionSpec without_topology = config;
   without_topology.topology = std::string(kHostSource);  // not read here
   ASSIGN_OR_RETURN(const v1::CreateSessionRequest request,
-                   BuildCreateSessionRequest(without_topology, kSessionName));
+                   client::BuildCreateSessionRequest(without_topology, kSessionName));
   return BuildSessionSettings(request, registry, EngineOptions{}.max_processes);
 }
 
 absl::StatusOr<std::unique_ptr<AbSession>> MakeInProcessSession(
-    std::shared_ptr<const Topology> topology, const AbSessionConfig& config,
+    std::shared_ptr<const Topology> topology, const client::SessionSpec& config,
     const PolicyRegistry& registry, AbObserver& observer) {
   ASSIGN_OR_RETURN(SessionSettings settings,
                    ResolveSessionSettings(config, registry));

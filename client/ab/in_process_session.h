@@ -20,7 +20,7 @@ namespace schedcache::ab {
 // against `registry` exactly as a server does (config.topology is not
 // read). Returns InvalidArgument naming an unknown policy, tunable or value.
 absl::StatusOr<SessionSettings> ResolveSessionSettings(
-    const AbSessionConfig& config, const PolicyRegistry& registry);
+    const client::SessionSpec& config, const PolicyRegistry& registry);
 
 // MakeInProcessSession builds an engine over `topology` as `config` says
 // (config.topology is not read: `topology` is that topology, loaded by the
@@ -28,7 +28,7 @@ absl::StatusOr<SessionSettings> ResolveSessionSettings(
 // owned; must outlive the session). Returns InvalidArgument for unknown
 // policies, tunables or values, naming them.
 absl::StatusOr<std::unique_ptr<AbSession>> MakeInProcessSession(
-    std::shared_ptr<const Topology> topology, const AbSessionConfig& config,
+    std::shared_ptr<const Topology> topology, const client::SessionSpec& config,
     const PolicyRegistry& registry, AbObserver& observer);
 
 }  // namespace schedcache::ab

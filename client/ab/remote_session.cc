@@ -141,7 +141,7 @@ class RemoteSession : public AbSession {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<AbSession>> MakeRemoteSession(
-    const std::string& address, const AbSessionConfig& config,
+    const std::string& address, const client::SessionSpec& config,
     AbObserver& observer) {
   client::Options options;
   options.address = address;
@@ -149,7 +149,7 @@ absl::StatusOr<std::unique_ptr<AbSession>> MakeRemoteSession(
   const std::string name =
       absl::StrCat("ab-", getpid(), "-", absl::GetCurrentTimeNanos());
   ASSIGN_OR_RETURN(const v1::CreateSessionRequest request,
-                   BuildCreateSessionRequest(config, name));
+                   client::BuildCreateSessionRequest(config, name));
   ASSIGN_OR_RETURN(v1::Session session, client->CreateSession(request));
   return std::unique_ptr<AbSession>(std::make_unique<RemoteSession>(
       std::move(client), std::move(session), observer));

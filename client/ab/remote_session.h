@@ -28,7 +28,7 @@ namespace schedcache::ab {
 // server's errors (Unavailable when it cannot be reached, InvalidArgument
 // for unknown policies or tunables, naming them).
 absl::StatusOr<std::unique_ptr<AbSession>> MakeRemoteSession(
-    const std::string& address, const AbSessionConfig& config,
+    const std::string& address, const client::SessionSpec& config,
     AbObserver& observer);
 
 }  // namespace schedcache::ab

@@ -3,14 +3,13 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/cli/service_verb_support.h"
 #include "client/cli/verb.h"
 #include "common/service_defaults.h"
-#include "topology/topology_source.h"
+#include "schedcache/session_request.h"
 
 namespace schedcache::cli {
 namespace {
@@ -66,33 +65,21 @@ class SessionVerb : public Verb {
  private:
   int Create(std::ostream& out, std::ostream& err) {
     if (name_.empty()) return Usage(kVerb, "create needs --name", err);
-    v1::CreateSessionRequest request;
-    request.set_name(name_);
-    if (absl::StartsWith(topology_, "xml:")) {
-      // The topology verb's reader, so the error names the same things.
-      absl::StatusOr<std::string> bytes = ReadTopologyXml(topology_);
-      if (!bytes.ok()) return Fail(kVerb, bytes.status(), err);
-      request.mutable_topology()->set_xml(*std::move(bytes));
-      request.mutable_topology()->set_xml_name(topology_);
-    } else {
-      request.mutable_topology()->set_spec(topology_);
-    }
-    for (absl::string_view policy :
-         absl::StrSplit(policies_, ',', absl::SkipEmpty())) {
-      request.add_policies(std::string(policy));
-    }
-    for (const std::string& setting : settings_) {
-      const size_t equals = setting.find('=');
-      if (equals == std::string::npos) {
-        return Usage(kVerb, "--set \"" + setting + "\" is not KEY=VALUE", err);
+    client::SessionSpec spec{.topology = topology_,
+                             .policies = absl::StrSplit(policies_, ',',
+                                                        absl::SkipEmpty()),
+                             .trigger = trigger_,
+                             .settings = settings_};
+    absl::StatusOr<v1::CreateSessionRequest> request =
+        client::BuildCreateSessionRequest(spec, name_);
+    if (!request.ok()) {
+      // A malformed --set is a usage error; an unreadable file is not.
+      if (absl::IsInvalidArgument(request.status())) {
+        return Usage(kVerb, std::string(request.status().message()), err);
       }
-      v1::TunableSetting* tunable = request.add_tunables();
-      tunable->set_name(setting.substr(0, equals));
-      tunable->set_value(setting.substr(equals + 1));
+      return Fail(kVerb, request.status(), err);
     }
-    request.set_trigger(trigger_ == "query" ? v1::SCAN_TRIGGER_QUERY
-                                            : v1::SCAN_TRIGGER_TICK);
-    absl::StatusOr<v1::Session> session = Connect(common_)->CreateSession(request);
+    absl::StatusOr<v1::Session> session = Connect(common_)->CreateSession(*request);
     if (!session.ok()) return Fail(kVerb, session.status(), err);
     if (common_.json()) {
       PrintJson(*session, out);
