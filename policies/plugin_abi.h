@@ -39,4 +39,14 @@ using SchedcachePolicyPluginEntry = const SchedcachePolicyPlugin* (*)();
 
 }  // extern "C"
 
+// SCHEDCACHE_POLICY_PLUGIN_ENTRY(descriptor) defines the plugin's one
+// exported symbol, returning the address of `descriptor`, a static
+// SchedcachePolicyPlugin. Every plugin uses it, so the symbol's name, C
+// linkage and visibility are written in one place.
+#define SCHEDCACHE_POLICY_PLUGIN_ENTRY(descriptor)                        \
+  extern "C" __attribute__((visibility("default")))                      \
+  const SchedcachePolicyPlugin* schedcache_policy_plugin() {              \
+    return &(descriptor);                                                 \
+  }
+
 #endif  // SCHEDCACHE_POLICIES_PLUGIN_ABI_H_

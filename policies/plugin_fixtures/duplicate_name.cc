@@ -29,7 +29,4 @@ constexpr SchedcachePolicyPlugin kPlugin = {kPolicyPluginAbiVersion,
 }  // namespace
 }  // namespace schedcache
 
-extern "C" __attribute__((visibility("default"))) const SchedcachePolicyPlugin*
-schedcache_policy_plugin() {
-  return &schedcache::kPlugin;
-}
+SCHEDCACHE_POLICY_PLUGIN_ENTRY(schedcache::kPlugin)

@@ -7,7 +7,4 @@ constexpr SchedcachePolicyPlugin kPlugin = {
     schedcache::kPolicyPluginAbiVersion + 1, nullptr};
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const SchedcachePolicyPlugin*
-schedcache_policy_plugin() {
-  return &kPlugin;
-}
+SCHEDCACHE_POLICY_PLUGIN_ENTRY(kPlugin)
