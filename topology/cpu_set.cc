@@ -79,21 +79,10 @@ bool CpuSet::Test(int cpu) const {
   return word < words_.size() && (words_[word] >> (cpu % kWordBits)) & 1;
 }
 
-bool CpuSet::Empty() const { return words_.empty(); }
-
 int CpuSet::Count() const {
   int count = 0;
   for (uint64_t w : words_) count += std::popcount(w);
   return count;
-}
-
-int CpuSet::First() const {
-  for (size_t w = 0; w < words_.size(); ++w) {
-    if (words_[w] != 0) {
-      return static_cast<int>(w * kWordBits + std::countr_zero(words_[w]));
-    }
-  }
-  return -1;
 }
 
 int CpuSet::Last() const {
@@ -108,6 +97,14 @@ CpuSet& CpuSet::operator&=(const CpuSet& other) {
   for (size_t w = 0; w < words_.size(); ++w) words_[w] &= other.words_[w];
   Trim();
   return *this;
+}
+
+void CpuSet::AssignIntersection(const CpuSet& a, const CpuSet& b) {
+  words_.resize(std::min(a.words_.size(), b.words_.size()));
+  for (size_t w = 0; w < words_.size(); ++w) {
+    words_[w] = a.words_[w] & b.words_[w];
+  }
+  Trim();
 }
 
 CpuSet& CpuSet::operator|=(const CpuSet& other) {

@@ -38,10 +38,18 @@ class CpuSet {
   void Clear(int cpu);
   bool Test(int cpu) const;
 
-  bool Empty() const;
+  // Empty and First are inline: a scan calls them once per LLC.
+  bool Empty() const { return words_.empty(); }  // Trim keeps no zero tail
   int Count() const;
   // First returns the lowest member, or -1 when the set is empty.
-  int First() const;
+  int First() const {
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (words_[w] != 0) {
+        return static_cast<int>(w * 64 + std::countr_zero(words_[w]));
+      }
+    }
+    return -1;
+  }
   // Last returns the highest member, or -1 when the set is empty.
   int Last() const;
 
@@ -52,6 +60,9 @@ class CpuSet {
   friend CpuSet operator&(CpuSet a, const CpuSet& b) { return a &= b; }
   friend CpuSet operator|(CpuSet a, const CpuSet& b) { return a |= b; }
   friend CpuSet operator-(CpuSet a, const CpuSet& b) { return a -= b; }
+  // AssignIntersection makes this set `a & b` in one pass, reusing its own
+  // storage (a scan does this once per LLC; `x = a; x &= b` copies first).
+  void AssignIntersection(const CpuSet& a, const CpuSet& b);
 
   bool Intersects(const CpuSet& other) const;
   bool IsSubsetOf(const CpuSet& other) const;

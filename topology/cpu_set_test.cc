@@ -54,6 +54,20 @@ TEST(CpuSet, EqualityIgnoresTrailingStorage) {
   EXPECT_EQ(b.Last(), 5);
 }
 
+TEST(CpuSet, AssignIntersectionReplacesContentsAndTrims) {
+  CpuSet target = CpuSet::FromRange(0, 4095);  // old contents must go
+  target.AssignIntersection(CpuSet{1, 64, 130, 3000}, CpuSet{64, 130, 131});
+  EXPECT_EQ(target, (CpuSet{64, 130}));
+  EXPECT_EQ(target.Last(), 130);
+  target.AssignIntersection(CpuSet{1, 3000}, CpuSet{2, 3000});
+  EXPECT_EQ(target, CpuSet{3000});
+  // Disjoint operands leave the empty set, equal to a default one.
+  target.AssignIntersection(CpuSet{1}, CpuSet::FromRange(2, 2000));
+  EXPECT_TRUE(target.Empty());
+  EXPECT_EQ(target, CpuSet());
+  EXPECT_EQ(target.First(), -1);
+}
+
 TEST(CpuSet, ForEachAndVisitsIntersectionInOrder) {
   CpuSet a{1, 64, 65, 130, 1500};
   CpuSet b{0, 64, 130, 131, 1500, 2000};
