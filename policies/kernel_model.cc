@@ -1,7 +1,8 @@
 #include "policies/kernel_model.h"
 
 #include <algorithm>
-#include <chrono>
+
+#include "policies/scan_stopwatch.h"
 
 namespace schedcache {
 
@@ -205,13 +206,11 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
     mm.reason = NoPreferenceReason::kFootprintTooLarge;
     return {ScanOutcome::Kind::kAborted, {}};
   }
-  const auto start = std::chrono::steady_clock::now();
+  const ScanStopwatch stopwatch;
   ScanMask(mm, thread);
   if (scope_ == ScanScope::kVisitedCpus) mask_ &= mm.visited_cpus;
   ScanOutcome outcome = ScanLlcs(mm, process, thread, mask_, now);
-  outcome.cost.scan_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+  outcome.cost.scan_ns = stopwatch.ElapsedNs();
   mm.last_cost = outcome.cost;
   return outcome;
 }
@@ -256,8 +255,7 @@ ScanOutcome KernelModel::ScanLlcs(MmState& mm, const ProcessRef& process,
     if (scope_ == ScanScope::kVisitedCpus) {
       // A copy, not ForEachAnd: OccupancyOf may clear (and so shrink)
       // visited_cpus while the loop runs.
-      span_ = span;
-      span_ &= mm.visited_cpus;
+      span_.AssignIntersection(span, mm.visited_cpus);
       span_.ForEach(visit);
     } else {
       span.ForEach(visit);

@@ -6,7 +6,6 @@
 //
 // Thread contract: thread-compatible (one writer: the session).
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "policies/kernel_model.h"
 #include "policies/plugin_abi.h"
 #include "policies/policy.h"
+#include "policies/scan_stopwatch.h"
 
 namespace schedcache {
 namespace {
@@ -109,7 +109,7 @@ class LlcMostRuntimePolicy : public Policy {
   // Choose sums the decayed runtime of each LLC the process ran on and
   // prefers the largest (the first in CPU order on a tie).
   ScanOutcome Choose(ProcessState& p, int64_t now) {
-    const auto start = std::chrono::steady_clock::now();
+    const ScanStopwatch stopwatch;
     ScanOutcome outcome{ScanOutcome::Kind::kExecuted, {}};
     p.last_runtime.clear();
     uint64_t total = 0;
@@ -150,10 +150,7 @@ class LlcMostRuntimePolicy : public Policy {
         }
       }
     }
-    outcome.cost.scan_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::steady_clock::now() - start)
-            .count();
+    outcome.cost.scan_ns = stopwatch.ElapsedNs();
     p.last_cost = outcome.cost;
     return outcome;
   }
