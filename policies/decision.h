@@ -34,7 +34,7 @@ struct LlcOccupancy {
 struct ScanCost {
   int cpus_scanned = 0;
   int llcs_scanned = 0;
-  int64_t scan_ns = 0;  // monotonic clock, wall time of the scan
+  int64_t scan_ns = 0;  // wall time of the scan (ScanStopwatch)
 };
 
 // PolicyDecision is one policy's current answer for a process (and thread).
