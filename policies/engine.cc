@@ -65,7 +65,7 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
-        processes_(options.max_processes, context_.num_cpu_slots()) {
+        processes_(options.max_processes) {
     last_timestamp_.assign(context_.num_cpu_slots(),
                            std::numeric_limits<int64_t>::min());
     cpu_accepted_.assign(context_.num_cpu_slots(), false);
@@ -113,9 +113,9 @@ class Engine::Impl {
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
   int64_t Clock(int64_t timestamp_ns);
-  // SlotFor finds or admits process `tgid`, forgetting the state of an
-  // evicted process whose slot it reuses.
-  uint32_t SlotFor(int32_t tgid, int cpu);
+  // Admit finds or admits process `tgid` and its thread `tid`, forgetting
+  // the state of an evicted process whose slot it reuses.
+  ProcessTable::Admission Admit(int32_t tgid, int32_t tid);
   void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
@@ -171,8 +171,8 @@ int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
   return now_;
 }
 
-uint32_t Engine::Impl::SlotFor(int32_t tgid, int cpu) {
-  const ProcessTable::Admission admission = processes_.Admit(tgid, cpu);
+ProcessTable::Admission Engine::Impl::Admit(int32_t tgid, int32_t tid) {
+  const ProcessTable::Admission admission = processes_.Admit(tgid, tid);
   for (PolicySlot& policy : policies_) {
     if (admission.slot >= policy.pref_llc.size()) {
       policy.pref_llc.resize(admission.slot + 1, -1);
@@ -181,7 +181,7 @@ uint32_t Engine::Impl::SlotFor(int32_t tgid, int cpu) {
       policy.pref_llc[admission.slot] = -1;
     }
   }
-  return admission.slot;
+  return admission;
 }
 
 void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
@@ -271,14 +271,16 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
 
   const int64_t now = Clock(s.timestamp_ns);
   last_timestamp_[s.cpu] = s.timestamp_ns;
-  const uint32_t slot = SlotFor(s.tgid, s.cpu);
+  const ProcessTable::Admission admission = Admit(s.tgid, s.tid);
+  const uint32_t slot = admission.slot;
   ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
   if (s.footprint_pages != kUnchangedFootprint) {
     p.footprint_pages = s.footprint_pages;
   }
   if (!s.comm.empty()) p.comm = s.comm;
-  ThreadState& t = processes_.MoveThread(slot, s.tid, s.cpu, context_);
+  ThreadState& t =
+      processes_.MoveThread(slot, admission.thread, s.cpu, context_);
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
 
   RqState& rq = context_.mutable_rq(s.cpu);
@@ -325,8 +327,8 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   if (idle) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
-    const uint32_t slot = SlotFor(h.tgid, h.cpu);
-    processes_.MoveThread(slot, h.tid, h.cpu, context_);
+    const ProcessTable::Admission admission = Admit(h.tgid, h.tid);
+    processes_.MoveThread(admission.slot, admission.thread, h.cpu, context_);
     rq.curr_tgid = h.tgid;
     rq.curr_tid = h.tid;
   }
@@ -346,12 +348,12 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   }
   const ProcessState& p = processes_.process(slot);
   const int32_t tid = request.tid.value_or(p.last_tid);
-  auto thread_it = p.threads.find(tid);
-  if (thread_it == p.threads.end()) {
+  const ThreadState* known = processes_.FindThread(slot, tid);
+  if (known == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "tid ", tid, " is not a known thread of process ", request.tgid));
   }
-  ThreadRef thread{tid, thread_it->second.numa_node, thread_it->second.cpu};
+  ThreadRef thread{tid, known->numa_node, known->cpu};
   if (request.cpu.has_value()) {
     if (!context_.topology().HasCpu(*request.cpu) ||
         !context_.online().Test(*request.cpu)) {
