@@ -33,7 +33,7 @@ uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
       scope_(scope),
-      entry_hint_(context.num_cpu_slots(), 0),
+      entry_hint_(context.num_cpu_slots()),
       too_many_running_(context.num_cpu_slots(), 0) {
   // invalid_llc_nr compares avg * smt * 1280 < tolerance * llc_size * 1024
   // on every account. With k = smt * 1280 > 0 and r = tolerance * llc_size
@@ -49,23 +49,12 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
   }
 }
 
-void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
-  if (mm.started) return;
-  mm.started = true;
-  mm.epoch = context_.rq(cpu).cpu_epoch;
-  mm.next_scan = now;
-  mm.pref_cpu = -1;
-}
-
-CpuEntry& KernelModel::EntryFor(MmState& mm, int cpu) {
-  // The hint is only ever a guess: an index whose entry is `cpu` is the
-  // entry (they are unique and sorted), whichever process set the hint.
-  uint32_t& hint = entry_hint_[cpu];
-  if (hint < mm.cpus.size() && mm.cpus[hint].cpu == cpu) return mm.cpus[hint];
+CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
-  hint = static_cast<uint32_t>(it - mm.cpus.begin());
+  hint.older = hint.recent;
+  hint.recent = static_cast<uint32_t>(it - mm.cpus.begin());
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
@@ -116,17 +105,6 @@ ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
   Start(mm, thread.cpu, now);
   mm.epoch = std::max(mm.epoch, context_.rq(thread.cpu).cpu_epoch);
   return Scan(mm, process, thread, now);
-}
-
-NoPreferenceReason KernelModel::InvalidNrReason(const MmState& mm,
-                                                const ProcessRef& process,
-                                                int cpu) const {
-  // Kernel invalid_llc_nr, with the per-CPU threshold of the constructor.
-  if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
-  if (context_.tunables().aggr_tolerance >= 100) return NoPreferenceReason::kNone;
-  return mm.nr_running_avg < too_many_running_[cpu]
-             ? NoPreferenceReason::kNone
-             : NoPreferenceReason::kTooManyThreads;
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,

@@ -10,6 +10,7 @@
 #define SCHEDCACHE_POLICIES_KERNEL_MODEL_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "policies/decision.h"
@@ -121,16 +122,54 @@ class KernelModel {
   const ModelContext& context() const { return context_; }
 
  private:
+  // EntryHint is, for one CPU, the indexes in MmState::cpus where the last
+  // two accounts on that CPU that searched found their entries. A CPU
+  // mostly alternates between few processes (threads stay on their CPU),
+  // so the hints save the search; EntryFor checks them before use.
+  struct EntryHint {
+    uint32_t recent = 0;
+    uint32_t older = 0;
+  };
+
   // Start gives a process its start values at its first sample on `cpu`.
-  void Start(MmState& mm, int cpu, int64_t now);
+  void Start(MmState& mm, int cpu, int64_t now) {
+    if (mm.started) return;
+    mm.started = true;
+    mm.epoch = context_.rq(cpu).cpu_epoch;
+    mm.next_scan = now;
+    mm.pref_cpu = -1;
+  }
   // OccupancyOf is Occupancy with the entry of `cpu` already found
   // (nullptr: the process never ran there).
   uint64_t OccupancyOf(MmState& mm, CpuEntry* entry, int cpu, int64_t now);
-  // EntryFor finds or lazily creates the entry of `cpu`.
-  CpuEntry& EntryFor(MmState& mm, int cpu);
-  // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone.
+  // EntryFor finds or lazily creates the entry of `cpu`. A hint is only
+  // ever a guess: an index whose entry is `cpu` is the entry (they are
+  // unique and sorted), whichever process set the hint.
+  CpuEntry& EntryFor(MmState& mm, int cpu) {
+    EntryHint& hint = entry_hint_[cpu];
+    if (hint.recent < mm.cpus.size() && mm.cpus[hint.recent].cpu == cpu) {
+      return mm.cpus[hint.recent];
+    }
+    if (hint.older < mm.cpus.size() && mm.cpus[hint.older].cpu == cpu) {
+      std::swap(hint.recent, hint.older);
+      return mm.cpus[hint.recent];
+    }
+    return SearchEntry(mm, cpu, hint);
+  }
+  // SearchEntry is EntryFor when neither hint holds.
+  CpuEntry& SearchEntry(MmState& mm, int cpu, EntryHint& hint);
+  // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone (kernel
+  // invalid_llc_nr, with the per-CPU threshold of the constructor).
   NoPreferenceReason InvalidNrReason(const MmState& mm,
-                                     const ProcessRef& process, int cpu) const;
+                                     const ProcessRef& process, int cpu) const {
+    if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
+    if (context_.tunables().aggr_tolerance >= 100) {
+      return NoPreferenceReason::kNone;
+    }
+    return mm.nr_running_avg < too_many_running_[cpu]
+               ? NoPreferenceReason::kNone
+               : NoPreferenceReason::kTooManyThreads;
+  }
   // ScanLlcs runs the loop of task_cache_work over `mask`.
   ScanOutcome ScanLlcs(MmState& mm, const ProcessRef& process,
                        const ThreadRef& thread, CpuSet& mask, int64_t now);
@@ -139,11 +178,7 @@ class KernelModel {
   const ScanScope scope_;
   CpuSet mask_;  // scratch: the scan mask
   CpuSet span_;  // scratch: one LLC's CPUs to visit
-  // entry_hint_ is, by CPU, the index in MmState::cpus where the last
-  // account on that CPU found its entry. Consecutive accounts on a CPU are
-  // mostly the same process (threads stay on their CPU), so the hint saves
-  // the search; EntryFor checks it before use.
-  std::vector<uint32_t> entry_hint_;
+  std::vector<EntryHint> entry_hint_;  // by CPU
   // too_many_running_ is, by CPU, the smallest nr_running_avg that
   // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
   std::vector<int64_t> too_many_running_;
