@@ -20,8 +20,8 @@ class CacheAwarePolicy : public Policy {
  public:
   CacheAwarePolicy(ModelContext& model, ScanScope scope);
 
-  void Account(const ProcessRef& process, const ThreadRef& thread, int cpu,
-               int64_t delta_ns, int64_t now) override;
+  int Account(const ProcessRef& process, const ThreadRef& thread, int cpu,
+              int64_t delta_ns, int64_t now) override;
   ScanOutcome Tick(const ProcessRef& process, const ThreadRef& thread, int cpu,
                    int64_t now) override;
   ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,

@@ -66,11 +66,9 @@ class Engine::Impl {
       : options_(options),
         context_(std::move(topology), options.model),
         processes_(options.max_processes) {
-    last_timestamp_.assign(context_.num_cpu_slots(),
-                           std::numeric_limits<int64_t>::min());
-    cpu_accepted_.assign(context_.num_cpu_slots(), false);
+    cpu_gates_.assign(context_.num_cpu_slots(), CpuGate{});
     context_.online().ForEach([&](int cpu) {
-      if (context_.topology().HasCpu(cpu)) cpu_accepted_[cpu] = true;
+      if (context_.topology().HasCpu(cpu)) cpu_gates_[cpu].accepted = true;
     });
   }
 
@@ -109,14 +107,56 @@ class Engine::Impl {
   }
 
  private:
-  absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const;
+  // CpuGate is what validating an event's CPU needs, kept together so the
+  // check is one load: whether events may name the CPU (it exists and is
+  // online) and the CPU's latest timestamp.
+  struct CpuGate {
+    int64_t last_timestamp = std::numeric_limits<int64_t>::min();
+    bool accepted = false;
+  };
+
+  // ValidateCpu accepts an event on `cpu` at `timestamp_ns`; inline, as
+  // every event passes it.
+  absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
+    if (static_cast<uint32_t>(cpu) < cpu_gates_.size() &&
+        cpu_gates_[cpu].accepted &&
+        timestamp_ns >= cpu_gates_[cpu].last_timestamp) {
+      return absl::OkStatus();
+    }
+    return CpuError(cpu, timestamp_ns);
+  }
+  // CpuError is the reason ValidateCpu rejects an event.
+  absl::Status CpuError(int32_t cpu, int64_t timestamp_ns) const;
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
-  int64_t Clock(int64_t timestamp_ns);
+  int64_t Clock(int64_t timestamp_ns) {
+    if (!context_.started()) {
+      context_.Start(timestamp_ns);
+      now_ = timestamp_ns;
+    }
+    now_ = std::max(now_, timestamp_ns);
+    return now_;
+  }
   // Admit finds or admits process `tgid` and its thread `tid`, forgetting
   // the state of an evicted process whose slot it reuses.
-  ProcessTable::Admission Admit(int32_t tgid, int32_t tid);
-  void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
+  ProcessTable::Admission Admit(int32_t tgid, int32_t tid) {
+    const ProcessTable::Admission admission = processes_.Admit(tgid, tid);
+    if (admission.slot >= slots_prepared_ || admission.evicted) {
+      PrepareSlot(admission);
+    }
+    return admission;
+  }
+  // PrepareSlot sizes the policies' per-slot records for a new slot, or
+  // clears an evicted process's.
+  void PrepareSlot(const ProcessTable::Admission& admission);
+  // NotePreference records `llc`, the policy's preferred LLC for `slot`
+  // after a call that may change it.
+  void NotePreference(PolicySlot& policy, uint32_t slot, int llc,
+                      int64_t now) {
+    if (llc != policy.pref_llc[slot]) ChangePreference(policy, slot, llc, now);
+  }
+  void ChangePreference(PolicySlot& policy, uint32_t slot, int llc,
+                        int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
   template <typename Fn>
@@ -126,12 +166,10 @@ class Engine::Impl {
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_
   std::vector<PolicySlot> policies_;
-  std::vector<int64_t> last_timestamp_;  // by CPU, for validation
-  // cpu_accepted_ is, by os index, whether events may name the CPU (it
-  // exists and is online): one load per event instead of two calls.
-  std::vector<bool> cpu_accepted_;
+  std::vector<CpuGate> cpu_gates_;  // by CPU os index
   int64_t now_ = 0;
   ProcessTable processes_;
+  uint32_t slots_prepared_ = 0;  // slots every pref_llc covers
   std::vector<ScanOutcome> outcomes_;
   std::function<void(const PreferenceChange&)> listener_;
   std::function<void(const ScanObservation&)> scan_listener_;
@@ -139,13 +177,7 @@ class Engine::Impl {
   uint64_t handovers_applied_ = 0;
 };
 
-absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
-  const bool accepted = cpu >= 0 &&
-                        cpu < static_cast<int32_t>(cpu_accepted_.size()) &&
-                        cpu_accepted_[cpu];
-  if (accepted && timestamp_ns >= last_timestamp_[cpu]) {
-    return absl::OkStatus();
-  }
+absl::Status Engine::Impl::CpuError(int32_t cpu, int64_t timestamp_ns) const {
   // The rejection's reason, checked in the order the messages name.
   if (!context_.topology().HasCpu(cpu)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -154,25 +186,13 @@ absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const 
   if (!context_.online().Test(cpu)) {
     return absl::InvalidArgumentError(absl::StrCat("cpu ", cpu, " is offline"));
   }
-  if (timestamp_ns < last_timestamp_[cpu]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
-        "'s previous timestamp ", last_timestamp_[cpu]));
-  }
-  return absl::OkStatus();
+  const int64_t last = cpu_gates_[cpu].last_timestamp;
+  return absl::InvalidArgumentError(
+      absl::StrCat("timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
+                   "'s previous timestamp ", last));
 }
 
-int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
-  if (!context_.started()) {
-    context_.Start(timestamp_ns);
-    now_ = timestamp_ns;
-  }
-  now_ = std::max(now_, timestamp_ns);
-  return now_;
-}
-
-ProcessTable::Admission Engine::Impl::Admit(int32_t tgid, int32_t tid) {
-  const ProcessTable::Admission admission = processes_.Admit(tgid, tid);
+void Engine::Impl::PrepareSlot(const ProcessTable::Admission& admission) {
   for (PolicySlot& policy : policies_) {
     if (admission.slot >= policy.pref_llc.size()) {
       policy.pref_llc.resize(admission.slot + 1, -1);
@@ -181,14 +201,12 @@ ProcessTable::Admission Engine::Impl::Admit(int32_t tgid, int32_t tid) {
       policy.pref_llc[admission.slot] = -1;
     }
   }
-  return admission;
+  slots_prepared_ = std::max(slots_prepared_, admission.slot + 1);
 }
 
-void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
-                                  int64_t now) {
-  const int llc = policy.policy->PreferredLlc(slot);
+void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
+                                    int llc, int64_t now) {
   const int old = policy.pref_llc[slot];
-  if (llc == old) return;
   policy.pref_llc[slot] = llc;
   ++policy.preferred_llc_changes;
   if (listener_) {
@@ -228,7 +246,7 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
         }
         break;
     }
-    NotePreference(policy, slot, now);
+    NotePreference(policy, slot, policy.policy->PreferredLlc(slot), now);
   }
   const ScanOutcome::Kind reference = outcomes_[0].kind;
   if (reference != ScanOutcome::Kind::kExecuted &&
@@ -270,7 +288,7 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
   }
 
   const int64_t now = Clock(s.timestamp_ns);
-  last_timestamp_[s.cpu] = s.timestamp_ns;
+  cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
   const ProcessTable::Admission admission = Admit(s.tgid, s.tid);
   const uint32_t slot = admission.slot;
   ProcessState& p = processes_.process(slot);
@@ -294,8 +312,10 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
   if (s.delta_ns > 0) {
     const int llc = context_.llc_of(s.cpu);
     for (PolicySlot& policy : policies_) {
-      policy.policy->Account(process, thread, s.cpu, s.delta_ns, now);
-      NotePreference(policy, slot, now);
+      NotePreference(
+          policy, slot,
+          policy.policy->Account(process, thread, s.cpu, s.delta_ns, now),
+          now);
       policy.runtime_total += static_cast<uint64_t>(s.delta_ns);
       if (policy.pref_llc[slot] == llc) {
         policy.runtime_on_preferred_llc += static_cast<uint64_t>(s.delta_ns);
@@ -321,8 +341,8 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
         "hand-over tgid ", h.tgid, " tid ", h.tid,
         ": both must be > 0, or both 0 for idle"));
   }
-  const int64_t now = Clock(h.timestamp_ns);
-  last_timestamp_[h.cpu] = h.timestamp_ns;
+  Clock(h.timestamp_ns);
+  cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
   RqState& rq = context_.mutable_rq(h.cpu);
   if (idle) {
     rq.curr_tgid = rq.curr_tid = 0;
@@ -331,9 +351,6 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
     processes_.MoveThread(admission.slot, admission.thread, h.cpu, context_);
     rq.curr_tgid = h.tgid;
     rq.curr_tid = h.tid;
-  }
-  for (PolicySlot& policy : policies_) {
-    policy.policy->HandOver(h.cpu, h.tgid, h.tid, now);
   }
   ++handovers_applied_;
   return absl::OkStatus();
