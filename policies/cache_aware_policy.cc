@@ -7,11 +7,6 @@ namespace schedcache {
 CacheAwarePolicy::CacheAwarePolicy(ModelContext& model, ScanScope scope)
     : model_(model, scope) {}
 
-MmState& CacheAwarePolicy::MmFor(uint32_t slot) {
-  if (slot >= mms_.size()) mms_.resize(slot + 1);
-  return mms_[slot];
-}
-
 int CacheAwarePolicy::Account(const ProcessRef& process, const ThreadRef&,
                               int cpu, int64_t delta_ns, int64_t now) {
   MmState& mm = MmFor(process.slot);

@@ -36,7 +36,10 @@ class CacheAwarePolicy : public Policy {
   const MmState& mm(uint32_t slot) const { return mms_[slot]; }
 
  private:
-  MmState& MmFor(uint32_t slot);
+  MmState& MmFor(uint32_t slot) {
+    if (slot >= mms_.size()) mms_.resize(slot + 1);
+    return mms_[slot];
+  }
 
   KernelModel model_;
   std::vector<MmState> mms_;  // by ProcessRef::slot

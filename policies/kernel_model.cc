@@ -60,34 +60,6 @@ CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
 }
 
-void KernelModel::Account(MmState& mm, const ProcessRef& process, int cpu,
-                          int64_t delta_ns, int64_t now) {
-  // Kernel account_mm_sched.
-  if (!context_.enabled() || delta_ns <= 0) return;
-  Start(mm, cpu, now);
-  const RqState& rq = context_.rq(cpu);
-  CpuEntry& entry = EntryFor(mm, cpu);
-  CatchUpEntry(rq, entry);
-  entry.runtime += static_cast<uint64_t>(delta_ns);
-  if (scope_ == ScanScope::kVisitedCpus) {
-    entry.last_visit_epoch = rq.cpu_epoch;
-    mm.visited_cpus.Set(cpu);
-  }
-  NoPreferenceReason reset = NoPreferenceReason::kNone;
-  if (rq.cpu_epoch - mm.epoch > context_.tunables().affinity_timeout_epochs) {
-    reset = NoPreferenceReason::kTimedOut;
-  } else if (NoPreferenceReason nr = InvalidNrReason(mm, process, cpu);
-             nr != NoPreferenceReason::kNone) {
-    reset = nr;
-  } else if (ExceedsCapacity(process, cpu)) {
-    reset = NoPreferenceReason::kFootprintTooLarge;
-  }
-  if (reset != NoPreferenceReason::kNone) {
-    mm.pref_cpu = -1;
-    mm.reason = reset;
-  }
-}
-
 ScanOutcome KernelModel::Tick(MmState& mm, const ProcessRef& process,
                               const ThreadRef& thread, int cpu, int64_t now) {
   // Kernel task_tick_cache; the scan runs at the tick's own timestamp.

@@ -79,7 +79,8 @@ class KernelModel {
   // `now` (kernel account_mm_sched). The thread's own preferred LLC is
   // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
   // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
-  // once for all policies.
+  // once for all policies. Inline (below the class): every sample of every
+  // policy runs it.
   void Account(MmState& mm, const ProcessRef& process, int cpu,
                int64_t delta_ns, int64_t now);
 
@@ -183,6 +184,34 @@ class KernelModel {
   // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
   std::vector<int64_t> too_many_running_;
 };
+
+inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
+                                 int cpu, int64_t delta_ns, int64_t now) {
+  // Kernel account_mm_sched.
+  if (!context_.enabled() || delta_ns <= 0) return;
+  Start(mm, cpu, now);
+  const RqState& rq = context_.rq(cpu);
+  CpuEntry& entry = EntryFor(mm, cpu);
+  CatchUpEntry(rq, entry);
+  entry.runtime += static_cast<uint64_t>(delta_ns);
+  if (scope_ == ScanScope::kVisitedCpus) {
+    entry.last_visit_epoch = rq.cpu_epoch;
+    mm.visited_cpus.Set(cpu);
+  }
+  NoPreferenceReason reset = NoPreferenceReason::kNone;
+  if (rq.cpu_epoch - mm.epoch > context_.tunables().affinity_timeout_epochs) {
+    reset = NoPreferenceReason::kTimedOut;
+  } else if (NoPreferenceReason nr = InvalidNrReason(mm, process, cpu);
+             nr != NoPreferenceReason::kNone) {
+    reset = nr;
+  } else if (ExceedsCapacity(process, cpu)) {
+    reset = NoPreferenceReason::kFootprintTooLarge;
+  }
+  if (reset != NoPreferenceReason::kNone) {
+    mm.pref_cpu = -1;
+    mm.reason = reset;
+  }
+}
 
 }  // namespace schedcache
 
