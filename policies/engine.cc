@@ -298,12 +298,10 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
   }
   if (!s.comm.empty()) p.comm = s.comm;
   ThreadState& t =
-      processes_.MoveThread(slot, admission.thread, s.cpu, context_);
+      processes_.SwitchIn(slot, admission.thread, s.cpu, context_);
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
 
   RqState& rq = context_.mutable_rq(s.cpu);
-  rq.curr_tgid = s.tgid;
-  rq.curr_tid = s.tid;
   const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   // A tick decays its CPU even with a zero delta; a zero-delta switch-out
@@ -348,9 +346,7 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
     const ProcessTable::Admission admission = Admit(h.tgid, h.tid);
-    processes_.MoveThread(admission.slot, admission.thread, h.cpu, context_);
-    rq.curr_tgid = h.tgid;
-    rq.curr_tid = h.tid;
+    processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
   }
   ++handovers_applied_;
   return absl::OkStatus();

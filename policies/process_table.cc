@@ -13,27 +13,6 @@ const ThreadState* ProcessTable::FindThread(uint32_t slot, int32_t tid) const {
   return it == p.threads.end() ? nullptr : &threads_[it->second];
 }
 
-void ProcessTable::Unlink(uint32_t slot) {
-  const LruLinks links = lru_[slot];
-  if (links.prev != kNoSlot) {
-    lru_[links.prev].next = links.next;
-  } else {
-    lru_head_ = links.next;
-  }
-  if (links.next != kNoSlot) {
-    lru_[links.next].prev = links.prev;
-  } else {
-    lru_tail_ = links.prev;
-  }
-}
-
-void ProcessTable::LinkFront(uint32_t slot) {
-  lru_[slot] = LruLinks{kNoSlot, lru_head_};
-  if (lru_head_ != kNoSlot) lru_[lru_head_].prev = slot;
-  lru_head_ = slot;
-  if (lru_tail_ == kNoSlot) lru_tail_ = slot;
-}
-
 ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
   Admission admission = AdmitProcess(tgid);
   ProcessState& p = processes_[admission.slot];

@@ -84,18 +84,24 @@ class ProcessTable {
   const ProcessState& process(uint32_t slot) const { return processes_[slot]; }
   ThreadState& thread(uint32_t handle) { return threads_[handle]; }
 
-  // MoveThread makes the thread `handle` of the process in `slot` run on
-  // `cpu`: a thread is current on at most one CPU, so it leaves the rq it
-  // was current on before. Returns the thread.
-  ThreadState& MoveThread(uint32_t slot, uint32_t handle, int cpu,
-                          ModelContext& context) {
+  // SwitchIn makes thread `handle` of the process in `slot` current on
+  // `cpu` (rq.curr): a thread is current on at most one CPU, so it stops
+  // being current on the CPU it ran on before. Returns the thread.
+  ThreadState& SwitchIn(uint32_t slot, uint32_t handle, int cpu,
+                        ModelContext& context) {
     ThreadState& t = threads_[handle];
-    if (t.cpu >= 0 && t.cpu != cpu) {
+    if (t.cpu >= 0) {
+      // Whether the thread is still current there is hard to predict, so
+      // the clear is a select, not a branch; when t.cpu == cpu the rq is
+      // set again just below.
       RqState& old = context.mutable_rq(t.cpu);
-      if (old.curr_tgid == t.tgid && old.curr_tid == t.tid) {
-        old.curr_tgid = old.curr_tid = 0;
-      }
+      const bool current = old.curr_tgid == t.tgid && old.curr_tid == t.tid;
+      old.curr_tgid = current ? 0 : old.curr_tgid;
+      old.curr_tid = current ? 0 : old.curr_tid;
     }
+    RqState& rq = context.mutable_rq(cpu);
+    rq.curr_tgid = t.tgid;
+    rq.curr_tid = t.tid;
     t.cpu = cpu;
     processes_[slot].last_tid = t.tid;
     return t;
@@ -136,8 +142,25 @@ class ProcessTable {
   uint32_t AddThread(uint32_t slot, int32_t tgid, int32_t tid);
   // FreeThreads releases the thread records of the process in `slot`.
   void FreeThreads(uint32_t slot);
-  void LinkFront(uint32_t slot);
-  void Unlink(uint32_t slot);
+  void LinkFront(uint32_t slot) {
+    lru_[slot] = LruLinks{kNoSlot, lru_head_};
+    if (lru_head_ != kNoSlot) lru_[lru_head_].prev = slot;
+    lru_head_ = slot;
+    if (lru_tail_ == kNoSlot) lru_tail_ = slot;
+  }
+  void Unlink(uint32_t slot) {
+    const LruLinks links = lru_[slot];
+    if (links.prev != kNoSlot) {
+      lru_[links.prev].next = links.next;
+    } else {
+      lru_head_ = links.next;
+    }
+    if (links.next != kNoSlot) {
+      lru_[links.next].prev = links.prev;
+    } else {
+      lru_tail_ = links.prev;
+    }
+  }
   // Touch marks `slot` most recently active.
   void Touch(uint32_t slot) {
     if (lru_head_ == slot) return;

@@ -73,13 +73,22 @@ TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
   ModelContext context(testing::MakeGrid({1, 2, 4}), ModelTunables{});
   ProcessTable table(8);
   const ProcessTable::Admission a = table.Admit(5, 6);
-  table.MoveThread(a.slot, a.thread, 0, context);
-  context.mutable_rq(0).curr_tgid = 5;
-  context.mutable_rq(0).curr_tid = 6;
-  ThreadState& moved = table.MoveThread(a.slot, a.thread, 3, context);
+  const ProcessTable::Admission b = table.Admit(5, 7);
+  table.SwitchIn(a.slot, a.thread, 0, context);
+  EXPECT_EQ(context.rq(0).curr_tgid, 5);
+  EXPECT_EQ(context.rq(0).curr_tid, 6);
+  table.SwitchIn(a.slot, a.thread, 0, context);  // again on the same CPU
+  EXPECT_EQ(context.rq(0).curr_tid, 6);
+  ThreadState& moved = table.SwitchIn(a.slot, a.thread, 3, context);
   EXPECT_EQ(moved.cpu, 3);
   EXPECT_EQ(context.rq(0).curr_tgid, 0);
   EXPECT_EQ(context.rq(0).curr_tid, 0);
+  EXPECT_EQ(context.rq(3).curr_tid, 6);
+  // A CPU that another thread took over since is left alone.
+  table.SwitchIn(b.slot, b.thread, 3, context);
+  table.SwitchIn(a.slot, a.thread, 1, context);
+  EXPECT_EQ(context.rq(3).curr_tid, 7);
+  EXPECT_EQ(context.rq(1).curr_tid, 6);
   EXPECT_EQ(table.process(a.slot).last_tid, 6);
 }
 
