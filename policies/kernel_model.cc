@@ -34,7 +34,8 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
       scope_(scope),
       entry_hint_(context.num_cpu_slots()),
-      too_many_running_(context.num_cpu_slots(), 0) {
+      too_many_running_(context.num_cpu_slots(), 0),
+      capacity_bytes_(context.num_cpu_slots(), 0) {
   // invalid_llc_nr compares avg * smt * 1280 < tolerance * llc_size * 1024
   // on every account. With k = smt * 1280 > 0 and r = tolerance * llc_size
   // * 1024 >= 0, for an integer avg: avg * k < r  <=>  avg < ceil(r / k),
@@ -46,6 +47,14 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     const int64_t k = int64_t{context.smt_siblings(cpu)} * 1280;
     const int64_t r = tolerance * context.llc_size(llc) * 1024;
     too_many_running_[cpu] = (r + k - 1) / k;
+  }
+  // exceed_llc_capacity's scale and product, once per CPU.
+  const ModelTunables& tunables = context.tunables();
+  capacity_bounded_ = tunables.numa_balancing && tolerance < 100;
+  const __int128 scale = tolerance == 0 ? 0 : 1 + (tolerance - 1) * 256;
+  for (int cpu = 0; cpu < context.num_cpu_slots(); ++cpu) {
+    const int llc = context.llc_of(cpu);
+    if (llc >= 0) capacity_bytes_[cpu] = context.llc_bytes(llc) * scale;
   }
 }
 
@@ -82,17 +91,6 @@ ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
                             int cpu) const {
   return InvalidNrReason(mm, process, cpu) != NoPreferenceReason::kNone;
-}
-
-bool KernelModel::ExceedsCapacity(const ProcessRef& process, int cpu) const {
-  // Kernel exceed_llc_capacity.
-  const ModelTunables& tunables = context_.tunables();
-  if (!tunables.numa_balancing || tunables.aggr_tolerance >= 100) return false;
-  const __int128 scale =
-      tunables.aggr_tolerance == 0 ? 0 : 1 + (tunables.aggr_tolerance - 1) * 256;
-  const __int128 llc_bytes = context_.llc_bytes(context_.llc_of(cpu));
-  return llc_bytes * scale <
-         static_cast<__int128>(process.footprint_pages) * kPageBytes;
 }
 
 const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) {

@@ -105,8 +105,14 @@ class KernelModel {
 
   // InvalidNr is the kernel's invalid_llc_nr for the LLC of `cpu`.
   bool InvalidNr(const MmState& mm, const ProcessRef& process, int cpu) const;
-  // ExceedsCapacity is the kernel's exceed_llc_capacity for the LLC of `cpu`.
-  bool ExceedsCapacity(const ProcessRef& process, int cpu) const;
+  // ExceedsCapacity is the kernel's exceed_llc_capacity for the LLC of
+  // `cpu`, against the capacity the constructor computed. Inline: every
+  // account asks.
+  bool ExceedsCapacity(const ProcessRef& process, int cpu) const {
+    return capacity_bounded_ &&
+           capacity_bytes_[cpu] <
+               static_cast<__int128>(process.footprint_pages) * kPageBytes;
+  }
   // ScanMask is the kernel's get_scan_cpumasks. The result lives in a
   // scratch member until the next call.
   const CpuSet& ScanMask(const MmState& mm, const ThreadRef& thread);
@@ -183,6 +189,12 @@ class KernelModel {
   // too_many_running_ is, by CPU, the smallest nr_running_avg that
   // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
   std::vector<int64_t> too_many_running_;
+  // capacity_bounded_ says whether exceed_llc_capacity can hold at all
+  // (numa_balancing on and aggr_tolerance below 100); capacity_bytes_ is,
+  // by CPU, the largest footprint its LLC takes (llc bytes times the
+  // tolerance scale), in 128 bits as the kernel's comparison is exact.
+  bool capacity_bounded_ = false;
+  std::vector<__int128> capacity_bytes_;
 };
 
 inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
