@@ -43,13 +43,6 @@ class FeedbackSink : public EventSink {
   absl::flat_hash_map<int32_t, int> preferred_llc_;
 };
 
-// Shifted is `event` with `offset_ns` added to its timestamp.
-template <typename EventT>
-EventT Shifted(EventT event, int64_t offset_ns) {
-  event.timestamp_ns += offset_ns;
-  return event;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
@@ -100,21 +93,28 @@ absl::StatusOr<RecordedStream> RecordStream(absl::string_view source,
 
 absl::Status ReplayStream(const RecordedStream& stream, int64_t offset_ns,
                           Engine& engine) {
-  // Without an offset the events are applied in place: copying each one
-  // was a measurable part of the engine benchmark's time.
-  for (const RecordingSink::Event& event : stream.events) {
-    if (const Sample* s = std::get_if<Sample>(&event)) {
-      RETURN_IF_ERROR(offset_ns == 0
-                          ? engine.ApplySample(*s)
-                          : engine.ApplySample(Shifted(*s, offset_ns)));
-    } else {
-      const HandOver& h = std::get<HandOver>(event);
-      RETURN_IF_ERROR(offset_ns == 0
-                          ? engine.ApplyHandOver(h)
-                          : engine.ApplyHandOver(Shifted(h, offset_ns)));
-    }
+  absl::Status first_error;
+  auto keep_first = [&first_error](size_t, const absl::Status& error) {
+    first_error.Update(error);
+  };
+  if (offset_ns == 0) {
+    // In place: copying every event was a measurable part of the engine
+    // benchmark's time.
+    engine.ApplyBatch(stream.events, keep_first);
+    return first_error;
   }
-  return absl::OkStatus();
+  std::vector<Event> shifted;
+  shifted.reserve(stream.events.size());
+  for (const Event& event : stream.events) {
+    shifted.push_back(std::visit(
+        [offset_ns](auto e) -> Event {
+          e.timestamp_ns += offset_ns;
+          return e;
+        },
+        event));
+  }
+  engine.ApplyBatch(shifted, keep_first);
+  return first_error;
 }
 
 }  // namespace schedcache

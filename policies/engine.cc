@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -40,6 +41,22 @@ struct PolicySlot {
   uint64_t runtime_total = 0;
   uint64_t runtime_on_preferred_llc = 0;
 };
+
+// InvalidField is the error for an event field out of its range, e.g.
+// "tgid 0 must be > 0". Out of line and cold, so the event path carries no
+// message building.
+ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status InvalidField(
+    absl::string_view field, int64_t value, absl::string_view rule) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", value, " ", rule));
+}
+
+// HandOverIdsError rejects a hand-over that is neither a thread nor idle.
+ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status HandOverIdsError(
+    int32_t tgid, int32_t tid) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("hand-over tgid ", tgid, " tid ", tid,
+                   ": both must be > 0, or both 0 for idle"));
+}
 
 absl::Status ValidateOptions(const EngineOptions& options) {
   const ModelTunables& m = options.model;
@@ -88,6 +105,24 @@ class Engine::Impl {
 
   absl::Status ApplySample(const Sample& sample);
   absl::Status ApplyHandOver(const HandOver& handover);
+  uint64_t ApplyBatch(
+      absl::Span<const Event> events,
+      absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
+    uint64_t applied = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Event& event = events[i];
+      const Sample* sample = std::get_if<Sample>(&event);
+      absl::Status status = sample != nullptr
+                                ? ApplySample(*sample)
+                                : ApplyHandOver(std::get<HandOver>(event));
+      if (status.ok()) {
+        ++applied;
+      } else {
+        on_reject(i, status);
+      }
+    }
+    return applied;
+  }
   absl::StatusOr<std::vector<PolicyDecision>> Recommend(
       const RecommendRequest& request);
   EngineReport Report() const;
@@ -126,7 +161,11 @@ class Engine::Impl {
     return CpuError(cpu, timestamp_ns);
   }
   // CpuError is the reason ValidateCpu rejects an event.
-  absl::Status CpuError(int32_t cpu, int64_t timestamp_ns) const;
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status CpuError(
+      int32_t cpu, int64_t timestamp_ns) const;
+  // NumaNodeError rejects a sample's numa_node that names no online node.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status NumaNodeError(
+      int32_t numa_node) const;
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
   int64_t Clock(int64_t timestamp_ns) {
@@ -162,6 +201,10 @@ class Engine::Impl {
   template <typename Fn>
   void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
                   Fn&& run);
+  // Tick runs the scheduler tick of `thread` (on thread.cpu) through every
+  // policy. Out of line: one sample in hundreds is a tick.
+  ABSL_ATTRIBUTE_NOINLINE void Tick(const ProcessRef& process,
+                                    const ThreadRef& thread, int64_t now);
 
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_
@@ -190,6 +233,12 @@ absl::Status Engine::Impl::CpuError(int32_t cpu, int64_t timestamp_ns) const {
   return absl::InvalidArgumentError(
       absl::StrCat("timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
                    "'s previous timestamp ", last));
+}
+
+absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "numa_node ", numa_node, " is not an online NUMA node of topology ",
+      context_.topology().source()));
 }
 
 void Engine::Impl::PrepareSlot(const ProcessTable::Admission& admission) {
@@ -260,31 +309,30 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
   }
 }
 
+void Engine::Impl::Tick(const ProcessRef& process, const ThreadRef& thread,
+                        int64_t now) {
+  RunTrigger(process.slot, thread, now, [&](Policy& policy) {
+    return policy.Tick(process, thread, thread.cpu, now);
+  });
+}
+
 absl::Status Engine::Impl::ApplySample(const Sample& s) {
   RETURN_IF_ERROR(ValidateCpu(s.cpu, s.timestamp_ns));
-  if (s.tgid <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("tgid ", s.tgid, " must be > 0"));
-  }
-  if (s.tid <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("tid ", s.tid, " must be > 0"));
-  }
+  if (s.tgid <= 0) return InvalidField("tgid", s.tgid, "must be > 0");
+  if (s.tid <= 0) return InvalidField("tid", s.tid, "must be > 0");
   if (s.delta_ns < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("delta_ns ", s.delta_ns, " must not be negative"));
+    return InvalidField("delta_ns", s.delta_ns, "must not be negative");
   }
   if (s.nr_threads != kUnchangedNrThreads && s.nr_threads < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nr_threads ", s.nr_threads, " must be >= 1"));
+    return InvalidField("nr_threads", s.nr_threads, "must be >= 1");
   }
   if (s.numa_node != kUnchangedNumaNode && s.numa_node != -1 &&
       context_.node_span(s.numa_node).Empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "numa_node ", s.numa_node, " is not an online NUMA node of topology ",
-        context_.topology().source()));
+    return NumaNodeError(s.numa_node);
   }
   if (s.footprint_pages != kUnchangedFootprint && s.footprint_pages < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "footprint_pages ", s.footprint_pages, " must not be negative"));
+    return InvalidField("footprint_pages", s.footprint_pages,
+                        "must not be negative");
   }
 
   const int64_t now = Clock(s.timestamp_ns);
@@ -322,9 +370,7 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
     rq.cpu_runtime += static_cast<uint64_t>(s.delta_ns);
   }
   if (s.tick && options_.trigger == ScanTrigger::kTick) {
-    RunTrigger(slot, thread, now, [&](Policy& policy) {
-      return policy.Tick(process, thread, s.cpu, now);
-    });
+    Tick(process, thread, now);
   }
   if (!s.tick) rq.curr_tgid = rq.curr_tid = 0;  // switched out
   ++samples_applied_;
@@ -335,9 +381,7 @@ absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   RETURN_IF_ERROR(ValidateCpu(h.cpu, h.timestamp_ns));
   const bool idle = h.tgid == 0 && h.tid == 0;
   if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "hand-over tgid ", h.tgid, " tid ", h.tid,
-        ": both must be > 0, or both 0 for idle"));
+    return HandOverIdsError(h.tgid, h.tid);
   }
   Clock(h.timestamp_ns);
   cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
@@ -468,6 +512,11 @@ absl::Status Engine::ApplySample(const Sample& sample) {
 }
 absl::Status Engine::ApplyHandOver(const HandOver& handover) {
   return impl_->ApplyHandOver(handover);
+}
+uint64_t Engine::ApplyBatch(
+    absl::Span<const Event> events,
+    absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
+  return impl_->ApplyBatch(events, on_reject);
 }
 absl::StatusOr<std::vector<PolicyDecision>> Engine::Recommend(
     const RecommendRequest& request) {
