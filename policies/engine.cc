@@ -316,7 +316,10 @@ void Engine::Impl::Tick(const ProcessRef& process, const ThreadRef& thread,
   });
 }
 
-absl::Status Engine::Impl::ApplySample(const Sample& s) {
+// ApplySample and ApplyHandOver are `inline` so that ApplyBatch may take
+// them in: the library is position-independent code, and GCC inlines no
+// function that another object could interpose.
+inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   RETURN_IF_ERROR(ValidateCpu(s.cpu, s.timestamp_ns));
   if (s.tgid <= 0) return InvalidField("tgid", s.tgid, "must be > 0");
   if (s.tid <= 0) return InvalidField("tid", s.tid, "must be > 0");
@@ -377,7 +380,7 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
   return absl::OkStatus();
 }
 
-absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
+inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   RETURN_IF_ERROR(ValidateCpu(h.cpu, h.timestamp_ns));
   const bool idle = h.tgid == 0 && h.tid == 0;
   if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
