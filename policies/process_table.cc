@@ -16,7 +16,7 @@ const ThreadState* ProcessTable::FindThread(uint32_t slot, int32_t tid) const {
 ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
   Admission admission = AdmitProcess(tgid);
   ProcessState& p = processes_[admission.slot];
-  auto [it, inserted] = p.threads.try_emplace(tid, kNoThread);
+  auto [it, inserted] = p.threads.try_emplace(tid, kUnknownThread);
   if (inserted) it->second = AddThread(admission.slot, tgid, tid);
   admission.thread = it->second;
   recent_[RecentIndex(tid)] = admission.thread;
@@ -26,12 +26,12 @@ ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
 ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid) {
   if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
     Touch(it->second);
-    return {it->second, kNoThread, false};
+    return {it->second, kUnknownThread, false};
   }
-  Admission admission{0, kNoThread, false};
+  Admission admission{0, kUnknownThread, false};
   if (static_cast<int64_t>(slot_of_.size()) >= max_processes_) {
     // Reuse the least recently active process's slot.
-    admission = {lru_tail_, kNoThread, true};
+    admission = {lru_tail_, kUnknownThread, true};
     Unlink(lru_tail_);
     FreeThreads(admission.slot);
     slot_of_.erase(processes_[admission.slot].tgid);

@@ -46,11 +46,12 @@ struct ProcessState {
 class ProcessTable {
  public:
   static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
-  static constexpr uint32_t kNoThread = std::numeric_limits<uint32_t>::max();
 
   // REQUIRES: max_processes >= 1.
   explicit ProcessTable(int64_t max_processes)
-      : max_processes_(max_processes), recent_(kRecentSize, kNoThread) {}
+      : max_processes_(max_processes),
+        recent_(kRecentSize, kUnknownThread),
+        threads_(1) {}
 
   // Admission is where an event's process and thread landed; `evicted` is
   // true when the least recently active process was dropped to make room,
@@ -65,12 +66,10 @@ class ProcessTable {
   // marks the process most recently active.
   Admission Admit(int32_t tgid, int32_t tid) {
     const uint32_t guess = recent_[RecentIndex(tid)];
-    if (guess < threads_.size()) {
-      const ThreadState& t = threads_[guess];
-      if (t.tid == tid && t.tgid == tgid) {
-        Touch(t.slot);
-        return {t.slot, guess, false};
-      }
+    const ThreadState& t = threads_[guess];
+    if (t.tid == tid && t.tgid == tgid) {
+      Touch(t.slot);
+      return {t.slot, guess, false};
     }
     return AdmitSlow(tgid, tid);
   }
@@ -127,6 +126,10 @@ class ProcessTable {
   static uint32_t RecentIndex(int32_t tid) {
     return static_cast<uint32_t>(tid) & (kRecentSize - 1);
   }
+  // kUnknownThread is the handle of a record that stays free (tgid 0, which
+  // no event names): a tid table entry that guessed nothing yet points
+  // there, so a guess needs no bounds check.
+  static constexpr uint32_t kUnknownThread = 0;
 
   // LruLinks are a slot's neighbours in least-recently-active order, kept
   // apart from ProcessState so a touch writes one small array.
@@ -170,7 +173,7 @@ class ProcessTable {
 
   const int64_t max_processes_;
   std::vector<uint32_t> recent_;  // by RecentIndex(tid): a thread handle
-  std::vector<ThreadState> threads_;   // by handle
+  std::vector<ThreadState> threads_;   // by handle; [kUnknownThread] free
   std::vector<uint32_t> free_threads_;  // handles of free records
   absl::flat_hash_map<int32_t, uint32_t> slot_of_;
   std::vector<ProcessState> processes_;  // by slot
