@@ -127,8 +127,9 @@ TEST(ApplyBatch, MatchesApplyingEventByEvent) {
   shape.revisit = false;
   const auto topology = MakeGrid(GridShape{2, 2, 4});
   std::vector<Event> events;
-  for (const testing::StreamEvent& e : testing::RandomStream(*topology, shape)) {
-    if (const Sample* sample = std::get_if<Sample>(&e)) events.push_back(*sample);
+  for (const testing::StreamEvent& e :
+       testing::RandomStream(*topology, shape)) {
+    if (const Sample* s = std::get_if<Sample>(&e)) events.push_back(*s);
     if (const HandOver* h = std::get_if<HandOver>(&e)) events.push_back(*h);
   }
   ASSERT_GT(events.size(), 1000u);
