@@ -23,23 +23,12 @@ struct PolicySlot {
              int max_cpus, int max_llcs)
       : name(std::move(name_in)),
         policy(std::move(policy_in)),
-        cpus_scanned(max_cpus),
-        llcs_scanned(max_llcs) {}
+        stats(max_cpus, max_llcs) {}
 
   std::string name;
   std::unique_ptr<Policy> policy;
   std::vector<int32_t> pref_llc;  // by process slot, last value seen
-  uint64_t scans = 0;
-  uint64_t scans_skipped = 0;
-  uint64_t scans_aborted = 0;
-  ExactHistogram cpus_scanned;
-  ExactHistogram llcs_scanned;
-  LogHistogram scan_ns;
-  uint64_t decisions = 0;
-  uint64_t agreements = 0;
-  uint64_t preferred_llc_changes = 0;
-  uint64_t runtime_total = 0;
-  uint64_t runtime_on_preferred_llc = 0;
+  PolicyStats stats;
 };
 
 // InvalidField is the error for an event field out of its range, e.g.
@@ -257,7 +246,7 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
                                     int llc, int64_t now) {
   const int old = policy.pref_llc[slot];
   policy.pref_llc[slot] = llc;
-  ++policy.preferred_llc_changes;
+  ++policy.stats.preferred_llc_changes;
   if (listener_) {
     listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old, llc,
                                now});
@@ -272,28 +261,13 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     PolicySlot& policy = policies_[i];
     const ScanOutcome outcome = run(*policy.policy);
     outcomes_[i] = outcome;
-    switch (outcome.kind) {
-      case ScanOutcome::Kind::kNotTriggered:
-        break;
-      case ScanOutcome::Kind::kSkipped:
-        ++policy.scans_skipped;
-        break;
-      case ScanOutcome::Kind::kAborted:
-        ++policy.scans_aborted;
-        break;
-      case ScanOutcome::Kind::kExecuted:
-        ++policy.scans;
-        policy.cpus_scanned.Add(outcome.cost.cpus_scanned);
-        policy.llcs_scanned.Add(outcome.cost.llcs_scanned);
-        policy.scan_ns.Add(outcome.cost.scan_ns);
-        if (scan_listener_) {
-          const ProcessState& p = processes_.process(slot);
-          scan_listener_(ScanObservation{static_cast<int>(i), p.tgid,
-                                         thread.tid, thread.cpu, now,
-                                         outcome.cost.cpus_scanned,
-                                         p.comm.view()});
-        }
-        break;
+    policy.stats.RecordScan(outcome);
+    if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
+      const ProcessState& p = processes_.process(slot);
+      scan_listener_(ScanObservation{static_cast<int>(i), p.tgid, thread.tid,
+                                     thread.cpu, now,
+                                     outcome.cost.cpus_scanned,
+                                     p.comm.view()});
     }
     NotePreference(policy, slot, policy.policy->PreferredLlc(slot), now);
   }
@@ -304,8 +278,8 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
   }
   const int reference_llc = policies_[0].pref_llc[slot];
   for (PolicySlot& policy : policies_) {
-    ++policy.decisions;
-    if (policy.pref_llc[slot] == reference_llc) ++policy.agreements;
+    ++policy.stats.decisions;
+    if (policy.pref_llc[slot] == reference_llc) ++policy.stats.agreements;
   }
 }
 
@@ -365,9 +339,10 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
           policy, slot,
           policy.policy->Account(process, thread, s.cpu, s.delta_ns, now),
           now);
-      policy.runtime_total += static_cast<uint64_t>(s.delta_ns);
+      policy.stats.runtime_total += static_cast<uint64_t>(s.delta_ns);
       if (policy.pref_llc[slot] == llc) {
-        policy.runtime_on_preferred_llc += static_cast<uint64_t>(s.delta_ns);
+        policy.stats.runtime_on_preferred_llc +=
+            static_cast<uint64_t>(s.delta_ns);
       }
     }
     rq.cpu_runtime += static_cast<uint64_t>(s.delta_ns);
@@ -446,27 +421,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
 EngineReport Engine::Impl::Report() const {
   EngineReport report;
   for (const PolicySlot& policy : policies_) {
-    PolicyReport r;
-    r.name = policy.name;
-    r.scans = policy.scans;
-    r.scans_skipped = policy.scans_skipped;
-    r.scans_aborted = policy.scans_aborted;
-    r.cpus_scanned = policy.cpus_scanned.Summarize();
-    r.llcs_scanned = policy.llcs_scanned.Summarize();
-    r.scan_ns = policy.scan_ns.Summarize();
-    r.decisions = policy.decisions;
-    r.agreements = policy.agreements;
-    r.agreement = policy.decisions == 0
-                      ? 1.0
-                      : static_cast<double>(policy.agreements) /
-                            static_cast<double>(policy.decisions);
-    r.preferred_llc_changes = policy.preferred_llc_changes;
-    r.runtime_on_preferred_llc =
-        policy.runtime_total == 0
-            ? 0.0
-            : static_cast<double>(policy.runtime_on_preferred_llc) /
-                  static_cast<double>(policy.runtime_total);
-    report.policies.push_back(std::move(r));
+    report.policies.push_back(policy.stats.Summarize(policy.name));
   }
   report.samples_applied = samples_applied_;
   report.handovers_applied = handovers_applied_;
