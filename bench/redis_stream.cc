@@ -93,18 +93,28 @@ absl::StatusOr<RecordedStream> RecordStream(absl::string_view source,
 
 absl::Status ReplayStream(const RecordedStream& stream, int64_t offset_ns,
                           Engine& engine) {
-  for (const RecordingSink::Event& event : stream.events) {
-    if (const Sample* s = std::get_if<Sample>(&event)) {
-      Sample shifted = *s;
-      shifted.timestamp_ns += offset_ns;
-      RETURN_IF_ERROR(engine.ApplySample(shifted));
-    } else {
-      HandOver shifted = std::get<HandOver>(event);
-      shifted.timestamp_ns += offset_ns;
-      RETURN_IF_ERROR(engine.ApplyHandOver(shifted));
-    }
+  absl::Status first_error;
+  auto keep_first = [&first_error](size_t, const absl::Status& error) {
+    first_error.Update(error);
+  };
+  if (offset_ns == 0) {
+    // In place: copying every event was a measurable part of the engine
+    // benchmark's time.
+    engine.ApplyBatch(stream.events, keep_first);
+    return first_error;
   }
-  return absl::OkStatus();
+  std::vector<Event> shifted;
+  shifted.reserve(stream.events.size());
+  for (const Event& event : stream.events) {
+    shifted.push_back(std::visit(
+        [offset_ns](auto e) -> Event {
+          e.timestamp_ns += offset_ns;
+          return e;
+        },
+        event));
+  }
+  engine.ApplyBatch(shifted, keep_first);
+  return first_error;
 }
 
 }  // namespace schedcache

@@ -50,7 +50,8 @@ absl::StatusOr<RecordedStream> RecordStream(absl::string_view source,
 
 // ReplayStream applies every event of `stream` to `engine`, with
 // `offset_ns` added to each timestamp (so one engine can take the stream
-// several times with increasing time). Returns the engine's first error.
+// several times with increasing time), in one batch. Returns the engine's
+// first error; the events after a rejected one still apply.
 absl::Status ReplayStream(const RecordedStream& stream, int64_t offset_ns,
                           Engine& engine);
 

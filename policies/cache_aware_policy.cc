@@ -7,14 +7,11 @@ namespace schedcache {
 CacheAwarePolicy::CacheAwarePolicy(ModelContext& model, ScanScope scope)
     : model_(model, scope) {}
 
-MmState& CacheAwarePolicy::MmFor(uint32_t slot) {
-  if (slot >= mms_.size()) mms_.resize(slot + 1);
-  return mms_[slot];
-}
-
-void CacheAwarePolicy::Account(const ProcessRef& process, const ThreadRef&,
-                               int cpu, int64_t delta_ns, int64_t now) {
-  model_.Account(MmFor(process.slot), process, cpu, delta_ns, now);
+int CacheAwarePolicy::Account(const ProcessRef& process, const ThreadRef&,
+                              int cpu, int64_t delta_ns, int64_t now) {
+  MmState& mm = MmFor(process.slot);
+  model_.Account(mm, process, cpu, delta_ns, now);
+  return model_.PreferredLlc(mm);
 }
 
 ScanOutcome CacheAwarePolicy::Tick(const ProcessRef& process,

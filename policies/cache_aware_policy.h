@@ -20,8 +20,8 @@ class CacheAwarePolicy : public Policy {
  public:
   CacheAwarePolicy(ModelContext& model, ScanScope scope);
 
-  void Account(const ProcessRef& process, const ThreadRef& thread, int cpu,
-               int64_t delta_ns, int64_t now) override;
+  int Account(const ProcessRef& process, const ThreadRef& thread, int cpu,
+              int64_t delta_ns, int64_t now) override;
   ScanOutcome Tick(const ProcessRef& process, const ThreadRef& thread, int cpu,
                    int64_t now) override;
   ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
@@ -36,7 +36,10 @@ class CacheAwarePolicy : public Policy {
   const MmState& mm(uint32_t slot) const { return mms_[slot]; }
 
  private:
-  MmState& MmFor(uint32_t slot);
+  MmState& MmFor(uint32_t slot) {
+    if (slot >= mms_.size()) mms_.resize(slot + 1);
+    return mms_[slot];
+  }
 
   KernelModel model_;
   std::vector<MmState> mms_;  // by ProcessRef::slot

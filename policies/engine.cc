@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -22,24 +23,29 @@ struct PolicySlot {
              int max_cpus, int max_llcs)
       : name(std::move(name_in)),
         policy(std::move(policy_in)),
-        cpus_scanned(max_cpus),
-        llcs_scanned(max_llcs) {}
+        stats(max_cpus, max_llcs) {}
 
   std::string name;
   std::unique_ptr<Policy> policy;
   std::vector<int32_t> pref_llc;  // by process slot, last value seen
-  uint64_t scans = 0;
-  uint64_t scans_skipped = 0;
-  uint64_t scans_aborted = 0;
-  ExactHistogram cpus_scanned;
-  ExactHistogram llcs_scanned;
-  LogHistogram scan_ns;
-  uint64_t decisions = 0;
-  uint64_t agreements = 0;
-  uint64_t preferred_llc_changes = 0;
-  uint64_t runtime_total = 0;
-  uint64_t runtime_on_preferred_llc = 0;
+  PolicyStats stats;
 };
+
+// InvalidField is the error for an event field out of its range, e.g.
+// "tgid 0 must be > 0". Out of line and cold, so the event path carries no
+// message building.
+ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status InvalidField(
+    absl::string_view field, int64_t value, absl::string_view rule) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", value, " ", rule));
+}
+
+// HandOverIdsError rejects a hand-over that is neither a thread nor idle.
+ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status HandOverIdsError(
+    int32_t tgid, int32_t tid) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("hand-over tgid ", tgid, " tid ", tid,
+                   ": both must be > 0, or both 0 for idle"));
+}
 
 absl::Status ValidateOptions(const EngineOptions& options) {
   const ModelTunables& m = options.model;
@@ -65,12 +71,10 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
-        processes_(options.max_processes, context_.num_cpu_slots()) {
-    last_timestamp_.assign(context_.num_cpu_slots(),
-                           std::numeric_limits<int64_t>::min());
-    cpu_accepted_.assign(context_.num_cpu_slots(), false);
+        processes_(options.max_processes) {
+    cpu_gates_.assign(context_.num_cpu_slots(), CpuGate{});
     context_.online().ForEach([&](int cpu) {
-      if (context_.topology().HasCpu(cpu)) cpu_accepted_[cpu] = true;
+      if (context_.topology().HasCpu(cpu)) cpu_gates_[cpu].accepted = true;
     });
   }
 
@@ -90,6 +94,24 @@ class Engine::Impl {
 
   absl::Status ApplySample(const Sample& sample);
   absl::Status ApplyHandOver(const HandOver& handover);
+  uint64_t ApplyBatch(
+      absl::Span<const Event> events,
+      absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
+    uint64_t applied = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Event& event = events[i];
+      const Sample* sample = std::get_if<Sample>(&event);
+      absl::Status status = sample != nullptr
+                                ? ApplySample(*sample)
+                                : ApplyHandOver(std::get<HandOver>(event));
+      if (status.ok()) {
+        ++applied;
+      } else {
+        on_reject(i, status);
+      }
+    }
+    return applied;
+  }
   absl::StatusOr<std::vector<PolicyDecision>> Recommend(
       const RecommendRequest& request);
   EngineReport Report() const;
@@ -109,29 +131,77 @@ class Engine::Impl {
   }
 
  private:
-  absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const;
+  // CpuGate is what validating an event's CPU needs, kept together so the
+  // check is one load: whether events may name the CPU (it exists and is
+  // online) and the CPU's latest timestamp.
+  struct CpuGate {
+    int64_t last_timestamp = std::numeric_limits<int64_t>::min();
+    bool accepted = false;
+  };
+
+  // ValidateCpu accepts an event on `cpu` at `timestamp_ns`; inline, as
+  // every event passes it.
+  absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
+    if (static_cast<uint32_t>(cpu) < cpu_gates_.size() &&
+        cpu_gates_[cpu].accepted &&
+        timestamp_ns >= cpu_gates_[cpu].last_timestamp) {
+      return absl::OkStatus();
+    }
+    return CpuError(cpu, timestamp_ns);
+  }
+  // CpuError is the reason ValidateCpu rejects an event.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status CpuError(
+      int32_t cpu, int64_t timestamp_ns) const;
+  // NumaNodeError rejects a sample's numa_node that names no online node.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status NumaNodeError(
+      int32_t numa_node) const;
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
-  int64_t Clock(int64_t timestamp_ns);
-  // SlotFor finds or admits process `tgid`, forgetting the state of an
-  // evicted process whose slot it reuses.
-  uint32_t SlotFor(int32_t tgid, int cpu);
-  void NotePreference(PolicySlot& policy, uint32_t slot, int64_t now);
+  int64_t Clock(int64_t timestamp_ns) {
+    if (!context_.started()) {
+      context_.Start(timestamp_ns);
+      now_ = timestamp_ns;
+    }
+    now_ = std::max(now_, timestamp_ns);
+    return now_;
+  }
+  // Admit finds or admits process `tgid` and its thread `tid`, forgetting
+  // the state of an evicted process whose slot it reuses.
+  ProcessTable::Admission Admit(int32_t tgid, int32_t tid) {
+    const ProcessTable::Admission admission = processes_.Admit(tgid, tid);
+    if (admission.slot >= slots_prepared_ || admission.evicted) {
+      PrepareSlot(admission);
+    }
+    return admission;
+  }
+  // PrepareSlot sizes the policies' per-slot records for a new slot, or
+  // clears an evicted process's.
+  void PrepareSlot(const ProcessTable::Admission& admission);
+  // NotePreference records `llc`, the policy's preferred LLC for `slot`
+  // after a call that may change it.
+  void NotePreference(PolicySlot& policy, uint32_t slot, int llc,
+                      int64_t now) {
+    if (llc != policy.pref_llc[slot]) ChangePreference(policy, slot, llc, now);
+  }
+  void ChangePreference(PolicySlot& policy, uint32_t slot, int llc,
+                        int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
   template <typename Fn>
   void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
                   Fn&& run);
+  // Tick runs the scheduler tick of `thread` (on thread.cpu) through every
+  // policy. Out of line: one sample in hundreds is a tick.
+  ABSL_ATTRIBUTE_NOINLINE void Tick(const ProcessRef& process,
+                                    const ThreadRef& thread, int64_t now);
 
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_
   std::vector<PolicySlot> policies_;
-  std::vector<int64_t> last_timestamp_;  // by CPU, for validation
-  // cpu_accepted_ is, by os index, whether events may name the CPU (it
-  // exists and is online): one load per event instead of two calls.
-  std::vector<bool> cpu_accepted_;
+  std::vector<CpuGate> cpu_gates_;  // by CPU os index
   int64_t now_ = 0;
   ProcessTable processes_;
+  uint32_t slots_prepared_ = 0;  // slots every pref_llc covers
   std::vector<ScanOutcome> outcomes_;
   std::function<void(const PreferenceChange&)> listener_;
   std::function<void(const ScanObservation&)> scan_listener_;
@@ -139,13 +209,7 @@ class Engine::Impl {
   uint64_t handovers_applied_ = 0;
 };
 
-absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
-  const bool accepted = cpu >= 0 &&
-                        cpu < static_cast<int32_t>(cpu_accepted_.size()) &&
-                        cpu_accepted_[cpu];
-  if (accepted && timestamp_ns >= last_timestamp_[cpu]) {
-    return absl::OkStatus();
-  }
+absl::Status Engine::Impl::CpuError(int32_t cpu, int64_t timestamp_ns) const {
   // The rejection's reason, checked in the order the messages name.
   if (!context_.topology().HasCpu(cpu)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -154,25 +218,19 @@ absl::Status Engine::Impl::ValidateCpu(int32_t cpu, int64_t timestamp_ns) const 
   if (!context_.online().Test(cpu)) {
     return absl::InvalidArgumentError(absl::StrCat("cpu ", cpu, " is offline"));
   }
-  if (timestamp_ns < last_timestamp_[cpu]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
-        "'s previous timestamp ", last_timestamp_[cpu]));
-  }
-  return absl::OkStatus();
+  const int64_t last = cpu_gates_[cpu].last_timestamp;
+  return absl::InvalidArgumentError(
+      absl::StrCat("timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
+                   "'s previous timestamp ", last));
 }
 
-int64_t Engine::Impl::Clock(int64_t timestamp_ns) {
-  if (!context_.started()) {
-    context_.Start(timestamp_ns);
-    now_ = timestamp_ns;
-  }
-  now_ = std::max(now_, timestamp_ns);
-  return now_;
+absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "numa_node ", numa_node, " is not an online NUMA node of topology ",
+      context_.topology().source()));
 }
 
-uint32_t Engine::Impl::SlotFor(int32_t tgid, int cpu) {
-  const ProcessTable::Admission admission = processes_.Admit(tgid, cpu);
+void Engine::Impl::PrepareSlot(const ProcessTable::Admission& admission) {
   for (PolicySlot& policy : policies_) {
     if (admission.slot >= policy.pref_llc.size()) {
       policy.pref_llc.resize(admission.slot + 1, -1);
@@ -181,16 +239,14 @@ uint32_t Engine::Impl::SlotFor(int32_t tgid, int cpu) {
       policy.pref_llc[admission.slot] = -1;
     }
   }
-  return admission.slot;
+  slots_prepared_ = std::max(slots_prepared_, admission.slot + 1);
 }
 
-void Engine::Impl::NotePreference(PolicySlot& policy, uint32_t slot,
-                                  int64_t now) {
-  const int llc = policy.policy->PreferredLlc(slot);
+void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
+                                    int llc, int64_t now) {
   const int old = policy.pref_llc[slot];
-  if (llc == old) return;
   policy.pref_llc[slot] = llc;
-  ++policy.preferred_llc_changes;
+  ++policy.stats.preferred_llc_changes;
   if (listener_) {
     listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old, llc,
                                now});
@@ -205,30 +261,15 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     PolicySlot& policy = policies_[i];
     const ScanOutcome outcome = run(*policy.policy);
     outcomes_[i] = outcome;
-    switch (outcome.kind) {
-      case ScanOutcome::Kind::kNotTriggered:
-        break;
-      case ScanOutcome::Kind::kSkipped:
-        ++policy.scans_skipped;
-        break;
-      case ScanOutcome::Kind::kAborted:
-        ++policy.scans_aborted;
-        break;
-      case ScanOutcome::Kind::kExecuted:
-        ++policy.scans;
-        policy.cpus_scanned.Add(outcome.cost.cpus_scanned);
-        policy.llcs_scanned.Add(outcome.cost.llcs_scanned);
-        policy.scan_ns.Add(outcome.cost.scan_ns);
-        if (scan_listener_) {
-          const ProcessState& p = processes_.process(slot);
-          scan_listener_(ScanObservation{static_cast<int>(i), p.tgid,
-                                         thread.tid, thread.cpu, now,
-                                         outcome.cost.cpus_scanned,
-                                         p.comm.view()});
-        }
-        break;
+    policy.stats.RecordScan(outcome);
+    if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
+      const ProcessState& p = processes_.process(slot);
+      scan_listener_(ScanObservation{static_cast<int>(i), p.tgid, thread.tid,
+                                     thread.cpu, now,
+                                     outcome.cost.cpus_scanned,
+                                     p.comm.view()});
     }
-    NotePreference(policy, slot, now);
+    NotePreference(policy, slot, policy.policy->PreferredLlc(slot), now);
   }
   const ScanOutcome::Kind reference = outcomes_[0].kind;
   if (reference != ScanOutcome::Kind::kExecuted &&
@@ -237,53 +278,55 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
   }
   const int reference_llc = policies_[0].pref_llc[slot];
   for (PolicySlot& policy : policies_) {
-    ++policy.decisions;
-    if (policy.pref_llc[slot] == reference_llc) ++policy.agreements;
+    ++policy.stats.decisions;
+    if (policy.pref_llc[slot] == reference_llc) ++policy.stats.agreements;
   }
 }
 
-absl::Status Engine::Impl::ApplySample(const Sample& s) {
+void Engine::Impl::Tick(const ProcessRef& process, const ThreadRef& thread,
+                        int64_t now) {
+  RunTrigger(process.slot, thread, now, [&](Policy& policy) {
+    return policy.Tick(process, thread, thread.cpu, now);
+  });
+}
+
+// ApplySample and ApplyHandOver are `inline` so that ApplyBatch may take
+// them in: the library is position-independent code, and GCC inlines no
+// function that another object could interpose.
+inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   RETURN_IF_ERROR(ValidateCpu(s.cpu, s.timestamp_ns));
-  if (s.tgid <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("tgid ", s.tgid, " must be > 0"));
-  }
-  if (s.tid <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("tid ", s.tid, " must be > 0"));
-  }
+  if (s.tgid <= 0) return InvalidField("tgid", s.tgid, "must be > 0");
+  if (s.tid <= 0) return InvalidField("tid", s.tid, "must be > 0");
   if (s.delta_ns < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("delta_ns ", s.delta_ns, " must not be negative"));
+    return InvalidField("delta_ns", s.delta_ns, "must not be negative");
   }
   if (s.nr_threads != kUnchangedNrThreads && s.nr_threads < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("nr_threads ", s.nr_threads, " must be >= 1"));
+    return InvalidField("nr_threads", s.nr_threads, "must be >= 1");
   }
   if (s.numa_node != kUnchangedNumaNode && s.numa_node != -1 &&
       context_.node_span(s.numa_node).Empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "numa_node ", s.numa_node, " is not an online NUMA node of topology ",
-        context_.topology().source()));
+    return NumaNodeError(s.numa_node);
   }
   if (s.footprint_pages != kUnchangedFootprint && s.footprint_pages < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "footprint_pages ", s.footprint_pages, " must not be negative"));
+    return InvalidField("footprint_pages", s.footprint_pages,
+                        "must not be negative");
   }
 
   const int64_t now = Clock(s.timestamp_ns);
-  last_timestamp_[s.cpu] = s.timestamp_ns;
-  const uint32_t slot = SlotFor(s.tgid, s.cpu);
+  cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
+  const ProcessTable::Admission admission = Admit(s.tgid, s.tid);
+  const uint32_t slot = admission.slot;
   ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
   if (s.footprint_pages != kUnchangedFootprint) {
     p.footprint_pages = s.footprint_pages;
   }
   if (!s.comm.empty()) p.comm = s.comm;
-  ThreadState& t = processes_.MoveThread(slot, s.tid, s.cpu, context_);
+  ThreadState& t =
+      processes_.SwitchIn(slot, admission.thread, s.cpu, context_);
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
 
   RqState& rq = context_.mutable_rq(s.cpu);
-  rq.curr_tgid = s.tgid;
-  rq.curr_tid = s.tid;
   const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   // A tick decays its CPU even with a zero delta; a zero-delta switch-out
@@ -292,46 +335,40 @@ absl::Status Engine::Impl::ApplySample(const Sample& s) {
   if (s.delta_ns > 0) {
     const int llc = context_.llc_of(s.cpu);
     for (PolicySlot& policy : policies_) {
-      policy.policy->Account(process, thread, s.cpu, s.delta_ns, now);
-      NotePreference(policy, slot, now);
-      policy.runtime_total += static_cast<uint64_t>(s.delta_ns);
+      NotePreference(
+          policy, slot,
+          policy.policy->Account(process, thread, s.cpu, s.delta_ns, now),
+          now);
+      policy.stats.runtime_total += static_cast<uint64_t>(s.delta_ns);
       if (policy.pref_llc[slot] == llc) {
-        policy.runtime_on_preferred_llc += static_cast<uint64_t>(s.delta_ns);
+        policy.stats.runtime_on_preferred_llc +=
+            static_cast<uint64_t>(s.delta_ns);
       }
     }
     rq.cpu_runtime += static_cast<uint64_t>(s.delta_ns);
   }
   if (s.tick && options_.trigger == ScanTrigger::kTick) {
-    RunTrigger(slot, thread, now, [&](Policy& policy) {
-      return policy.Tick(process, thread, s.cpu, now);
-    });
+    Tick(process, thread, now);
   }
   if (!s.tick) rq.curr_tgid = rq.curr_tid = 0;  // switched out
   ++samples_applied_;
   return absl::OkStatus();
 }
 
-absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
+inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   RETURN_IF_ERROR(ValidateCpu(h.cpu, h.timestamp_ns));
   const bool idle = h.tgid == 0 && h.tid == 0;
   if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "hand-over tgid ", h.tgid, " tid ", h.tid,
-        ": both must be > 0, or both 0 for idle"));
+    return HandOverIdsError(h.tgid, h.tid);
   }
-  const int64_t now = Clock(h.timestamp_ns);
-  last_timestamp_[h.cpu] = h.timestamp_ns;
+  Clock(h.timestamp_ns);
+  cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
   RqState& rq = context_.mutable_rq(h.cpu);
   if (idle) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
-    const uint32_t slot = SlotFor(h.tgid, h.cpu);
-    processes_.MoveThread(slot, h.tid, h.cpu, context_);
-    rq.curr_tgid = h.tgid;
-    rq.curr_tid = h.tid;
-  }
-  for (PolicySlot& policy : policies_) {
-    policy.policy->HandOver(h.cpu, h.tgid, h.tid, now);
+    const ProcessTable::Admission admission = Admit(h.tgid, h.tid);
+    processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
   }
   ++handovers_applied_;
   return absl::OkStatus();
@@ -346,12 +383,12 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   }
   const ProcessState& p = processes_.process(slot);
   const int32_t tid = request.tid.value_or(p.last_tid);
-  auto thread_it = p.threads.find(tid);
-  if (thread_it == p.threads.end()) {
+  const ThreadState* known = processes_.FindThread(slot, tid);
+  if (known == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "tid ", tid, " is not a known thread of process ", request.tgid));
   }
-  ThreadRef thread{tid, thread_it->second.numa_node, thread_it->second.cpu};
+  ThreadRef thread{tid, known->numa_node, known->cpu};
   if (request.cpu.has_value()) {
     if (!context_.topology().HasCpu(*request.cpu) ||
         !context_.online().Test(*request.cpu)) {
@@ -384,27 +421,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
 EngineReport Engine::Impl::Report() const {
   EngineReport report;
   for (const PolicySlot& policy : policies_) {
-    PolicyReport r;
-    r.name = policy.name;
-    r.scans = policy.scans;
-    r.scans_skipped = policy.scans_skipped;
-    r.scans_aborted = policy.scans_aborted;
-    r.cpus_scanned = policy.cpus_scanned.Summarize();
-    r.llcs_scanned = policy.llcs_scanned.Summarize();
-    r.scan_ns = policy.scan_ns.Summarize();
-    r.decisions = policy.decisions;
-    r.agreements = policy.agreements;
-    r.agreement = policy.decisions == 0
-                      ? 1.0
-                      : static_cast<double>(policy.agreements) /
-                            static_cast<double>(policy.decisions);
-    r.preferred_llc_changes = policy.preferred_llc_changes;
-    r.runtime_on_preferred_llc =
-        policy.runtime_total == 0
-            ? 0.0
-            : static_cast<double>(policy.runtime_on_preferred_llc) /
-                  static_cast<double>(policy.runtime_total);
-    report.policies.push_back(std::move(r));
+    report.policies.push_back(policy.stats.Summarize(policy.name));
   }
   report.samples_applied = samples_applied_;
   report.handovers_applied = handovers_applied_;
@@ -453,6 +470,11 @@ absl::Status Engine::ApplySample(const Sample& sample) {
 }
 absl::Status Engine::ApplyHandOver(const HandOver& handover) {
   return impl_->ApplyHandOver(handover);
+}
+uint64_t Engine::ApplyBatch(
+    absl::Span<const Event> events,
+    absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
+  return impl_->ApplyBatch(events, on_reject);
 }
 absl::StatusOr<std::vector<PolicyDecision>> Engine::Recommend(
     const RecommendRequest& request) {

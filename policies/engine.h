@@ -16,8 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "policies/decision.h"
 #include "policies/policy_registry.h"
 #include "policies/sample.h"
@@ -95,6 +97,15 @@ class Engine {
   absl::Status ApplySample(const Sample& sample);
   // ApplyHandOver validates then applies a hand-over, same contract.
   absl::Status ApplyHandOver(const HandOver& handover);
+  // ApplyBatch applies `events` in order, each exactly as ApplySample or
+  // ApplyHandOver would: a rejected event leaves the engine unchanged and
+  // the rest still apply; `on_reject` hears the index and error of each.
+  // Returns the number of events applied. One call per batch instead of
+  // per event, for streams of millions of events.
+  uint64_t ApplyBatch(
+      absl::Span<const Event> events,
+      absl::FunctionRef<void(size_t index, const absl::Status& error)>
+          on_reject);
 
   // Recommend answers for every policy, in session order. NotFound (with the
   // tgid) for a process the session does not track; InvalidArgument for a

@@ -4,7 +4,11 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -85,6 +89,87 @@ TEST(ApplyHandOver, RejectsHalfIdleHandOvers) {
   ASSERT_NE(engine, nullptr);
   EXPECT_FALSE(engine->ApplyHandOver(HandOver{0, 0, 5, 0}).ok());
   EXPECT_TRUE(engine->ApplyHandOver(HandOver{0, 0, 0, 0}).ok());
+}
+
+TEST(ApplyBatch, RejectsBadEventsAndAppliesTheRest) {
+  auto engine = MustMake({"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  const std::vector<Event> events = {
+      HandOver{0, 0, 1, 1},
+      SampleAt(10, 0, 1, 1, 10, false),
+      SampleAt(20, 0, 0, 1, 10, false),  // tgid 0
+      HandOver{20, 1, 0, 5},             // half idle
+      SampleAt(5, 0, 1, 1, 10, false),   // before cpu 0's last timestamp
+      SampleAt(30, 1, 2, 2, 10, false),
+  };
+  std::vector<std::pair<size_t, std::string>> rejected;
+  const uint64_t applied = engine->ApplyBatch(
+      events, [&](size_t index, const absl::Status& error) {
+        rejected.emplace_back(index, std::string(error.message()));
+      });
+  EXPECT_EQ(applied, 3u);
+  ASSERT_EQ(rejected.size(), 3u);
+  EXPECT_EQ(rejected[0].first, 2u);
+  EXPECT_THAT(rejected[0].second, HasSubstr("tgid 0 must be > 0"));
+  EXPECT_EQ(rejected[1].first, 3u);
+  EXPECT_THAT(rejected[1].second, HasSubstr("hand-over tgid 0 tid 5"));
+  EXPECT_EQ(rejected[2].first, 4u);
+  EXPECT_THAT(rejected[2].second, HasSubstr("timestamp_ns 5"));
+  const EngineReport report = engine->Report();
+  EXPECT_EQ(report.samples_applied, 2u);
+  EXPECT_EQ(report.handovers_applied, 1u);
+  EXPECT_EQ(report.processes_tracked, 2u);
+}
+
+TEST(ApplyBatch, MatchesApplyingEventByEvent) {
+  testing::StreamShape shape;
+  shape.hand_overs = true;
+  shape.revisit = false;
+  const auto topology = MakeGrid(GridShape{2, 2, 4});
+  std::vector<Event> events;
+  for (const testing::StreamEvent& e :
+       testing::RandomStream(*topology, shape)) {
+    if (const Sample* s = std::get_if<Sample>(&e)) events.push_back(*s);
+    if (const HandOver* h = std::get_if<HandOver>(&e)) events.push_back(*h);
+  }
+  ASSERT_GT(events.size(), 1000u);
+  auto one_by_one = MakeEngine(topology, {"full-scan", "visited-scan"});
+  auto batched = MakeEngine(topology, {"full-scan", "visited-scan"});
+  ASSERT_TRUE(one_by_one.ok() && batched.ok());
+  std::vector<std::string> changes[2];
+  for (int i = 0; i < 2; ++i) {
+    (i == 0 ? **one_by_one : **batched)
+        .SetChangeListener([&changes, i](const PreferenceChange& c) {
+          changes[i].push_back(absl::StrCat(c.tgid, " ", std::string(c.policy),
+                                            " ", c.new_llc, " ",
+                                            c.timestamp_ns));
+        });
+  }
+  for (const Event& e : events) {
+    const Sample* sample = std::get_if<Sample>(&e);
+    ASSERT_TRUE((sample != nullptr
+                     ? (*one_by_one)->ApplySample(*sample)
+                     : (*one_by_one)->ApplyHandOver(std::get<HandOver>(e)))
+                    .ok());
+  }
+  EXPECT_EQ((*batched)->ApplyBatch(events, [](size_t, const absl::Status&) {
+    ADD_FAILURE() << "no event of the stream is bad";
+  }),
+            events.size());
+  EXPECT_EQ(changes[1], changes[0]);
+  EXPECT_FALSE(changes[0].empty());
+  const EngineReport a = (*one_by_one)->Report();
+  const EngineReport b = (*batched)->Report();
+  ASSERT_EQ(a.policies.size(), b.policies.size());
+  for (size_t i = 0; i < a.policies.size(); ++i) {
+    EXPECT_EQ(b.policies[i].scans, a.policies[i].scans);
+    EXPECT_EQ(b.policies[i].decisions, a.policies[i].decisions);
+    EXPECT_EQ(b.policies[i].agreements, a.policies[i].agreements);
+    EXPECT_EQ(b.policies[i].runtime_on_preferred_llc,
+              a.policies[i].runtime_on_preferred_llc);
+  }
+  EXPECT_EQ(b.samples_applied, a.samples_applied);
+  EXPECT_EQ(b.handovers_applied, a.handovers_applied);
 }
 
 TEST(Recommend, NotFoundForAnUntrackedProcessAndInvalidForABadThread) {

@@ -34,8 +34,9 @@ uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
       scope_(scope),
-      entry_hint_(context.num_cpu_slots(), 0),
-      too_many_running_(context.num_cpu_slots(), 0) {
+      entry_hint_(context.num_cpu_slots()),
+      too_many_running_(context.num_cpu_slots(), 0),
+      capacity_bytes_(context.num_cpu_slots(), 0) {
   // invalid_llc_nr compares avg * smt * 1280 < tolerance * llc_size * 1024
   // on every account. With k = smt * 1280 > 0 and r = tolerance * llc_size
   // * 1024 >= 0, for an integer avg: avg * k < r  <=>  avg < ceil(r / k),
@@ -48,56 +49,25 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     const int64_t r = tolerance * context.llc_size(llc) * 1024;
     too_many_running_[cpu] = (r + k - 1) / k;
   }
+  // exceed_llc_capacity's scale and product, once per CPU.
+  const ModelTunables& tunables = context.tunables();
+  capacity_bounded_ = tunables.numa_balancing && tolerance < 100;
+  const __int128 scale = tolerance == 0 ? 0 : 1 + (tolerance - 1) * 256;
+  for (int cpu = 0; cpu < context.num_cpu_slots(); ++cpu) {
+    const int llc = context.llc_of(cpu);
+    if (llc >= 0) capacity_bytes_[cpu] = context.llc_bytes(llc) * scale;
+  }
 }
 
-void KernelModel::Start(MmState& mm, int cpu, int64_t now) {
-  if (mm.started) return;
-  mm.started = true;
-  mm.epoch = context_.rq(cpu).cpu_epoch;
-  mm.next_scan = now;
-  mm.pref_cpu = -1;
-}
-
-CpuEntry& KernelModel::EntryFor(MmState& mm, int cpu) {
-  // The hint is only ever a guess: an index whose entry is `cpu` is the
-  // entry (they are unique and sorted), whichever process set the hint.
-  uint32_t& hint = entry_hint_[cpu];
-  if (hint < mm.cpus.size() && mm.cpus[hint].cpu == cpu) return mm.cpus[hint];
+CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
-  hint = static_cast<uint32_t>(it - mm.cpus.begin());
+  hint.older = hint.recent;
+  hint.recent = static_cast<uint32_t>(it - mm.cpus.begin());
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
-}
-
-void KernelModel::Account(MmState& mm, const ProcessRef& process, int cpu,
-                          int64_t delta_ns, int64_t now) {
-  // Kernel account_mm_sched.
-  if (!context_.enabled() || delta_ns <= 0) return;
-  Start(mm, cpu, now);
-  const RqState& rq = context_.rq(cpu);
-  CpuEntry& entry = EntryFor(mm, cpu);
-  CatchUpEntry(rq, entry);
-  entry.runtime += static_cast<uint64_t>(delta_ns);
-  if (scope_ == ScanScope::kVisitedCpus) {
-    entry.last_visit_epoch = rq.cpu_epoch;
-    mm.visited_cpus.Set(cpu);
-  }
-  NoPreferenceReason reset = NoPreferenceReason::kNone;
-  if (rq.cpu_epoch - mm.epoch > context_.tunables().affinity_timeout_epochs) {
-    reset = NoPreferenceReason::kTimedOut;
-  } else if (NoPreferenceReason nr = InvalidNrReason(mm, process, cpu);
-             nr != NoPreferenceReason::kNone) {
-    reset = nr;
-  } else if (ExceedsCapacity(process, cpu)) {
-    reset = NoPreferenceReason::kFootprintTooLarge;
-  }
-  if (reset != NoPreferenceReason::kNone) {
-    mm.pref_cpu = -1;
-    mm.reason = reset;
-  }
 }
 
 ScanOutcome KernelModel::Tick(MmState& mm, const ProcessRef& process,
@@ -119,31 +89,9 @@ ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
   return Scan(mm, process, thread, now);
 }
 
-NoPreferenceReason KernelModel::InvalidNrReason(const MmState& mm,
-                                                const ProcessRef& process,
-                                                int cpu) const {
-  // Kernel invalid_llc_nr, with the per-CPU threshold of the constructor.
-  if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
-  if (context_.tunables().aggr_tolerance >= 100) return NoPreferenceReason::kNone;
-  return mm.nr_running_avg < too_many_running_[cpu]
-             ? NoPreferenceReason::kNone
-             : NoPreferenceReason::kTooManyThreads;
-}
-
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
                             int cpu) const {
   return InvalidNrReason(mm, process, cpu) != NoPreferenceReason::kNone;
-}
-
-bool KernelModel::ExceedsCapacity(const ProcessRef& process, int cpu) const {
-  // Kernel exceed_llc_capacity.
-  const ModelTunables& tunables = context_.tunables();
-  if (!tunables.numa_balancing || tunables.aggr_tolerance >= 100) return false;
-  const __int128 scale =
-      tunables.aggr_tolerance == 0 ? 0 : 1 + (tunables.aggr_tolerance - 1) * 256;
-  const __int128 llc_bytes = context_.llc_bytes(context_.llc_of(cpu));
-  return llc_bytes * scale <
-         static_cast<__int128>(process.footprint_pages) * kPageBytes;
 }
 
 const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) {

@@ -10,6 +10,7 @@
 #define SCHEDCACHE_POLICIES_KERNEL_MODEL_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "policies/decision.h"
@@ -78,7 +79,8 @@ class KernelModel {
   // `now` (kernel account_mm_sched). The thread's own preferred LLC is
   // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
   // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
-  // once for all policies.
+  // once for all policies. Inline (below the class): every sample of every
+  // policy runs it.
   void Account(MmState& mm, const ProcessRef& process, int cpu,
                int64_t delta_ns, int64_t now);
 
@@ -103,8 +105,14 @@ class KernelModel {
 
   // InvalidNr is the kernel's invalid_llc_nr for the LLC of `cpu`.
   bool InvalidNr(const MmState& mm, const ProcessRef& process, int cpu) const;
-  // ExceedsCapacity is the kernel's exceed_llc_capacity for the LLC of `cpu`.
-  bool ExceedsCapacity(const ProcessRef& process, int cpu) const;
+  // ExceedsCapacity is the kernel's exceed_llc_capacity for the LLC of
+  // `cpu`, against the capacity the constructor computed. Inline: every
+  // account asks.
+  bool ExceedsCapacity(const ProcessRef& process, int cpu) const {
+    return capacity_bounded_ &&
+           capacity_bytes_[cpu] <
+               static_cast<__int128>(process.footprint_pages) * kPageBytes;
+  }
   // ScanMask is the kernel's get_scan_cpumasks. The result lives in a
   // scratch member until the next call.
   const CpuSet& ScanMask(const MmState& mm, const ThreadRef& thread);
@@ -121,16 +129,54 @@ class KernelModel {
   const ModelContext& context() const { return context_; }
 
  private:
+  // EntryHint is, for one CPU, the indexes in MmState::cpus where the last
+  // two accounts on that CPU that searched found their entries. A CPU
+  // mostly alternates between few processes (threads stay on their CPU),
+  // so the hints save the search; EntryFor checks them before use.
+  struct EntryHint {
+    uint32_t recent = 0;
+    uint32_t older = 0;
+  };
+
   // Start gives a process its start values at its first sample on `cpu`.
-  void Start(MmState& mm, int cpu, int64_t now);
+  void Start(MmState& mm, int cpu, int64_t now) {
+    if (mm.started) return;
+    mm.started = true;
+    mm.epoch = context_.rq(cpu).cpu_epoch;
+    mm.next_scan = now;
+    mm.pref_cpu = -1;
+  }
   // OccupancyOf is Occupancy with the entry of `cpu` already found
   // (nullptr: the process never ran there).
   uint64_t OccupancyOf(MmState& mm, CpuEntry* entry, int cpu, int64_t now);
-  // EntryFor finds or lazily creates the entry of `cpu`.
-  CpuEntry& EntryFor(MmState& mm, int cpu);
-  // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone.
+  // EntryFor finds or lazily creates the entry of `cpu`. A hint is only
+  // ever a guess: an index whose entry is `cpu` is the entry (they are
+  // unique and sorted), whichever process set the hint.
+  CpuEntry& EntryFor(MmState& mm, int cpu) {
+    EntryHint& hint = entry_hint_[cpu];
+    if (hint.recent < mm.cpus.size() && mm.cpus[hint.recent].cpu == cpu) {
+      return mm.cpus[hint.recent];
+    }
+    if (hint.older < mm.cpus.size() && mm.cpus[hint.older].cpu == cpu) {
+      std::swap(hint.recent, hint.older);
+      return mm.cpus[hint.recent];
+    }
+    return SearchEntry(mm, cpu, hint);
+  }
+  // SearchEntry is EntryFor when neither hint holds.
+  CpuEntry& SearchEntry(MmState& mm, int cpu, EntryHint& hint);
+  // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone (kernel
+  // invalid_llc_nr, with the per-CPU threshold of the constructor).
   NoPreferenceReason InvalidNrReason(const MmState& mm,
-                                     const ProcessRef& process, int cpu) const;
+                                     const ProcessRef& process, int cpu) const {
+    if (process.nr_threads <= 1) return NoPreferenceReason::kSingleThread;
+    if (context_.tunables().aggr_tolerance >= 100) {
+      return NoPreferenceReason::kNone;
+    }
+    return mm.nr_running_avg < too_many_running_[cpu]
+               ? NoPreferenceReason::kNone
+               : NoPreferenceReason::kTooManyThreads;
+  }
   // ScanLlcs runs the loop of task_cache_work over `mask`.
   ScanOutcome ScanLlcs(MmState& mm, const ProcessRef& process,
                        const ThreadRef& thread, CpuSet& mask, int64_t now);
@@ -139,15 +185,45 @@ class KernelModel {
   const ScanScope scope_;
   CpuSet mask_;  // scratch: the scan mask
   CpuSet span_;  // scratch: one LLC's CPUs to visit
-  // entry_hint_ is, by CPU, the index in MmState::cpus where the last
-  // account on that CPU found its entry. Consecutive accounts on a CPU are
-  // mostly the same process (threads stay on their CPU), so the hint saves
-  // the search; EntryFor checks it before use.
-  std::vector<uint32_t> entry_hint_;
+  std::vector<EntryHint> entry_hint_;  // by CPU
   // too_many_running_ is, by CPU, the smallest nr_running_avg that
   // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
   std::vector<int64_t> too_many_running_;
+  // capacity_bounded_ says whether exceed_llc_capacity can hold at all
+  // (numa_balancing on and aggr_tolerance below 100); capacity_bytes_ is,
+  // by CPU, the largest footprint its LLC takes (llc bytes times the
+  // tolerance scale), in 128 bits as the kernel's comparison is exact.
+  bool capacity_bounded_ = false;
+  std::vector<__int128> capacity_bytes_;
 };
+
+inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
+                                 int cpu, int64_t delta_ns, int64_t now) {
+  // Kernel account_mm_sched.
+  if (!context_.enabled() || delta_ns <= 0) return;
+  Start(mm, cpu, now);
+  const RqState& rq = context_.rq(cpu);
+  CpuEntry& entry = EntryFor(mm, cpu);
+  CatchUpEntry(rq, entry);
+  entry.runtime += static_cast<uint64_t>(delta_ns);
+  if (scope_ == ScanScope::kVisitedCpus) {
+    entry.last_visit_epoch = rq.cpu_epoch;
+    mm.visited_cpus.Set(cpu);
+  }
+  NoPreferenceReason reset = NoPreferenceReason::kNone;
+  if (rq.cpu_epoch - mm.epoch > context_.tunables().affinity_timeout_epochs) {
+    reset = NoPreferenceReason::kTimedOut;
+  } else if (NoPreferenceReason nr = InvalidNrReason(mm, process, cpu);
+             nr != NoPreferenceReason::kNone) {
+    reset = nr;
+  } else if (ExceedsCapacity(process, cpu)) {
+    reset = NoPreferenceReason::kFootprintTooLarge;
+  }
+  if (reset != NoPreferenceReason::kNone) {
+    mm.pref_cpu = -1;
+    mm.reason = reset;
+  }
+}
 
 }  // namespace schedcache
 

@@ -1,8 +1,10 @@
 #include "policies/plugin_loader.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"
+#include "policies/plugin_abi.h"
 #include "policies/testing/engine_harness.h"
 
 namespace schedcache {
@@ -56,7 +58,9 @@ TEST(PluginLoader, RefusesAnotherAbiVersion) {
   PolicyRegistryBuilder builder = WithBuiltins();
   absl::Status status = LoadPolicyPlugin(SCHEDCACHE_FIXTURE_WRONG_ABI, builder);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(), HasSubstr("ABI version 2"));
+  EXPECT_THAT(status.message(),
+              HasSubstr(absl::StrCat("ABI version ",
+                                     kPolicyPluginAbiVersion + 1)));
 }
 
 TEST(PluginLoader, RefusesANameAlreadyRegistered) {

@@ -1,9 +1,9 @@
 // Policy and PolicyFactory: the plugin interface of schedcache. A Policy
 // chooses a preferred LLC per process; the session's Engine drives it with
-// runtime samples (Account), scheduler ticks (Tick), CPU hand-overs
-// (HandOver) and scan requests (Scan). The per-CPU runqueue state is not the
-// policy's: it lives once per session in the ModelContext every policy
-// reads. Each policy owns its per-process decision state, indexed by the
+// runtime samples (Account), scheduler ticks (Tick) and scan requests
+// (Scan). The per-CPU runqueue state is not the policy's: it lives once per
+// session in the ModelContext every policy reads, and the engine keeps its
+// current threads (rq.curr) up to date on every hand-over. Each policy owns its per-process decision state, indexed by the
 // dense ProcessRef::slot the engine assigns.
 //
 // A PolicyFactory has three jobs (as gRPC's LB policy factories): name and
@@ -33,9 +33,11 @@ class Policy {
 
   // Account: thread `thread` of `process` ran `delta_ns` (> 0) on `cpu` up
   // to `now`. The engine has advanced rq `cpu` to `now`, and charges the
-  // delta to rq.cpu_runtime once, after every policy's Account.
-  virtual void Account(const ProcessRef& process, const ThreadRef& thread,
-                       int cpu, int64_t delta_ns, int64_t now) = 0;
+  // delta to rq.cpu_runtime once, after every policy's Account. Returns
+  // the process's preferred LLC after the account (what PreferredLlc
+  // would return), so the engine sees a change without asking again.
+  virtual int Account(const ProcessRef& process, const ThreadRef& thread,
+                      int cpu, int64_t delta_ns, int64_t now) = 0;
 
   // Tick: a scheduler tick on `cpu`, which runs `thread`, after Account.
   // Called only in the tick trigger mode. Returns what the scan did.
@@ -47,14 +49,8 @@ class Policy {
   virtual ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
                            int64_t now) = 0;
 
-  // HandOver: `cpu` now runs thread `tid` of `tgid` (0, 0: idle). The
-  // engine has already updated rq.curr; policies that keep their own view
-  // of who runs where override this.
-  virtual void HandOver(int /*cpu*/, int32_t /*tgid*/, int32_t /*tid*/,
-                        int64_t /*now*/) {}
-
   // PreferredLlc is the process's preferred LLC (mm.pref_cpu's LLC), -1 for
-  // none. Cheap: the engine calls it after every change-capable call.
+  // none. Cheap: the engine calls it after every tick and scan.
   virtual int PreferredLlc(uint32_t slot) const = 0;
 
   // Decide is the current answer for `process`, or for `thread` of it when

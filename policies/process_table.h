@@ -4,11 +4,13 @@
 // process that policies index their state by, and least-recently-active
 // order for eviction beyond a bound.
 //
-// Every event names a process and a thread; looking both up in hash maps
-// was a quarter of the engine's time. Consecutive events on one CPU are
-// almost always the same thread, so the table remembers per CPU the last
-// process slot and thread it resolved there, and checks that memory before
-// trusting it (see OnCpu).
+// Every event names a process and a thread, and resolving them is most of
+// the engine's own cost. Threads live in one slab with stable indices
+// (handles), each record naming its process and slot, so one thread
+// lookup resolves both. A small direct-mapped table by tid remembers the
+// handle last resolved for that tid; the record is checked (tgid and tid)
+// before the guess is trusted, so a collision or a freed record only costs
+// the hash-map path.
 //
 // Thread contract: thread-compatible (the session's single writer).
 #ifndef SCHEDCACHE_POLICIES_PROCESS_TABLE_H_
@@ -25,6 +27,9 @@
 namespace schedcache {
 
 struct ThreadState {
+  int32_t tgid = 0;        // 0: a free record
+  int32_t tid = 0;
+  uint32_t slot = 0;       // the process's slot
   int32_t numa_node = -1;  // preferred node, -1: none
   int32_t cpu = -1;        // the CPU it last ran or was switched in on
 };
@@ -35,73 +40,144 @@ struct ProcessState {
   int32_t last_tid = 0;                      // thread of the latest event
   int64_t footprint_pages = 0;
   Comm comm;
-  absl::flat_hash_map<int32_t, ThreadState> threads;
-  // threads_version changes whenever `threads` may have moved its elements
-  // (an insertion); 0 for a process with no threads.
-  uint64_t threads_version = 0;
-  uint32_t lru_prev = 0;  // towards the most recently active
-  uint32_t lru_next = 0;
+  absl::flat_hash_map<int32_t, uint32_t> threads;  // tid -> thread handle
 };
 
 class ProcessTable {
  public:
   static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 
-  // REQUIRES: max_processes >= 1; events name CPUs below num_cpu_slots.
-  ProcessTable(int64_t max_processes, int num_cpu_slots)
-      : max_processes_(max_processes), on_cpu_(num_cpu_slots) {}
+  // REQUIRES: max_processes >= 1.
+  explicit ProcessTable(int64_t max_processes)
+      : max_processes_(max_processes),
+        recent_(kRecentSize, kUnknownThread),
+        threads_(1) {}
 
-  // Admission is where a process landed; `evicted` is true when the least
-  // recently active process was dropped to make room, in which case `slot`
-  // was its slot and the caller must forget that slot's old state.
+  // Admission is where an event's process and thread landed; `evicted` is
+  // true when the least recently active process was dropped to make room,
+  // in which case `slot` was its slot and the caller must forget that
+  // slot's old state.
   struct Admission {
     uint32_t slot;
+    uint32_t thread;  // handle, for thread()
     bool evicted;
   };
-  // Admit finds or adds process `tgid`, named by an event on `cpu`, and
-  // marks it most recently active.
-  Admission Admit(int32_t tgid, int cpu);
+  // Admit finds or adds process `tgid` and its thread `tid` (both > 0), and
+  // marks the process most recently active.
+  Admission Admit(int32_t tgid, int32_t tid) {
+    const uint32_t guess = recent_[RecentIndex(tid)];
+    const ThreadState& t = threads_[guess];
+    if (t.tid == tid && t.tgid == tgid) {
+      Touch(t.slot);
+      return {t.slot, guess, false};
+    }
+    return AdmitSlow(tgid, tid);
+  }
 
   // Find returns the slot of `tgid`, or kNoSlot.
   uint32_t Find(int32_t tgid) const;
+  // FindThread returns thread `tid` of the process in `slot`, or nullptr.
+  const ThreadState* FindThread(uint32_t slot, int32_t tid) const;
 
   ProcessState& process(uint32_t slot) { return processes_[slot]; }
   const ProcessState& process(uint32_t slot) const { return processes_[slot]; }
+  ThreadState& thread(uint32_t handle) { return threads_[handle]; }
 
-  // MoveThread makes thread `tid` of the process in `slot` run on `cpu`:
-  // a thread is current on at most one CPU, so it leaves the rq it was
-  // current on before. Returns the thread.
-  ThreadState& MoveThread(uint32_t slot, int32_t tid, int cpu,
-                          ModelContext& context);
+  // SwitchIn makes thread `handle` of the process in `slot` current on
+  // `cpu` (rq.curr): a thread is current on at most one CPU, so it stops
+  // being current on the CPU it ran on before. Returns the thread.
+  ThreadState& SwitchIn(uint32_t slot, uint32_t handle, int cpu,
+                        ModelContext& context) {
+    ThreadState& t = threads_[handle];
+    if (t.cpu >= 0) {
+      // Whether the thread is still current there is hard to predict, so
+      // the clear is a select, not a branch; when t.cpu == cpu the rq is
+      // set again just below.
+      RqState& old = context.mutable_rq(t.cpu);
+      const bool current = old.curr_tgid == t.tgid && old.curr_tid == t.tid;
+      old.curr_tgid = current ? 0 : old.curr_tgid;
+      old.curr_tid = current ? 0 : old.curr_tid;
+    }
+    RqState& rq = context.mutable_rq(cpu);
+    rq.curr_tgid = t.tgid;
+    rq.curr_tid = t.tid;
+    t.cpu = cpu;
+    processes_[slot].last_tid = t.tid;
+    return t;
+  }
 
   // RefOf describes the process in `slot` to policies.
-  ProcessRef RefOf(uint32_t slot) const;
+  ProcessRef RefOf(uint32_t slot) const {
+    const ProcessState& p = processes_[slot];
+    return ProcessRef{slot, p.tgid,
+                      p.nr_threads >= 0
+                          ? p.nr_threads
+                          : static_cast<int32_t>(p.threads.size()),
+                      p.footprint_pages};
+  }
 
   uint64_t size() const { return slot_of_.size(); }
   uint64_t evicted() const { return evicted_; }
 
  private:
-  // OnCpu is what the last event on a CPU resolved. It is a guess checked
-  // on use: the slot must still hold `tgid`, and the thread pointer is
-  // used only while its process's threads_version is unchanged.
-  struct OnCpu {
-    int32_t tgid = 0;
-    uint32_t slot = kNoSlot;
-    int32_t tid = 0;
-    uint64_t threads_version = 0;
-    ThreadState* thread = nullptr;
+  // kRecentSize entries of the tid table: tids are small integers (below
+  // the kernel's pid_max), so the low bits spread them.
+  static constexpr uint32_t kRecentSize = 4096;
+  static uint32_t RecentIndex(int32_t tid) {
+    return static_cast<uint32_t>(tid) & (kRecentSize - 1);
+  }
+  // kUnknownThread is the handle of a record that stays free (tgid 0, which
+  // no event names): a tid table entry that guessed nothing yet points
+  // there, so a guess needs no bounds check.
+  static constexpr uint32_t kUnknownThread = 0;
+
+  // LruLinks are a slot's neighbours in least-recently-active order, kept
+  // apart from ProcessState so a touch writes one small array.
+  struct LruLinks {
+    uint32_t prev = kNoSlot;  // towards the most recently active
+    uint32_t next = kNoSlot;
   };
 
-  void LinkFront(uint32_t slot);
-  void Unlink(uint32_t slot);
+  Admission AdmitSlow(int32_t tgid, int32_t tid);
+  // AdmitProcess finds or adds process `tgid`, most recently active.
+  Admission AdmitProcess(int32_t tgid);
+  // AddThread gives thread `tid` of the process in `slot` a record.
+  uint32_t AddThread(uint32_t slot, int32_t tgid, int32_t tid);
+  // FreeThreads releases the thread records of the process in `slot`.
+  void FreeThreads(uint32_t slot);
+  void LinkFront(uint32_t slot) {
+    lru_[slot] = LruLinks{kNoSlot, lru_head_};
+    if (lru_head_ != kNoSlot) lru_[lru_head_].prev = slot;
+    lru_head_ = slot;
+    if (lru_tail_ == kNoSlot) lru_tail_ = slot;
+  }
+  void Unlink(uint32_t slot) {
+    const LruLinks links = lru_[slot];
+    if (links.prev != kNoSlot) {
+      lru_[links.prev].next = links.next;
+    } else {
+      lru_head_ = links.next;
+    }
+    if (links.next != kNoSlot) {
+      lru_[links.next].prev = links.prev;
+    } else {
+      lru_tail_ = links.prev;
+    }
+  }
   // Touch marks `slot` most recently active.
-  void Touch(uint32_t slot);
+  void Touch(uint32_t slot) {
+    if (lru_head_ == slot) return;
+    Unlink(slot);
+    LinkFront(slot);
+  }
 
   const int64_t max_processes_;
-  std::vector<OnCpu> on_cpu_;     // by CPU os index
-  uint64_t last_threads_version_ = 0;
+  std::vector<uint32_t> recent_;  // by RecentIndex(tid): a thread handle
+  std::vector<ThreadState> threads_;   // by handle; [kUnknownThread] free
+  std::vector<uint32_t> free_threads_;  // handles of free records
   absl::flat_hash_map<int32_t, uint32_t> slot_of_;
   std::vector<ProcessState> processes_;  // by slot
+  std::vector<LruLinks> lru_;            // by slot
   uint32_t lru_head_ = kNoSlot;  // most recently active
   uint32_t lru_tail_ = kNoSlot;  // least recently active
   uint64_t evicted_ = 0;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <variant>
 
 namespace schedcache {
 
@@ -63,6 +64,9 @@ struct HandOver {
   int32_t tgid = 0;
   int32_t tid = 0;
 };
+
+// Event is either input, for streams that interleave them.
+using Event = std::variant<Sample, HandOver>;
 
 }  // namespace schedcache
 

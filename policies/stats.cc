@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 namespace schedcache {
 namespace {
@@ -77,6 +78,47 @@ Distribution LogHistogram::Summarize() const {
   d.p99 = std::min(max_, Percentile(counts_, RankOf(count_, 0.99), LowerBound));
   d.max = max_;
   return d;
+}
+
+void PolicyStats::RecordScan(const ScanOutcome& outcome) {
+  switch (outcome.kind) {
+    case ScanOutcome::Kind::kNotTriggered:
+      break;
+    case ScanOutcome::Kind::kSkipped:
+      ++scans_skipped;
+      break;
+    case ScanOutcome::Kind::kAborted:
+      ++scans_aborted;
+      break;
+    case ScanOutcome::Kind::kExecuted:
+      ++scans;
+      cpus_scanned.Add(outcome.cost.cpus_scanned);
+      llcs_scanned.Add(outcome.cost.llcs_scanned);
+      scan_ns.Add(outcome.cost.scan_ns);
+      break;
+  }
+}
+
+PolicyReport PolicyStats::Summarize(std::string name) const {
+  PolicyReport r;
+  r.name = std::move(name);
+  r.scans = scans;
+  r.scans_skipped = scans_skipped;
+  r.scans_aborted = scans_aborted;
+  r.cpus_scanned = cpus_scanned.Summarize();
+  r.llcs_scanned = llcs_scanned.Summarize();
+  r.scan_ns = scan_ns.Summarize();
+  r.decisions = decisions;
+  r.agreements = agreements;
+  r.agreement = decisions == 0 ? 1.0
+                               : static_cast<double>(agreements) /
+                                     static_cast<double>(decisions);
+  r.preferred_llc_changes = preferred_llc_changes;
+  r.runtime_on_preferred_llc =
+      runtime_total == 0 ? 0.0
+                         : static_cast<double>(runtime_on_preferred_llc) /
+                               static_cast<double>(runtime_total);
+  return r;
 }
 
 }  // namespace schedcache

@@ -1,15 +1,17 @@
 // Histograms behind EngineReport's distributions: an exact one for small
 // bounded counts (CPUs and LLCs scanned) and a log-linear one, within 12.5%,
-// for durations.
+// for durations; and PolicyStats, one policy's share of EngineReport.
 //
 // Thread contract: thread-compatible.
 #ifndef SCHEDCACHE_POLICIES_STATS_H_
 #define SCHEDCACHE_POLICIES_STATS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "policies/decision.h"
+#include "policies/model_context.h"
 
 namespace schedcache {
 
@@ -44,6 +46,31 @@ class LogHistogram {
   uint64_t count_ = 0;
   double sum_ = 0;
   int64_t max_ = 0;
+};
+
+// PolicyStats is what a session counts for one policy: its scans and their
+// cost, its agreement with the reference policy, and the runtime accounted
+// while the process was on its preferred LLC.
+struct PolicyStats {
+  PolicyStats(int max_cpus, int max_llcs)
+      : cpus_scanned(max_cpus), llcs_scanned(max_llcs) {}
+
+  // RecordScan counts what one scan trigger did.
+  void RecordScan(const ScanOutcome& outcome);
+  // Summarize is the policy's PolicyReport.
+  PolicyReport Summarize(std::string name) const;
+
+  uint64_t scans = 0;
+  uint64_t scans_skipped = 0;
+  uint64_t scans_aborted = 0;
+  ExactHistogram cpus_scanned;
+  ExactHistogram llcs_scanned;
+  LogHistogram scan_ns;
+  uint64_t decisions = 0;
+  uint64_t agreements = 0;
+  uint64_t preferred_llc_changes = 0;
+  uint64_t runtime_total = 0;
+  uint64_t runtime_on_preferred_llc = 0;
 };
 
 }  // namespace schedcache

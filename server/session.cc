@@ -73,20 +73,24 @@ absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
-    const uint64_t accepted_before = tally.accepted();
-    const uint64_t rejected_before = tally.rejected();
+    events_.clear();
     for (const v1::Event& event : batch.events()) {
-      const absl::Status status =
-          event.handover() ? engine_->ApplyHandOver(HandOverFromEvent(event))
-                           : engine_->ApplySample(SampleFromEvent(event));
-      if (status.ok()) {
-        tally.Accept();
+      if (event.handover()) {
+        events_.emplace_back(HandOverFromEvent(event));
       } else {
-        tally.Reject(status);
+        events_.emplace_back(SampleFromEvent(event));
       }
     }
-    events_accepted_ += tally.accepted() - accepted_before;
-    events_rejected_ += tally.rejected() - rejected_before;
+    size_t tallied = 0;  // events of the batch already in `tally`
+    const uint64_t applied = engine_->ApplyBatch(
+        events_, [&](size_t index, const absl::Status& error) {
+          tally.Accept(index - tallied);
+          tally.Reject(error);
+          tallied = index + 1;
+        });
+    tally.Accept(events_.size() - tallied);
+    events_accepted_ += applied;
+    events_rejected_ += events_.size() - applied;
     flushes = TakeFlushes();
   }
   for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {

@@ -21,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "policies/engine.h"
+#include "policies/sample.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/preference_sink.h"
 #include "topology/topology.h"
@@ -33,9 +34,10 @@ class IngestTally {
  public:
   static constexpr int kMaxReasons = 16;
 
-  void Accept() {
-    ++accepted_;
-    ++next_index_;
+  // Accept counts `count` accepted events, the next in stream order.
+  void Accept(uint64_t count = 1) {
+    accepted_ += count;
+    next_index_ += count;
   }
   void Reject(const absl::Status& reason);
   uint64_t accepted() const { return accepted_; }
@@ -115,6 +117,9 @@ class Session {
   absl::Status closed_ ABSL_GUARDED_BY(mu_);  // OK while open
   uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
+  // events_ is ApplyBatch's scratch: a batch's events in the engine's
+  // terms, kept to reuse its storage.
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };

@@ -34,9 +34,9 @@ class LlcMostRuntimePolicy : public Policy {
   LlcMostRuntimePolicy(ModelContext& model, int64_t min_share_percent)
       : model_(model), min_share_percent_(min_share_percent) {}
 
-  void Account(const ProcessRef& process, const ThreadRef&, int cpu,
-               int64_t delta_ns, int64_t) override {
-    if (!model_.enabled()) return;
+  int Account(const ProcessRef& process, const ThreadRef&, int cpu,
+              int64_t delta_ns, int64_t) override {
+    if (!model_.enabled()) return -1;
     ProcessState& p = StateFor(process.slot);
     if (!p.started) {
       p.started = true;
@@ -51,6 +51,7 @@ class LlcMostRuntimePolicy : public Policy {
     }
     CatchUpEntry(model_.rq(cpu), *it);
     it->runtime += static_cast<uint64_t>(delta_ns);
+    return PreferredLlc(process.slot);  // chosen at ticks only
   }
 
   ScanOutcome Tick(const ProcessRef& process, const ThreadRef&, int cpu,

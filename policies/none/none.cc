@@ -7,8 +7,10 @@ namespace {
 
 class NonePolicy : public Policy {
  public:
-  void Account(const ProcessRef&, const ThreadRef&, int, int64_t,
-               int64_t) override {}
+  int Account(const ProcessRef&, const ThreadRef&, int, int64_t,
+              int64_t) override {
+    return -1;
+  }
   ScanOutcome Tick(const ProcessRef&, const ThreadRef&, int,
                    int64_t) override {
     return {};

@@ -1,0 +1,96 @@
+// ProcessTable: process slots, thread handles (and the tid table that
+// guesses them), current-thread bookkeeping and least-recently-active
+// eviction.
+#include "policies/process_table.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "policies/testing/test_topologies.h"
+
+namespace schedcache {
+namespace {
+
+TEST(ProcessTable, OneThreadLookupResolvesProcessAndThread) {
+  ProcessTable table(8);
+  const ProcessTable::Admission first = table.Admit(10, 11);
+  EXPECT_FALSE(first.evicted);
+  const ProcessTable::Admission again = table.Admit(10, 11);
+  EXPECT_EQ(again.slot, first.slot);
+  EXPECT_EQ(again.thread, first.thread);
+  const ProcessTable::Admission sibling = table.Admit(10, 12);
+  EXPECT_EQ(sibling.slot, first.slot);
+  EXPECT_NE(sibling.thread, first.thread);
+  EXPECT_EQ(table.thread(sibling.thread).tid, 12);
+  EXPECT_EQ(table.RefOf(first.slot).nr_threads, 2);
+  EXPECT_EQ(table.size(), 1u);
+}
+
+TEST(ProcessTable, TidsSharingATableEntryStayApart) {
+  // 7 and 7 + 4096 share an entry of the tid table; the same tid in two
+  // processes shares it too. Each guess is checked, so none is mixed up.
+  ProcessTable table(8);
+  const ProcessTable::Admission a = table.Admit(1, 7);
+  const ProcessTable::Admission b = table.Admit(2, 7 + 4096);
+  const ProcessTable::Admission c = table.Admit(3, 7);
+  EXPECT_NE(a.slot, b.slot);
+  EXPECT_NE(a.slot, c.slot);
+  EXPECT_NE(a.thread, c.thread);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(table.Admit(1, 7).thread, a.thread);
+    EXPECT_EQ(table.Admit(2, 7 + 4096).thread, b.thread);
+    EXPECT_EQ(table.Admit(3, 7).thread, c.thread);
+  }
+  EXPECT_EQ(table.thread(b.thread).tgid, 2);
+  EXPECT_EQ(table.thread(c.thread).slot, c.slot);
+}
+
+TEST(ProcessTable, EvictionFreesThreadsAndForgetsThem) {
+  ProcessTable table(2);
+  const ProcessTable::Admission one = table.Admit(1, 100);
+  table.Admit(2, 200);
+  table.Admit(1, 101);  // process 1 most recently active
+  const ProcessTable::Admission three = table.Admit(3, 300);  // evicts 2
+  EXPECT_TRUE(three.evicted);
+  EXPECT_EQ(table.Find(2), ProcessTable::kNoSlot);
+  EXPECT_EQ(table.evicted(), 1u);
+  EXPECT_EQ(table.Find(1), one.slot);
+  // Process 2 comes back as new: a fresh slot state with no threads but
+  // the one named, and its old thread's guess no longer matches.
+  const ProcessTable::Admission back = table.Admit(2, 201);  // evicts 1
+  EXPECT_TRUE(back.evicted);
+  EXPECT_EQ(back.slot, one.slot);
+  EXPECT_EQ(table.FindThread(back.slot, 200), nullptr);
+  EXPECT_EQ(table.FindThread(back.slot, 100), nullptr);
+  ASSERT_NE(table.FindThread(back.slot, 201), nullptr);
+  EXPECT_EQ(table.RefOf(back.slot).nr_threads, 1);
+  const ProcessTable::Admission old_thread = table.Admit(2, 200);
+  EXPECT_FALSE(old_thread.evicted);
+  EXPECT_EQ(table.RefOf(back.slot).nr_threads, 2);
+}
+
+TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
+  ModelContext context(testing::MakeGrid({1, 2, 4}), ModelTunables{});
+  ProcessTable table(8);
+  const ProcessTable::Admission a = table.Admit(5, 6);
+  const ProcessTable::Admission b = table.Admit(5, 7);
+  table.SwitchIn(a.slot, a.thread, 0, context);
+  EXPECT_EQ(context.rq(0).curr_tgid, 5);
+  EXPECT_EQ(context.rq(0).curr_tid, 6);
+  table.SwitchIn(a.slot, a.thread, 0, context);  // again on the same CPU
+  EXPECT_EQ(context.rq(0).curr_tid, 6);
+  ThreadState& moved = table.SwitchIn(a.slot, a.thread, 3, context);
+  EXPECT_EQ(moved.cpu, 3);
+  EXPECT_EQ(context.rq(0).curr_tgid, 0);
+  EXPECT_EQ(context.rq(0).curr_tid, 0);
+  EXPECT_EQ(context.rq(3).curr_tid, 6);
+  // A CPU that another thread took over since is left alone.
+  table.SwitchIn(b.slot, b.thread, 3, context);
+  table.SwitchIn(a.slot, a.thread, 1, context);
+  EXPECT_EQ(context.rq(3).curr_tid, 7);
+  EXPECT_EQ(context.rq(1).curr_tid, 6);
+  EXPECT_EQ(table.process(a.slot).last_tid, 6);
+}
+
+}  // namespace
+}  // namespace schedcache
