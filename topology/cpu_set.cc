@@ -12,8 +12,6 @@
 namespace schedcache {
 namespace {
 
-constexpr int kWordBits = 64;
-
 // ParseCpuNumber reads one non-negative decimal CPU number, all of `text`.
 bool ParseCpuNumber(absl::string_view text, int& out) {
   if (text.empty()) return false;
@@ -60,23 +58,11 @@ absl::StatusOr<CpuSet> CpuSet::Parse(absl::string_view text) {
   return set;
 }
 
-void CpuSet::Set(int cpu) {
-  const size_t word = static_cast<size_t>(cpu) / kWordBits;
-  if (word >= words_.size()) words_.resize(word + 1, 0);
-  words_[word] |= uint64_t{1} << (cpu % kWordBits);
-}
-
 void CpuSet::Clear(int cpu) {
   const size_t word = static_cast<size_t>(cpu) / kWordBits;
   if (word >= words_.size()) return;
   words_[word] &= ~(uint64_t{1} << (cpu % kWordBits));
   Trim();
-}
-
-bool CpuSet::Test(int cpu) const {
-  if (cpu < 0) return false;
-  const size_t word = static_cast<size_t>(cpu) / kWordBits;
-  return word < words_.size() && (words_[word] >> (cpu % kWordBits)) & 1;
 }
 
 int CpuSet::Count() const {

@@ -34,9 +34,18 @@ class CpuSet {
   static absl::StatusOr<CpuSet> Parse(absl::string_view text);
 
   // Set/Clear/Test take an os index. REQUIRES: cpu >= 0.
-  void Set(int cpu);
+  // Set and Test are inline: every account sets a CPU in the visited mask.
+  void Set(int cpu) {
+    const size_t word = static_cast<size_t>(cpu) / kWordBits;
+    if (word >= words_.size()) words_.resize(word + 1, 0);
+    words_[word] |= uint64_t{1} << (cpu % kWordBits);
+  }
   void Clear(int cpu);
-  bool Test(int cpu) const;
+  bool Test(int cpu) const {
+    if (cpu < 0) return false;
+    const size_t word = static_cast<size_t>(cpu) / kWordBits;
+    return word < words_.size() && (words_[word] >> (cpu % kWordBits)) & 1;
+  }
 
   // Empty and First are inline: a scan calls them once per LLC.
   bool Empty() const { return words_.empty(); }  // Trim keeps no zero tail
@@ -45,7 +54,7 @@ class CpuSet {
   int First() const {
     for (size_t w = 0; w < words_.size(); ++w) {
       if (words_[w] != 0) {
-        return static_cast<int>(w * 64 + std::countr_zero(words_[w]));
+        return static_cast<int>(w * kWordBits + std::countr_zero(words_[w]));
       }
     }
     return -1;
@@ -78,7 +87,7 @@ class CpuSet {
     for (size_t w = 0; w < words_.size(); ++w) {
       uint64_t bits = words_[w];
       while (bits != 0) {
-        fn(static_cast<int>(w * 64 + std::countr_zero(bits)));
+        fn(static_cast<int>(w * kWordBits + std::countr_zero(bits)));
         bits &= bits - 1;
       }
     }
@@ -93,13 +102,15 @@ class CpuSet {
     for (size_t w = 0; w < n; ++w) {
       uint64_t bits = words_[w] & other.words_[w];
       while (bits != 0) {
-        fn(static_cast<int>(w * 64 + std::countr_zero(bits)));
+        fn(static_cast<int>(w * kWordBits + std::countr_zero(bits)));
         bits &= bits - 1;
       }
     }
   }
 
  private:
+  static constexpr int kWordBits = 64;
+
   void Trim();  // drops trailing zero words so equality is structural
 
   std::vector<uint64_t> words_;
