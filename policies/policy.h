@@ -3,8 +3,9 @@
 // runtime samples (Account), scheduler ticks (Tick) and scan requests
 // (Scan). The per-CPU runqueue state is not the policy's: it lives once per
 // session in the ModelContext every policy reads, and the engine keeps its
-// current threads (rq.curr) up to date on every hand-over. Each policy owns its per-process decision state, indexed by the
-// dense ProcessRef::slot the engine assigns.
+// current threads (rq.curr) up to date on every hand-over. Each policy owns
+// its per-process decision state, indexed by the dense ProcessRef::slot the
+// engine assigns.
 //
 // A PolicyFactory has three jobs (as gRPC's LB policy factories): name and
 // describe the policy, validate its tunables before any instance exists, and
