@@ -7,6 +7,20 @@
 #include "server/proto_convert.h"
 
 namespace schedcache {
+namespace {
+
+// ApplyEvent applies one event of a batch, whichever form it came in.
+absl::Status ApplyEvent(Engine& engine, const Sample& sample) {
+  return engine.ApplySample(sample);
+}
+absl::Status ApplyEvent(Engine& engine, const HandOver& handover) {
+  return engine.ApplyHandOver(handover);
+}
+absl::Status ApplyEvent(Engine&, const UnreadableRow& row) {
+  return row.reason;
+}
+
+}  // namespace
 
 void IngestTally::Reject(const absl::Status& reason) {
   if (first_rejections_.size() < kMaxReasons) {
@@ -75,16 +89,15 @@ absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
     if (!closed_.ok()) return closed_;
     const uint64_t accepted_before = tally.accepted();
     const uint64_t rejected_before = tally.rejected();
-    for (const v1::Event& event : batch.events()) {
-      const absl::Status status =
-          event.handover() ? engine_->ApplyHandOver(HandOverFromEvent(event))
-                           : engine_->ApplySample(SampleFromEvent(event));
+    Engine& engine = *engine_;
+    ForEachBatchEvent(batch, [&engine, &tally](const auto& event) {
+      const absl::Status status = ApplyEvent(engine, event);
       if (status.ok()) {
         tally.Accept();
       } else {
         tally.Reject(status);
       }
-    }
+    });
     events_accepted_ += tally.accepted() - accepted_before;
     events_rejected_ += tally.rejected() - rejected_before;
     flushes = TakeFlushes();

@@ -71,9 +71,10 @@ class Session {
   const std::string& name() const { return settings_.name; }
   const Topology& topology() const { return *topology_; }
 
-  // ApplyBatch applies the batch's events in order, counting each in
-  // `tally`; a bad event is rejected and the rest still applied. Returns
-  // the Close status (NotFound when deleted) once the session is closed.
+  // ApplyBatch applies the batch's events (either form) in order, counting
+  // each in `tally`; a bad event is rejected and the rest still applied.
+  // Returns the Close status (NotFound when deleted) once the session is
+  // closed. REQUIRES: CheckBatchForm(batch) is OK.
   absl::Status ApplyBatch(const v1::IngestBatch& batch, IngestTally& tally)
       ABSL_LOCKS_EXCLUDED(mu_);
 
