@@ -5,10 +5,17 @@
 #include <atomic>
 #include <thread>
 #include <utility>
+#include <variant>
+#include <vector>
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/proto_buffer_reader.h>
+#include <grpcpp/support/slice.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "client/lib/event_convert.h"
+#include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
 #include "schedcache/client.h"
@@ -17,34 +24,128 @@
 namespace schedcache {
 namespace {
 
-// Batches is the stream as IngestBatch messages, with each event's original
-// timestamp kept so a pass can shift them.
+// Batches is the stream as columnar IngestBatch messages, each
+// `batch_samples` sample rows plus the hand-over rows between them,
+// serialised once. Times are delta coded from row 0, so shifting a batch by
+// a pass changes row 0 only: a batch is sent as a small head, serialised
+// per send (the session and row 0's time), followed by `tail`, the rest
+// of the batch serialised at start. Protobuf parses concatenated messages
+// as one merged message, and merging appends repeated fields, so head +
+// tail is the whole batch with row 0 first.
 struct Batches {
-  std::vector<v1::IngestBatch> batches;
-  std::vector<std::vector<int64_t>> timestamps;
-  std::vector<int64_t> samples;  // per batch
+  std::vector<grpc::Slice> tail;
+  std::vector<int64_t> row0_ns;  // row 0's unshifted time
+  std::vector<int64_t> events;   // rows, per batch
+  std::vector<int64_t> samples;  // sample rows, per batch
 };
 
-Batches Encode(const RecordedStream& stream, int batch_events) {
+Batches Encode(const RecordedStream& stream, int batch_samples) {
   Batches out;
-  for (const RecordingSink::Event& event : stream.events) {
-    if (out.batches.empty() ||
-        out.batches.back().events_size() == batch_events) {
-      out.batches.emplace_back();
-      out.timestamps.emplace_back();
-      out.samples.push_back(0);
+  const std::vector<RecordingSink::Event>& events = stream.events;
+  size_t next = 0;
+  while (next < events.size()) {
+    v1::IngestBatch batch;
+    client::ColumnsEncoder encoder(*batch.mutable_columns());
+    int64_t samples = 0;
+    for (; next < events.size(); ++next) {
+      if (const Sample* s = std::get_if<Sample>(&events[next])) {
+        if (samples == batch_samples) break;
+        encoder.Add(*s);
+        ++samples;
+      } else {
+        encoder.Add(std::get<HandOver>(events[next]));
+      }
     }
-    v1::Event* e = out.batches.back().add_events();
-    if (const Sample* s = std::get_if<Sample>(&event)) {
-      client::SampleToEvent(*s, *e);
-      ++out.samples.back();
-    } else {
-      client::HandOverToEvent(std::get<HandOver>(event), *e);
-    }
-    out.timestamps.back().push_back(TimestampOf(event));
+    google::protobuf::RepeatedField<int64_t>& times =
+        *batch.mutable_columns()->mutable_timestamp_delta_ns();
+    out.row0_ns.push_back(times[0]);
+    out.events.push_back(encoder.rows());
+    out.samples.push_back(samples);
+    times.erase(times.begin());
+    out.tail.emplace_back(batch.SerializeAsString());
   }
   return out;
 }
+
+// BatchBytes is batch `b` of a pass, row 0 shifted by `shift_ns`, naming
+// `session` (empty: the stream's session, after its first batch).
+grpc::ByteBuffer BatchBytes(const Batches& batches, size_t b, int64_t shift_ns,
+                            const std::string& session) {
+  v1::IngestBatch head;
+  head.set_session(session);
+  head.mutable_columns()->add_timestamp_delta_ns(batches.row0_ns[b] +
+                                                 shift_ns);
+  grpc::Slice slices[] = {grpc::Slice(head.SerializeAsString()),
+                          batches.tail[b]};
+  return grpc::ByteBuffer(slices, 2);
+}
+
+// IngestCall is one Ingest call through gRPC's generic stub, which sends
+// bytes as given: the batches are serialised once, not on every send.
+// Blocking, one operation at a time.
+class IngestCall {
+ public:
+  explicit IngestCall(const std::string& address)
+      : stub_(RpcProbe::MakeChannel(address)),
+        call_(stub_.PrepareCall(&context_, kIngestMethod, &queue_)) {
+    call_->StartCall(this);
+    ok_ = Wait();
+  }
+  ~IngestCall() {
+    queue_.Shutdown();
+    void* tag;
+    bool ok;
+    while (queue_.Next(&tag, &ok)) {
+    }
+  }
+
+  // Write sends one batch; false once the call has failed (Finish says
+  // why).
+  bool Write(const grpc::ByteBuffer& batch) {
+    if (ok_) {
+      call_->Write(batch, this);
+      ok_ = Wait();
+    }
+    return ok_;
+  }
+
+  // Finish closes the stream and returns the server's summary or status.
+  absl::StatusOr<v1::IngestSummary> Finish() {
+    grpc::ByteBuffer response;
+    if (ok_) {
+      call_->WritesDone(this);
+      if (Wait()) {
+        call_->Read(&response, this);
+        Wait();
+      }
+    }
+    grpc::Status status;
+    call_->Finish(&status, this);
+    Wait();
+    if (!status.ok()) return ToAbslStatus(status);
+    v1::IngestSummary summary;
+    grpc::ProtoBufferReader reader(&response);
+    if (!summary.ParseFromZeroCopyStream(&reader)) {
+      return absl::DataLossError("unreadable IngestSummary");
+    }
+    return summary;
+  }
+
+ private:
+  static constexpr char kIngestMethod[] = "/schedcache.v1.SchedCache/Ingest";
+
+  bool Wait() {
+    void* tag;
+    bool ok = false;
+    return queue_.Next(&tag, &ok) && ok;
+  }
+
+  grpc::GenericStub stub_;
+  grpc::ClientContext context_;
+  grpc::CompletionQueue queue_;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
+  bool ok_ = false;
+};
 
 struct StreamResult {
   absl::Status status;
@@ -57,26 +158,20 @@ struct StreamResult {
 // RunStream sends passes of `batches` to `session` until `end`, at most
 // `events_per_second` (0: unlimited).
 StreamResult RunStream(const std::string& address, const std::string& session,
-                       Batches batches, int64_t pass_ns, absl::Time end,
+                       const Batches& batches, int64_t pass_ns, absl::Time end,
                        double events_per_second) {
   StreamResult result;
-  auto stub = v1::SchedCache::NewStub(RpcProbe::MakeChannel(address));
-  grpc::ClientContext context;
-  v1::IngestSummary summary;
-  auto writer = stub->Ingest(&context, &summary);
+  IngestCall call(address);
   const absl::Time start = absl::Now();
   bool first = true;
   for (int64_t pass = 0; absl::Now() < end; ++pass) {
-    for (size_t b = 0; b < batches.batches.size() && absl::Now() < end; ++b) {
-      v1::IngestBatch& batch = batches.batches[b];
-      batch.set_session(first ? session : "");
-      first = false;
-      for (int i = 0; i < batch.events_size(); ++i) {
-        batch.mutable_events(i)->set_timestamp_ns(batches.timestamps[b][i] +
-                                                  pass * pass_ns);
+    for (size_t b = 0; b < batches.tail.size() && absl::Now() < end; ++b) {
+      if (!call.Write(BatchBytes(batches, b, pass * pass_ns,
+                                 first ? session : ""))) {
+        break;
       }
-      if (!writer->Write(batch)) break;
-      result.events += batch.events_size();
+      first = false;
+      result.events += batches.events[b];
       result.samples += batches.samples[b];
       if (events_per_second > 0) {
         const absl::Time due =
@@ -86,10 +181,12 @@ StreamResult RunStream(const std::string& address, const std::string& session,
       }
     }
   }
-  writer->WritesDone();
-  result.status = ToAbslStatus(writer->Finish());
-  result.accepted = static_cast<int64_t>(summary.accepted());
-  result.rejected = static_cast<int64_t>(summary.rejected());
+  absl::StatusOr<v1::IngestSummary> summary = call.Finish();
+  result.status = summary.status();
+  if (summary.ok()) {
+    result.accepted = static_cast<int64_t>(summary->accepted());
+    result.rejected = static_cast<int64_t>(summary->rejected());
+  }
   return result;
 }
 
@@ -138,7 +235,7 @@ absl::StatusOr<IngestLoadResult> RunIngestLoad(
     ASSIGN_OR_RETURN(v1::Session session, admin->CreateSession(request));
     sessions.push_back(session.name());
   }
-  const Batches batches = Encode(stream, options.batch_events);
+  const Batches batches = Encode(stream, options.batch_samples);
   // A pass spans the stream plus an epoch, so the next pass starts later.
   const int64_t pass_ns =
       stream.last_timestamp_ns - stream.first_timestamp_ns + 10'000'000;

@@ -1,7 +1,8 @@
 // IngestLoad: S concurrent Ingest streams, one session each (a session's
 // samples are applied in order by one writer, so streams cannot share one),
-// replaying a recorded Redis-like stream in batches of B events for a fixed
-// time, with timestamps shifted on every pass so they keep increasing;
+// replaying a recorded Redis-like stream in columnar batches of B samples
+// (and the hand-overs between them) for a fixed time, with timestamps
+// shifted on every pass so they keep increasing;
 // meanwhile a separate client times Recommend and the health check at a
 // fixed rate through the same call path (RpcProbe).
 //
@@ -24,7 +25,7 @@ namespace schedcache {
 struct IngestLoadOptions {
   std::string address;                  // the server, "unix:PATH" or HOST:PORT
   int streams = 1;                      // S
-  int batch_events = 1024;              // B
+  int batch_samples = 1024;             // B (plus the hand-overs between)
   absl::Duration duration = absl::Seconds(5);
   std::vector<std::string> policies = {"full-scan", "visited-scan"};
   std::string topology = "synthetic:pack:2 numa:1 l3:12 core:8 pu:2";

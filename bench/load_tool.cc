@@ -3,9 +3,10 @@
 //   schedcache_load --mode=ingest  [--server=ADDR | --schedcached=PATH]
 //       --streams=S --batch=B --seconds=T --policies=full-scan,visited-scan
 //       [--events_per_second=N] [--queries_per_second=Q]
-//     S Ingest streams of B-event batches of a Redis-like stream on the
-//     384-CPU shape for T seconds, with Recommend and health-check latency
-//     from a separate client at Q pairs a second.
+//     S Ingest streams of columnar batches of B samples (and the
+//     hand-overs between them) of a Redis-like stream on the 384-CPU shape
+//     for T seconds, with Recommend and health-check latency from a
+//     separate client at Q pairs a second.
 //   schedcache_load --mode=startup --schedcached=PATH [--repeat=N]
 //     time from fork/exec of schedcached to its first SERVING health check.
 //   schedcache_load --mode=memory --schedcached=PATH [--processes=N]
@@ -34,7 +35,8 @@ ABSL_FLAG(std::string, server, "", "a running server (unix:PATH, HOST:PORT)");
 ABSL_FLAG(std::string, schedcached, "schedcached",
           "the schedcached binary to start when --server is empty");
 ABSL_FLAG(int, streams, 1, "concurrent Ingest streams (one session each)");
-ABSL_FLAG(int, batch, 1024, "events per Ingest batch");
+ABSL_FLAG(int, batch, 1024,
+          "samples per Ingest batch, plus the hand-overs between them");
 ABSL_FLAG(double, seconds, 5, "how long the ingest load runs");
 ABSL_FLAG(std::vector<std::string>, policies,
           std::vector<std::string>({"full-scan", "visited-scan"}),
@@ -73,7 +75,7 @@ absl::Status Ingest() {
   IngestLoadOptions options;
   options.address = address;
   options.streams = absl::GetFlag(FLAGS_streams);
-  options.batch_events = absl::GetFlag(FLAGS_batch);
+  options.batch_samples = absl::GetFlag(FLAGS_batch);
   options.duration = absl::Seconds(absl::GetFlag(FLAGS_seconds));
   options.policies = absl::GetFlag(FLAGS_policies);
   options.topology = std::string(kEpyc9654Shape);
@@ -87,7 +89,7 @@ absl::Status Ingest() {
       "\"accepted\":%lld,\"rejected\":%lld,\"events_per_second\":%.0f,"
       "\"samples_per_second\":%.0f,%s,%s,\"query_errors\":%lld}\n",
       absl::StrJoin(options.policies, "+").c_str(), options.streams,
-      options.batch_events, seconds, static_cast<long long>(r.events_sent),
+      options.batch_samples, seconds, static_cast<long long>(r.events_sent),
       static_cast<long long>(r.samples_sent), static_cast<long long>(r.accepted),
       static_cast<long long>(r.rejected),
       static_cast<double>(r.accepted) / seconds,

@@ -2,13 +2,17 @@
 
 #include <utility>
 
+#include <grpcpp/support/proto_buffer_reader.h>
+#include <grpcpp/impl/codegen/proto_utils.h>
+
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "server/proto_convert.h"
 
 namespace schedcache {
 
 IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
-                           const Limits& limits, v1::IngestSummary* response)
+                           const Limits& limits, grpc::ByteBuffer* response)
     : sessions_(sessions),
       limiter_(limiter),
       max_batch_events_(limits.max_batch_events),
@@ -18,7 +22,7 @@ IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
     return;
   }
   admitted_ = true;
-  StartRead(&batch_);
+  StartRead(&read_);
 }
 
 void IngestStream::OnReadDone(bool ok) {
@@ -28,20 +32,53 @@ void IngestStream::OnReadDone(bool ok) {
     FinishWith(absl::OkStatus());
     return;
   }
-  if (absl::Status applied = Apply(); !applied.ok()) {
+  ++batches_;
+  absl::Status applied = Parse();
+  if (applied.ok()) applied = Apply();
+  if (!applied.ok()) {
     FinishWith(applied);
     return;
   }
-  StartRead(&batch_);
+  StartRead(&read_);
+}
+
+absl::Status IngestStream::Parse() {
+  // Clear() would free the columns message (proto3 frees message fields
+  // on Clear); clearing field by field keeps the columns' storage and the
+  // Event objects for the parse to reuse. The columns message then stays
+  // present while empty, which is why batches are read by their sizes,
+  // never by has_columns().
+  batch_.clear_session();
+  batch_.mutable_events()->Clear();
+  v1::EventColumns& columns = *batch_.mutable_columns();
+  columns.clear_timestamp_delta_ns();
+  columns.clear_cpu();
+  columns.clear_tgid();
+  columns.clear_tid();
+  columns.clear_delta_ns();
+  columns.clear_kind();
+  columns.mutable_attributes()->Clear();  // repeated fields only: kept
+  grpc::ProtoBufferReader reader(&read_);
+  const bool parsed = batch_.MergeFromBoundedZeroCopyStream(
+      &reader, static_cast<int>(read_.Length()));
+  read_.Clear();
+  if (!parsed) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch ", batches_, " is not a valid schedcache.v1.IngestBatch"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status IngestStream::Apply() {
-  ++batches_;
-  if (batch_.events_size() > max_batch_events_) {
+  const int events = BatchEventCount(batch_);
+  if (events > max_batch_events_) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "batch ", batches_, " has ", batch_.events_size(),
-        " events; the limit is ", max_batch_events_,
-        " (flag --max_batch_events)"));
+        "batch ", batches_, " has ", events, " events; the limit is ",
+        max_batch_events_, " (flag --max_batch_events)"));
+  }
+  if (absl::Status form = CheckBatchForm(batch_); !form.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch ", batches_, " ", form.message()));
   }
   if (session_ == nullptr) {
     absl::StatusOr<std::shared_ptr<Session>> session =
@@ -59,9 +96,14 @@ absl::Status IngestStream::Apply() {
 
 void IngestStream::FinishWith(const absl::Status& status) {
   if (status.ok()) {
-    tally_.Fill(*response_);
-    response_->set_batches(batches_);
-    Finish(grpc::Status::OK);
+    v1::IngestSummary summary;
+    tally_.Fill(summary);
+    summary.set_batches(batches_);
+    bool own_buffer = false;
+    const grpc::Status serialized =
+        grpc::SerializationTraits<v1::IngestSummary>::Serialize(
+            summary, response_, &own_buffer);
+    Finish(serialized);
     return;
   }
   // A failed call carries no response message, so the status says how far

@@ -2,8 +2,10 @@
 // IngestBatch messages). Each batch is applied to its session on the gRPC
 // thread that delivered it, in OnReadDone, before the next read starts: the
 // batches of one stream are applied in order, and Session's lock orders
-// them against other streams. The batch message is reused across reads, so
-// in steady state decoding a batch allocates nothing per event.
+// them against other streams. The call is raw (serialised messages): each
+// batch is parsed into one IngestBatch kept for the whole stream, after
+// emptying it without freeing its storage, so in steady state decoding a
+// batch allocates nothing per event, in either form.
 //
 // Shutdown needs nothing from here: grpc::Server::Shutdown lets a batch in
 // flight complete, then cancels the call, and the failed read finishes it.
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 
+#include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/server_callback.h>
 
 #include "absl/status/status.h"
@@ -27,17 +30,20 @@
 
 namespace schedcache {
 
-class IngestStream final : public grpc::ServerReadReactor<v1::IngestBatch> {
+class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   // `sessions` and `limiter` must outlive the call; gRPC owns the reactor
-  // and it deletes itself when done.
+  // and it deletes itself when done. `response` receives the serialised
+  // IngestSummary.
   IngestStream(SessionManager& sessions, StreamLimiter& limiter,
-               const Limits& limits, v1::IngestSummary* response);
+               const Limits& limits, grpc::ByteBuffer* response);
 
   void OnReadDone(bool ok) override;
   void OnDone() override;
 
  private:
+  // Parse empties batch_, keeping its storage, and parses read_ into it.
+  absl::Status Parse();
   // Apply applies batch_; an error ends the stream.
   absl::Status Apply();
   void FinishWith(const absl::Status& status);
@@ -45,9 +51,10 @@ class IngestStream final : public grpc::ServerReadReactor<v1::IngestBatch> {
   SessionManager& sessions_;
   StreamLimiter& limiter_;
   const int max_batch_events_;
-  v1::IngestSummary* const response_;
+  grpc::ByteBuffer* const response_;
   bool admitted_ = false;
 
+  grpc::ByteBuffer read_;
   v1::IngestBatch batch_;
   std::shared_ptr<Session> session_;
   IngestTally tally_;

@@ -1,6 +1,7 @@
 #include "server/proto_convert.h"
 
 #include <string>
+#include <utility>
 
 namespace schedcache {
 namespace {
@@ -63,6 +64,97 @@ HandOver HandOverFromEvent(const v1::Event& event) {
   handover.tgid = event.tgid();
   handover.tid = event.tid();
   return handover;
+}
+
+namespace {
+
+// CheckAttributes checks that `attributes` name rows below `rows` in
+// increasing order and hold one value per field their entries set.
+absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
+                             int rows) {
+  if (attributes.fields_size() != attributes.row_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "columns.attributes.fields has ", attributes.fields_size(),
+        " entries but columns.attributes.row has ", attributes.row_size()));
+  }
+  int64_t previous_row = -1;
+  int set[4] = {0, 0, 0, 0};  // entries setting each bit, low bit first
+  for (int i = 0; i < attributes.row_size(); ++i) {
+    const int64_t row = attributes.row(i);
+    if (row >= rows) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("columns.attributes.row[", i, "] ", row,
+                       " is past the last row (the columns have ", rows,
+                       " rows)"));
+    }
+    if (row <= previous_row) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.attributes.row[", i, "] ", row, " does not follow ",
+          previous_row, " (rows must increase)"));
+    }
+    previous_row = row;
+    const uint32_t fields = attributes.fields(i);
+    if (fields == 0 || fields > 15) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.attributes.fields[", i, "] ", fields,
+          " is not a sum of AttributeBits (1, 2, 4, 8; at least one)"));
+    }
+    for (int bit = 0; bit < 4; ++bit) set[bit] += (fields >> bit) & 1;
+  }
+  const std::pair<const char*, int> values[] = {
+      {"nr_threads", attributes.nr_threads_size()},
+      {"numa_node", attributes.numa_node_size()},
+      {"footprint_pages", attributes.footprint_pages_size()},
+      {"comm", attributes.comm_size()},
+  };
+  for (int bit = 0; bit < 4; ++bit) {
+    const auto& [name, count] = values[bit];
+    if (count != set[bit]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.attributes.", name, " has ", count, " values but ",
+          set[bit], " entries set its bit (", 1 << bit, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int BatchEventCount(const v1::IngestBatch& batch) {
+  return batch.events_size() + batch.columns().timestamp_delta_ns_size();
+}
+
+absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
+  const v1::EventColumns& columns = batch.columns();
+  // By sizes, not has_columns(): the server keeps an emptied columns
+  // message between batches, and an empty one carries nothing.
+  const bool columns_empty =
+      columns.timestamp_delta_ns_size() == 0 && columns.cpu_size() == 0 &&
+      columns.tgid_size() == 0 && columns.tid_size() == 0 &&
+      columns.delta_ns_size() == 0 && columns.kind_size() == 0 &&
+      columns.attributes().ByteSizeLong() == 0;
+  if (columns_empty) return absl::OkStatus();
+  if (batch.events_size() > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sets both events (", batch.events_size(),
+        ") and columns; a batch carries one form"));
+  }
+  const int rows = columns.timestamp_delta_ns_size();
+  const std::pair<const char*, int> lengths[] = {
+      {"cpu", columns.cpu_size()},
+      {"tgid", columns.tgid_size()},
+      {"tid", columns.tid_size()},
+      {"delta_ns", columns.delta_ns_size()},
+      {"kind", columns.kind_size()},
+  };
+  for (const auto& [name, length] : lengths) {
+    if (length != rows) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.", name, " has ", length,
+          " rows but columns.timestamp_delta_ns has ", rows));
+    }
+  }
+  return CheckAttributes(columns.attributes(), rows);
 }
 
 ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger) {

@@ -1,11 +1,17 @@
 // Conversions between the engine's C++ values (policies/) and the API's
-// messages (schedcache.v1). Event -> Sample is on the ingest hot path: it
-// copies scalars into a stack value and never allocates.
+// messages (schedcache.v1). Reading an IngestBatch is on the ingest hot
+// path: both of its forms (Event messages and EventColumns rows) become
+// Sample and HandOver values on the stack, in one loop, and never
+// allocate.
 //
 // Thread contract: free functions, safe for concurrent use.
 #ifndef SCHEDCACHE_SERVER_PROTO_CONVERT_H_
 #define SCHEDCACHE_SERVER_PROTO_CONVERT_H_
 
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "policies/decision.h"
 #include "policies/engine.h"
 #include "policies/sample.h"
@@ -18,6 +24,118 @@ namespace schedcache {
 Sample SampleFromEvent(const v1::Event& event);
 // HandOverFromEvent reads a hand-over event (event.handover() is true).
 HandOver HandOverFromEvent(const v1::Event& event);
+
+// UnreadableRow is a row of EventColumns that is neither a sample nor a
+// hand-over (an unknown kind); it is rejected with `reason`, like an event
+// the engine refuses.
+struct UnreadableRow {
+  absl::Status reason;
+};
+
+// BatchEventCount is the number of events of `batch`: Event messages or
+// column rows.
+int BatchEventCount(const v1::IngestBatch& batch);
+
+// CheckBatchForm checks what reading the rows relies on: one form per
+// batch, columns of equal length, attributes in increasing row order within
+// the rows. InvalidArgument names the fields and their values.
+absl::Status CheckBatchForm(const v1::IngestBatch& batch);
+
+namespace proto_convert_internal {
+
+// AttributeReader walks the SparseAttributes of checked columns along
+// their rows.
+class AttributeReader {
+ public:
+  explicit AttributeReader(const v1::SparseAttributes& attributes)
+      : attributes_(attributes) {}
+
+  // Read consumes the entry of `row`, if it has one, setting its fields in
+  // `sample` (nullptr: a hand-over row, whose values are skipped). Rows
+  // come in increasing order.
+  void Read(int row, Sample* sample) {
+    if (entry_ == attributes_.row_size() ||
+        attributes_.row(entry_) != static_cast<uint32_t>(row)) {
+      return;
+    }
+    const uint32_t fields = attributes_.fields(entry_++);
+    Sample ignored;
+    Sample& out = sample != nullptr ? *sample : ignored;
+    if (fields & v1::ATTRIBUTE_BIT_NR_THREADS) {
+      out.nr_threads = attributes_.nr_threads(nr_threads_++);
+    }
+    if (fields & v1::ATTRIBUTE_BIT_NUMA_NODE) {
+      out.numa_node = attributes_.numa_node(numa_node_++);
+    }
+    if (fields & v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES) {
+      out.footprint_pages = attributes_.footprint_pages(footprint_pages_++);
+    }
+    if (fields & v1::ATTRIBUTE_BIT_COMM) {
+      const std::string& comm = attributes_.comm(comm_++);
+      if (!comm.empty()) out.comm.Assign(comm);
+    }
+  }
+
+ private:
+  const v1::SparseAttributes& attributes_;
+  int entry_ = 0;
+  int nr_threads_ = 0;
+  int numa_node_ = 0;
+  int footprint_pages_ = 0;
+  int comm_ = 0;
+};
+
+}  // namespace proto_convert_internal
+
+// ForEachBatchEvent calls `visit` with every event of `batch` in order, as
+// a `const Sample&`, a `const HandOver&` or a `const UnreadableRow&`.
+// REQUIRES: CheckBatchForm(batch) is OK.
+template <typename Visitor>
+void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
+  for (const v1::Event& event : batch.events()) {
+    if (event.handover()) {
+      visit(HandOverFromEvent(event));
+    } else {
+      visit(SampleFromEvent(event));
+    }
+  }
+  const v1::EventColumns& columns = batch.columns();
+  const int rows = columns.timestamp_delta_ns_size();
+  proto_convert_internal::AttributeReader attributes(columns.attributes());
+  // Unsigned, so that a sum of deltas that wraps is defined; it converts
+  // back modulo 2^64.
+  uint64_t timestamp_ns = 0;
+  for (int row = 0; row < rows; ++row) {
+    timestamp_ns += static_cast<uint64_t>(columns.timestamp_delta_ns(row));
+    // The raw value: an open enum column may hold numbers it does not name.
+    const int kind = columns.kind().Get(row);
+    if (kind == v1::EVENT_KIND_SWITCH_OUT || kind == v1::EVENT_KIND_TICK) {
+      Sample sample;
+      sample.timestamp_ns = static_cast<int64_t>(timestamp_ns);
+      sample.cpu = columns.cpu(row);
+      sample.tgid = columns.tgid(row);
+      sample.tid = columns.tid(row);
+      sample.delta_ns = columns.delta_ns(row);
+      sample.tick = kind == v1::EVENT_KIND_TICK;
+      attributes.Read(row, &sample);
+      visit(sample);
+      continue;
+    }
+    attributes.Read(row, nullptr);
+    if (kind == v1::EVENT_KIND_HANDOVER) {
+      HandOver handover;
+      handover.timestamp_ns = static_cast<int64_t>(timestamp_ns);
+      handover.cpu = columns.cpu(row);
+      handover.tgid = columns.tgid(row);
+      handover.tid = columns.tid(row);
+      visit(handover);
+    } else {
+      visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
+          "kind ", kind, " is not an EventKind (0 switch-out, 1 tick, ",
+          "2 hand-over)"))});
+    }
+  }
+}
 
 // ScanTriggerFromProto maps UNSPECIFIED to kTick.
 ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger);

@@ -125,8 +125,8 @@ grpc::ServerUnaryReactor* SchedCacheService::DeleteSession(
   return Respond(context, sessions_.Delete(request->session()));
 }
 
-grpc::ServerReadReactor<v1::IngestBatch>* SchedCacheService::Ingest(
-    grpc::CallbackServerContext*, v1::IngestSummary* response) {
+grpc::ServerReadReactor<grpc::ByteBuffer>* SchedCacheService::Ingest(
+    grpc::CallbackServerContext*, grpc::ByteBuffer* response) {
   return new IngestStream(sessions_, streams_, limits_, response);
 }
 

@@ -18,7 +18,13 @@
 
 namespace schedcache {
 
-class SchedCacheService final : public v1::SchedCache::CallbackService {
+// Ingest is a raw method (bytes in, bytes out): IngestStream parses each
+// batch into one message it keeps, so the batch's columns keep their storage
+// from batch to batch (the generated handler would parse into a cleared
+// message, which frees them).
+class SchedCacheService final
+    : public v1::SchedCache::WithRawCallbackMethod_Ingest<
+          v1::SchedCache::CallbackService> {
  public:
   SchedCacheService(const PolicyRegistry& registry, SessionManager& sessions,
                     std::shared_ptr<const Topology> host, const Limits& limits);
@@ -46,9 +52,9 @@ class SchedCacheService final : public v1::SchedCache::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::DeleteSessionRequest* request,
       v1::DeleteSessionResponse* response) override;
-  grpc::ServerReadReactor<v1::IngestBatch>* Ingest(
+  grpc::ServerReadReactor<grpc::ByteBuffer>* Ingest(
       grpc::CallbackServerContext* context,
-      v1::IngestSummary* response) override;
+      grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context,
                                       const v1::RecommendRequest* request,
                                       v1::RecommendResponse* response) override;

@@ -7,6 +7,20 @@
 #include "server/proto_convert.h"
 
 namespace schedcache {
+namespace {
+
+// ApplyEvent applies one event of a batch, whichever form it came in.
+absl::Status ApplyEvent(Engine& engine, const Sample& sample) {
+  return engine.ApplySample(sample);
+}
+absl::Status ApplyEvent(Engine& engine, const HandOver& handover) {
+  return engine.ApplyHandOver(handover);
+}
+absl::Status ApplyEvent(Engine&, const UnreadableRow& row) {
+  return row.reason;
+}
+
+}  // namespace
 
 void IngestTally::Reject(const absl::Status& reason) {
   if (first_rejections_.size() < kMaxReasons) {
@@ -73,24 +87,19 @@ absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
-    events_.clear();
-    for (const v1::Event& event : batch.events()) {
-      if (event.handover()) {
-        events_.emplace_back(HandOverFromEvent(event));
+    const uint64_t accepted_before = tally.accepted();
+    const uint64_t rejected_before = tally.rejected();
+    Engine& engine = *engine_;
+    ForEachBatchEvent(batch, [&engine, &tally](const auto& event) {
+      const absl::Status status = ApplyEvent(engine, event);
+      if (status.ok()) {
+        tally.Accept();
       } else {
-        events_.emplace_back(SampleFromEvent(event));
+        tally.Reject(status);
       }
-    }
-    size_t tallied = 0;  // events of the batch already in `tally`
-    const uint64_t applied = engine_->ApplyBatch(
-        events_, [&](size_t index, const absl::Status& error) {
-          tally.Accept(index - tallied);
-          tally.Reject(error);
-          tallied = index + 1;
-        });
-    tally.Accept(events_.size() - tallied);
-    events_accepted_ += applied;
-    events_rejected_ += events_.size() - applied;
+    });
+    events_accepted_ += tally.accepted() - accepted_before;
+    events_rejected_ += tally.rejected() - rejected_before;
     flushes = TakeFlushes();
   }
   for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {

@@ -21,7 +21,6 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "policies/engine.h"
-#include "policies/sample.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/preference_sink.h"
 #include "topology/topology.h"
@@ -34,10 +33,9 @@ class IngestTally {
  public:
   static constexpr int kMaxReasons = 16;
 
-  // Accept counts `count` accepted events, the next in stream order.
-  void Accept(uint64_t count = 1) {
-    accepted_ += count;
-    next_index_ += count;
+  void Accept() {
+    ++accepted_;
+    ++next_index_;
   }
   void Reject(const absl::Status& reason);
   uint64_t accepted() const { return accepted_; }
@@ -73,9 +71,10 @@ class Session {
   const std::string& name() const { return settings_.name; }
   const Topology& topology() const { return *topology_; }
 
-  // ApplyBatch applies the batch's events in order, counting each in
-  // `tally`; a bad event is rejected and the rest still applied. Returns
-  // the Close status (NotFound when deleted) once the session is closed.
+  // ApplyBatch applies the batch's events (either form) in order, counting
+  // each in `tally`; a bad event is rejected and the rest still applied.
+  // Returns the Close status (NotFound when deleted) once the session is
+  // closed. REQUIRES: CheckBatchForm(batch) is OK.
   absl::Status ApplyBatch(const v1::IngestBatch& batch, IngestTally& tally)
       ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -117,9 +116,6 @@ class Session {
   absl::Status closed_ ABSL_GUARDED_BY(mu_);  // OK while open
   uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
-  // events_ is ApplyBatch's scratch: a batch's events in the engine's
-  // terms, kept to reuse its storage.
-  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };

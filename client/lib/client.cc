@@ -9,7 +9,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "client/lib/event_convert.h"
+#include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
 #include "common/service_defaults.h"
 
@@ -113,13 +113,14 @@ absl::StatusOr<v1::Report> Client::GetReport(absl::string_view session) const {
       *stub_, options_, &v1::SchedCache::Stub::GetReport, request);
 }
 
-// IngestWriter::Impl owns the stream and the batch. A timer thread sends a
-// batch that has waited max_delay; mu_ serialises it with Add.
+// IngestWriter::Impl owns the stream and the batch, whose events it encodes
+// as columns (the compact form of the API). A timer thread sends a batch
+// that has waited max_delay; mu_ serialises it with Add.
 class IngestWriter::Impl {
  public:
   Impl(v1::SchedCache::Stub& stub, absl::string_view session,
        const IngestOptions& options)
-      : options_(options) {
+      : options_(options), encoder_(*batch_.mutable_columns()) {
     writer_ = stub.Ingest(&context_, &summary_);
     batch_.set_session(std::string(session));
     timer_ = std::thread([this] { RunTimer(); });
@@ -140,13 +141,15 @@ class IngestWriter::Impl {
 
   absl::Status Add(const Sample& sample) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    SampleToEvent(sample, *NextEvent());
+    NoteAdd();
+    encoder_.Add(sample);
     return SendIfFull();
   }
 
   absl::Status Add(const HandOver& handover) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    HandOverToEvent(handover, *NextEvent());
+    NoteAdd();
+    encoder_.Add(handover);
     return SendIfFull();
   }
 
@@ -169,14 +172,14 @@ class IngestWriter::Impl {
   }
 
  private:
-  v1::Event* NextEvent() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (batch_.events_size() == 0) first_added_ = absl::Now();
-    return batch_.add_events();
+  // NoteAdd starts the batch's delay when this event is its first.
+  void NoteAdd() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (encoder_.rows() == 0) first_added_ = absl::Now();
   }
 
   absl::Status SendIfFull() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (batch_.events_size() < options_.max_batch_events) {
-      if (batch_.events_size() == 1) timer_cv_.Signal();
+    if (encoder_.rows() < options_.max_batch_events) {
+      if (encoder_.rows() == 1) timer_cv_.Signal();
       return absl::OkStatus();
     }
     return Send();
@@ -190,22 +193,23 @@ class IngestWriter::Impl {
       return absl::UnavailableError(
           "the Ingest stream failed; Finish() returns the server's status");
     }
-    if (batch_.events_size() == 0) return absl::OkStatus();
+    if (encoder_.rows() == 0) return absl::OkStatus();
     if (!writer_->Write(batch_)) {  // blocks while the server catches up
       broken_ = true;
       return absl::UnavailableError(
           "the Ingest stream failed; Finish() returns the server's status");
     }
-    // Only the first batch names the session; Clear keeps the allocated
-    // events for reuse.
-    batch_.Clear();
+    // Only the first batch names the session; the encoder keeps the
+    // columns' storage for reuse.
+    batch_.clear_session();
+    encoder_.Clear();
     return absl::OkStatus();
   }
 
   void RunTimer() ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     while (!stopping_ && !finished_) {
-      if (batch_.events_size() == 0) {
+      if (encoder_.rows() == 0) {
         timer_cv_.Wait(&mu_);
         continue;
       }
@@ -227,6 +231,7 @@ class IngestWriter::Impl {
   absl::Mutex mu_;
   absl::CondVar timer_cv_;
   v1::IngestBatch batch_ ABSL_GUARDED_BY(mu_);
+  ColumnsEncoder encoder_ ABSL_GUARDED_BY(mu_);  // of batch_.columns()
   absl::Time first_added_ ABSL_GUARDED_BY(mu_);
   bool broken_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,0 +1,246 @@
+// Reading an IngestBatch: the form checks of CheckBatchForm (each names the
+// field and values) and ForEachBatchEvent over hand-built columns: delta
+// coded times, kinds, and sparse attributes landing on their rows.
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/proto_convert.h"
+
+namespace schedcache {
+namespace {
+
+using ::testing::HasSubstr;
+
+using Read = std::variant<Sample, HandOver, absl::Status>;
+
+std::vector<Read> ReadAll(const v1::IngestBatch& batch) {
+  std::vector<Read> out;
+  ForEachBatchEvent(batch, [&out](const auto& event) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(event)>,
+                                 UnreadableRow>) {
+      out.push_back(event.reason);
+    } else {
+      out.push_back(event);
+    }
+  });
+  return out;
+}
+
+// AddRow appends one row to `batch`'s columns.
+void AddRow(v1::IngestBatch& batch, int64_t time_delta, int cpu, int tgid,
+            int tid, int64_t delta_ns, int kind) {
+  v1::EventColumns& c = *batch.mutable_columns();
+  c.add_timestamp_delta_ns(time_delta);
+  c.add_cpu(cpu);
+  c.add_tgid(tgid);
+  c.add_tid(tid);
+  c.add_delta_ns(delta_ns);
+  c.add_kind(static_cast<v1::EventKind>(kind));
+}
+
+// ThreeRows: a tick sample, a hand-over, a switch-out sample.
+v1::IngestBatch ThreeRows() {
+  v1::IngestBatch batch;
+  AddRow(batch, 1000, 0, 10, 11, 50, v1::EVENT_KIND_TICK);
+  AddRow(batch, 20, 1, 20, 21, 0, v1::EVENT_KIND_HANDOVER);
+  AddRow(batch, -5, 2, 10, 12, 70, v1::EVENT_KIND_SWITCH_OUT);
+  return batch;
+}
+
+TEST(ForEachBatchEvent, ColumnsDecodeToSamplesAndHandOvers) {
+  const v1::IngestBatch batch = ThreeRows();
+  ASSERT_TRUE(CheckBatchForm(batch).ok());
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 3u);
+  const Sample& tick = std::get<Sample>(rows[0]);
+  EXPECT_EQ(tick.timestamp_ns, 1000);
+  EXPECT_EQ(tick.cpu, 0);
+  EXPECT_EQ(tick.tgid, 10);
+  EXPECT_EQ(tick.tid, 11);
+  EXPECT_EQ(tick.delta_ns, 50);
+  EXPECT_TRUE(tick.tick);
+  EXPECT_EQ(tick.nr_threads, kUnchangedNrThreads);
+  const HandOver& in = std::get<HandOver>(rows[1]);
+  EXPECT_EQ(in.timestamp_ns, 1020);
+  EXPECT_EQ(in.cpu, 1);
+  EXPECT_EQ(in.tgid, 20);
+  EXPECT_EQ(in.tid, 21);
+  const Sample& out = std::get<Sample>(rows[2]);
+  EXPECT_EQ(out.timestamp_ns, 1015);  // deltas may be negative
+  EXPECT_FALSE(out.tick);
+  EXPECT_EQ(out.delta_ns, 70);
+}
+
+TEST(ForEachBatchEvent, UnknownKindIsAnUnreadableRowAndTheRestIsRead) {
+  v1::IngestBatch batch = ThreeRows();
+  batch.mutable_columns()->set_kind(1, static_cast<v1::EventKind>(7));
+  ASSERT_TRUE(CheckBatchForm(batch).ok());
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(std::holds_alternative<Sample>(rows[0]));
+  EXPECT_THAT(std::get<absl::Status>(rows[1]).message(),
+              HasSubstr("kind 7 is not an EventKind"));
+  EXPECT_EQ(std::get<Sample>(rows[2]).timestamp_ns, 1015);
+}
+
+TEST(ForEachBatchEvent, SparseAttributesLandOnTheirRows) {
+  v1::IngestBatch batch = ThreeRows();
+  AddRow(batch, 5, 3, 30, 31, 10, v1::EVENT_KIND_TICK);
+  v1::SparseAttributes& a = *batch.mutable_columns()->mutable_attributes();
+  // Row 1 is a hand-over: its values are skipped, not given to row 2.
+  a.add_row(1);
+  a.add_fields(v1::ATTRIBUTE_BIT_NR_THREADS | v1::ATTRIBUTE_BIT_COMM);
+  a.add_nr_threads(99);
+  a.add_comm("ignored");
+  a.add_row(2);
+  a.add_fields(v1::ATTRIBUTE_BIT_NR_THREADS | v1::ATTRIBUTE_BIT_NUMA_NODE);
+  a.add_nr_threads(4);
+  a.add_numa_node(-1);
+  a.add_row(3);
+  a.add_fields(v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES | v1::ATTRIBUTE_BIT_COMM);
+  a.add_footprint_pages(0);
+  a.add_comm("a-very-long-process-name");
+  ASSERT_TRUE(CheckBatchForm(batch).ok()) << CheckBatchForm(batch);
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 4u);
+  const Sample& row0 = std::get<Sample>(rows[0]);
+  EXPECT_EQ(row0.nr_threads, kUnchangedNrThreads);
+  EXPECT_EQ(row0.numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(row0.footprint_pages, kUnchangedFootprint);
+  EXPECT_TRUE(row0.comm.empty());
+  const Sample& row2 = std::get<Sample>(rows[2]);
+  EXPECT_EQ(row2.nr_threads, 4);
+  EXPECT_EQ(row2.numa_node, -1);
+  EXPECT_EQ(row2.footprint_pages, kUnchangedFootprint);
+  EXPECT_TRUE(row2.comm.empty());
+  const Sample& row3 = std::get<Sample>(rows[3]);
+  EXPECT_EQ(row3.nr_threads, kUnchangedNrThreads);
+  EXPECT_EQ(row3.footprint_pages, 0);
+  EXPECT_EQ(row3.comm.view(), "a-very-long-pro");  // TASK_COMM_LEN
+}
+
+TEST(ForEachBatchEvent, EventsFormStillReads) {
+  v1::IngestBatch batch;
+  v1::Event* sample = batch.add_events();
+  sample->set_timestamp_ns(7);
+  sample->set_tgid(1);
+  sample->set_tid(2);
+  sample->set_nr_threads(3);
+  v1::Event* handover = batch.add_events();
+  handover->set_handover(true);
+  handover->set_timestamp_ns(8);
+  ASSERT_TRUE(CheckBatchForm(batch).ok());
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<Sample>(rows[0]).nr_threads, 3);
+  EXPECT_EQ(std::get<HandOver>(rows[1]).timestamp_ns, 8);
+  EXPECT_EQ(BatchEventCount(batch), 2);
+}
+
+TEST(ForEachBatchEvent, TimeSumsWrapInsteadOfOverflowing) {
+  v1::IngestBatch batch;
+  AddRow(batch, INT64_MAX, 0, 1, 1, 0, v1::EVENT_KIND_TICK);
+  AddRow(batch, 2, 0, 1, 1, 0, v1::EVENT_KIND_TICK);
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<Sample>(rows[1]).timestamp_ns, INT64_MIN + 1);
+}
+
+TEST(CheckBatchForm, BothFormsNamesBoth) {
+  v1::IngestBatch batch = ThreeRows();
+  batch.add_events();
+  const absl::Status status = CheckBatchForm(batch);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("both events (1) and columns"));
+}
+
+TEST(CheckBatchForm, EmptyColumnsBesideEventsAreNoSecondForm) {
+  v1::IngestBatch batch;
+  batch.add_events();
+  batch.mutable_columns();
+  EXPECT_TRUE(CheckBatchForm(batch).ok());
+}
+
+TEST(CheckBatchForm, EachShortColumnIsNamedWithBothLengths) {
+  const struct {
+    const char* name;
+    void (*shorten)(v1::EventColumns&);
+  } cases[] = {
+      {"cpu", [](v1::EventColumns& c) { c.mutable_cpu()->RemoveLast(); }},
+      {"tgid", [](v1::EventColumns& c) { c.mutable_tgid()->RemoveLast(); }},
+      {"tid", [](v1::EventColumns& c) { c.mutable_tid()->RemoveLast(); }},
+      {"delta_ns",
+       [](v1::EventColumns& c) { c.mutable_delta_ns()->RemoveLast(); }},
+      {"kind", [](v1::EventColumns& c) { c.mutable_kind()->RemoveLast(); }},
+  };
+  for (const auto& test : cases) {
+    v1::IngestBatch batch = ThreeRows();
+    test.shorten(*batch.mutable_columns());
+    const absl::Status status = CheckBatchForm(batch);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(),
+                HasSubstr(std::string("columns.") + test.name +
+                          " has 2 rows but columns.timestamp_delta_ns has 3"));
+  }
+}
+
+// WithAttributes is ThreeRows with one attribute entry per (row, fields).
+v1::IngestBatch WithAttributes(
+    const std::vector<std::pair<uint32_t, uint32_t>>& entries) {
+  v1::IngestBatch batch = ThreeRows();
+  v1::SparseAttributes& a = *batch.mutable_columns()->mutable_attributes();
+  for (const auto& [row, fields] : entries) {
+    a.add_row(row);
+    a.add_fields(fields);
+    if (fields & 1) a.add_nr_threads(2);
+    if (fields & 2) a.add_numa_node(0);
+    if (fields & 4) a.add_footprint_pages(1);
+    if (fields & 8) a.add_comm("x");
+  }
+  return batch;
+}
+
+TEST(CheckBatchForm, AttributeErrorsNameTheFieldAndValue) {
+  EXPECT_TRUE(CheckBatchForm(WithAttributes({{0, 1}, {2, 15}})).ok());
+
+  EXPECT_THAT(CheckBatchForm(WithAttributes({{3, 1}})).message(),
+              HasSubstr("columns.attributes.row[0] 3 is past the last row"));
+  EXPECT_THAT(CheckBatchForm(WithAttributes({{2, 1}, {2, 1}})).message(),
+              HasSubstr("columns.attributes.row[1] 2 does not follow 2"));
+  EXPECT_THAT(CheckBatchForm(WithAttributes({{0, 0}})).message(),
+              HasSubstr("columns.attributes.fields[0] 0 is not a sum"));
+  EXPECT_THAT(CheckBatchForm(WithAttributes({{0, 16}})).message(),
+              HasSubstr("columns.attributes.fields[0] 16 is not a sum"));
+
+  v1::IngestBatch missing_fields = WithAttributes({{0, 1}});
+  missing_fields.mutable_columns()->mutable_attributes()->add_row(1);
+  EXPECT_THAT(CheckBatchForm(missing_fields).message(),
+              HasSubstr("columns.attributes.fields has 1 entries but "
+                        "columns.attributes.row has 2"));
+
+  const struct {
+    const char* name;
+    void (*extra)(v1::SparseAttributes&);
+  } values[] = {
+      {"nr_threads", [](v1::SparseAttributes& a) { a.add_nr_threads(1); }},
+      {"numa_node", [](v1::SparseAttributes& a) { a.add_numa_node(1); }},
+      {"footprint_pages",
+       [](v1::SparseAttributes& a) { a.add_footprint_pages(1); }},
+      {"comm", [](v1::SparseAttributes& a) { a.add_comm("y"); }},
+  };
+  for (const auto& test : values) {
+    v1::IngestBatch batch = WithAttributes({{0, 15}});
+    test.extra(*batch.mutable_columns()->mutable_attributes());
+    const absl::Status status = CheckBatchForm(batch);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(status.message(),
+                HasSubstr(std::string("columns.attributes.") + test.name +
+                          " has 2 values but 1 entries set its bit"));
+  }
+}
+
+}  // namespace
+}  // namespace schedcache

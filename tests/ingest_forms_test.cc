@@ -1,0 +1,318 @@
+// The two forms of an IngestBatch through a real server (Unix socket): the
+// client library's columns and plain Event messages (as python or grpcurl
+// send them) give the same summary and report; a batch's form errors end
+// the stream with INVALID_ARGUMENT naming the fields; bad rows are rejected
+// one by one, counted across batches.
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "client/lib/columns_encoder.h"
+#include "common/grpc_status.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "schedcache/v1/schedcache.grpc.pb.h"
+#include "tests/server_fixture.h"
+
+namespace schedcache::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Event = std::variant<Sample, HandOver>;
+
+constexpr int64_t kMs = 1'000'000;
+
+v1::Event EventOf(const Sample& sample) {
+  v1::Event event;
+  event.set_timestamp_ns(sample.timestamp_ns);
+  event.set_cpu(sample.cpu);
+  event.set_tgid(sample.tgid);
+  event.set_tid(sample.tid);
+  event.set_delta_ns(sample.delta_ns);
+  event.set_tick(sample.tick);
+  if (sample.nr_threads != kUnchangedNrThreads) {
+    event.set_nr_threads(sample.nr_threads);
+  }
+  if (sample.numa_node != kUnchangedNumaNode) {
+    event.set_numa_node(sample.numa_node);
+  }
+  if (sample.footprint_pages != kUnchangedFootprint) {
+    event.set_footprint_pages(sample.footprint_pages);
+  }
+  event.set_comm(std::string(sample.comm.view()));
+  return event;
+}
+
+v1::Event EventOf(const HandOver& handover) {
+  v1::Event event;
+  event.set_handover(true);
+  event.set_timestamp_ns(handover.timestamp_ns);
+  event.set_cpu(handover.cpu);
+  event.set_tgid(handover.tgid);
+  event.set_tid(handover.tid);
+  return event;
+}
+
+// Workload: two processes that come to prefer an LLC, hand-overs, every
+// optional attribute on some samples, and bad events among them.
+std::vector<Event> Workload() {
+  std::vector<Event> events;
+  for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
+  Sample named = TickSample(30 * kMs, 2, 20, 21, 2 * kMs, /*nr_threads=*/3);
+  named.comm.Assign("worker");
+  named.numa_node = -1;
+  named.footprint_pages = 100;
+  events.push_back(named);
+  events.push_back(HandOver{.timestamp_ns = 31 * kMs, .cpu = 3, .tgid = 20,
+                            .tid = 22});
+  events.push_back(TickSample(32 * kMs, 9, 20, 22, kMs));  // bad cpu
+  events.push_back(TickSample(52 * kMs, 3, 20, 22, kMs));
+  events.push_back(TickSample(53 * kMs, 2, 0, 21, kMs));   // bad tgid
+  events.push_back(HandOver{.timestamp_ns = 54 * kMs, .cpu = 3});  // idle
+  for (int i = 0; i < 20; ++i) {
+    events.push_back(TickSample((60 + 5 * i) * kMs, i % 4, 20, 21 + i % 2,
+                                kMs));
+  }
+  return events;
+}
+
+// IngestEvents sends `events` in batches of `batch` Event messages.
+absl::StatusOr<v1::IngestSummary> IngestEvents(
+    const std::string& address, const std::string& session,
+    const std::vector<Event>& events, int batch) {
+  auto stub = v1::SchedCache::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::IngestSummary summary;
+  auto writer = stub->Ingest(&context, &summary);
+  for (size_t first = 0; first < events.size(); first += batch) {
+    v1::IngestBatch message;
+    if (first == 0) message.set_session(session);
+    for (size_t i = first; i < events.size() && i < first + batch; ++i) {
+      *message.add_events() =
+          std::visit([](const auto& e) { return EventOf(e); }, events[i]);
+    }
+    if (!writer->Write(message)) break;
+  }
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) return ToAbslStatus(status);
+  return summary;
+}
+
+// IngestBatches sends hand-made batches as they are.
+absl::StatusOr<v1::IngestSummary> IngestBatches(
+    const std::string& address, const std::vector<v1::IngestBatch>& batches) {
+  auto stub = v1::SchedCache::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::IngestSummary summary;
+  auto writer = stub->Ingest(&context, &summary);
+  for (const v1::IngestBatch& batch : batches) {
+    if (!writer->Write(batch)) break;
+  }
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) return ToAbslStatus(status);
+  return summary;
+}
+
+// Columns encodes `events` as one columnar batch.
+v1::IngestBatch Columns(const std::vector<Event>& events) {
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  for (const Event& event : events) {
+    std::visit([&encoder](const auto& e) { encoder.Add(e); }, event);
+  }
+  return batch;
+}
+
+class IngestFormsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<TestServer>> server =
+        TestServer::Start(Transport::kUnix);
+    ASSERT_TRUE(server.ok()) << server.status();
+    test_ = *std::move(server);
+  }
+  const client::Client& client() const { return *test_->client; }
+  const std::string& address() const {
+    return test_->server->addresses().front();
+  }
+  void CreateSession(const std::string& name) {
+    v1::CreateSessionRequest request;
+    request.set_name(name);
+    request.mutable_topology()->set_spec(kTwoLlcTopology);
+    request.add_policies("full-scan");
+    request.add_policies("visited-scan");
+    request.add_policies("none");
+    ASSERT_TRUE(client().CreateSession(request).ok());
+  }
+  // ReportWithoutTimes is the session's report with what differs between
+  // two equal runs cleared: its name and the scans' wall times.
+  v1::Report ReportWithoutTimes(const std::string& session) {
+    absl::StatusOr<v1::Report> report = client().GetReport(session);
+    EXPECT_TRUE(report.ok()) << report.status();
+    report->clear_session();
+    for (v1::PolicyReport& policy : *report->mutable_policies()) {
+      policy.clear_scan_ns();
+    }
+    return *report;
+  }
+
+  std::unique_ptr<TestServer> test_;
+};
+
+TEST_F(IngestFormsTest, ColumnsAndEventsGiveTheSameSummaryAndReport) {
+  CreateSession("columns");
+  CreateSession("events");
+  const std::vector<Event> events = Workload();
+  // Columns through the client library, in batches of 4 rows.
+  client::IngestOptions options;
+  options.max_batch_events = 4;
+  std::unique_ptr<client::IngestWriter> writer =
+      client().StartIngest("columns", options);
+  for (const Event& event : events) {
+    ASSERT_TRUE(std::visit([&](const auto& e) { return writer->Add(e); },
+                           event)
+                    .ok());
+  }
+  absl::StatusOr<v1::IngestSummary> columns = writer->Finish();
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  absl::StatusOr<v1::IngestSummary> plain =
+      IngestEvents(address(), "events", events, 3);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+
+  EXPECT_EQ(columns->accepted(), events.size() - 2);
+  EXPECT_EQ(columns->rejected(), 2u);
+  ASSERT_EQ(columns->first_rejections_size(), 2);
+  EXPECT_EQ(columns->first_rejections(0).index(), 4u);
+  EXPECT_THAT(columns->first_rejections(0).reason(), HasSubstr("cpu 9"));
+  EXPECT_EQ(columns->first_rejections(1).index(), 6u);
+  columns->clear_batches();  // 4-row and 3-event batches differ in number
+  plain->clear_batches();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*columns,
+                                                                 *plain))
+      << columns->DebugString() << "\nvs\n" << plain->DebugString();
+
+  const v1::Report by_columns = ReportWithoutTimes("columns");
+  const v1::Report by_events = ReportWithoutTimes("events");
+  EXPECT_GT(by_columns.policies(0).scans(), 0u);
+  EXPECT_EQ(by_columns.handovers_applied(), 2u);
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(by_columns,
+                                                                 by_events))
+      << by_columns.DebugString() << "\nvs\n" << by_events.DebugString();
+}
+
+TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
+  CreateSession("s");
+  // Row 0 says the process has 1 thread (no preference: single thread);
+  // row 2, after a hand-over row, says 2, so the scan of row 3's tick
+  // (20 ms later, as in PreferLlc0Events) picks LLC 0. Were row 2's
+  // attribute lost, or taken by the hand-over row, the process would stay
+  // single-threaded without a preference.
+  std::vector<Event> events;
+  Sample first = TickSample(1000, 0, 10, 11, kMs, /*nr_threads=*/1);
+  events.push_back(first);
+  events.push_back(HandOver{.timestamp_ns = 2000, .cpu = 1, .tgid = 10,
+                            .tid = 12});
+  Sample two = TickSample(3000, 1, 10, 12, kMs, /*nr_threads=*/2);
+  two.comm.Assign("two-threads");
+  events.push_back(two);
+  events.push_back(TickSample(1000 + 20 * kMs, 0, 10, 11, kMs));
+  v1::IngestBatch batch = Columns(events);
+  batch.set_session("s");
+  ASSERT_EQ(batch.columns().attributes().row_size(), 2);
+  EXPECT_EQ(batch.columns().attributes().row(1), 2u);
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches(address(), {batch});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 4u);
+
+  v1::RecommendRequest request;
+  request.set_session("s");
+  request.set_tgid(10);
+  absl::StatusOr<v1::RecommendResponse> answer = client().Recommend(request);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->decisions(0).preferred_llc(), 0)
+      << answer->DebugString();
+}
+
+TEST_F(IngestFormsTest, BothFormsInOneBatchEndTheStream) {
+  v1::IngestBatch first = Columns({TickSample(1, 0, 1, 1, 1)});
+  v1::IngestBatch both = Columns({TickSample(2, 0, 1, 1, 1)});
+  *both.add_events() = EventOf(TickSample(3, 0, 1, 1, 1));
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches(address(), {first, both});
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(summary.status().message(),
+              HasSubstr("batch 2 sets both events (1) and columns"));
+  EXPECT_THAT(summary.status().message(), HasSubstr("1 events accepted"));
+}
+
+TEST_F(IngestFormsTest, UnequalColumnsEndTheStream) {
+  v1::IngestBatch batch =
+      Columns({TickSample(1, 0, 1, 1, 1), TickSample(2, 0, 1, 1, 1)});
+  batch.mutable_columns()->mutable_tid()->RemoveLast();
+  absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(summary.status().message(),
+              HasSubstr("columns.tid has 1 rows but "
+                        "columns.timestamp_delta_ns has 2"));
+}
+
+TEST_F(IngestFormsTest, BadAttributesEndTheStream) {
+  v1::IngestBatch batch = Columns({TickSample(1, 0, 1, 1, 1, 2)});
+  batch.mutable_columns()->mutable_attributes()->set_row(0, 1);
+  absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(summary.status().message(),
+              HasSubstr("columns.attributes.row[0] 1 is past the last row"));
+}
+
+TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
+  v1::IngestBatch first = Columns(
+      {TickSample(1000, 0, 10, 11, 5), TickSample(1000, 9, 10, 11, 5)});
+  v1::IngestBatch second = Columns({TickSample(2000, 0, 10, 11, 5),
+                                    TickSample(3000, 0, 10, 11, 5),
+                                    TickSample(500, 1, 10, 11, -1)});
+  second.mutable_columns()->set_kind(1, static_cast<v1::EventKind>(5));
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches(address(), {first, second});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 2u);
+  EXPECT_EQ(summary->rejected(), 3u);
+  EXPECT_EQ(summary->batches(), 2u);
+  ASSERT_EQ(summary->first_rejections_size(), 3);
+  EXPECT_EQ(summary->first_rejections(0).index(), 1u);
+  EXPECT_THAT(summary->first_rejections(0).reason(), HasSubstr("cpu 9"));
+  EXPECT_EQ(summary->first_rejections(1).index(), 3u);
+  EXPECT_THAT(summary->first_rejections(1).reason(),
+              HasSubstr("kind 5 is not an EventKind"));
+  EXPECT_EQ(summary->first_rejections(2).index(), 4u);
+  EXPECT_THAT(summary->first_rejections(2).reason(), HasSubstr("delta_ns"));
+}
+
+TEST(IngestFormsLimits, MaxBatchEventsCountsRows) {
+  ServerOptions options;
+  options.limits.max_batch_events = 2;
+  absl::StatusOr<std::unique_ptr<TestServer>> test =
+      TestServer::Start(Transport::kUnix, options);
+  ASSERT_TRUE(test.ok()) << test.status();
+  v1::IngestBatch batch =
+      Columns({TickSample(1, 0, 1, 1, 1), HandOver{.timestamp_ns = 2},
+               TickSample(3, 0, 1, 1, 1)});
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches((*test)->server->addresses().front(), {batch});
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(summary.status().message(), HasSubstr("has 3 events"));
+  EXPECT_THAT(summary.status().message(), HasSubstr("--max_batch_events"));
+}
+
+}  // namespace
+}  // namespace schedcache::testing
