@@ -16,21 +16,6 @@ void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns) {
   rq.cpu_runtime = ShiftDecay(rq.cpu_runtime, n);
 }
 
-uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
-  // Decayed runtimes stay far below 2^44 ns (4.9 hours), so the product
-  // fits 64 bits and a 64-bit division gives the same quotient as the
-  // 128-bit one at a fraction of its cost; the 128-bit path keeps the
-  // result exact for any input.
-  constexpr uint64_t kMax64BitRuntime = ~uint64_t{0} / kNice0Load;
-  if (runtime <= kMax64BitRuntime && cpu_runtime < ~uint64_t{0}) {
-    return runtime * kNice0Load / (cpu_runtime + 1);
-  }
-  const unsigned __int128 scaled =
-      static_cast<unsigned __int128>(kNice0Load) * runtime;
-  return static_cast<uint64_t>(
-      scaled / (static_cast<unsigned __int128>(cpu_runtime) + 1));
-}
-
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
       scope_(scope),

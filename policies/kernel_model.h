@@ -46,8 +46,22 @@ inline void CatchUpEntry(const RqState& rq, CpuEntry& entry) {
 }
 
 // OccupancyRatio is fraction_mm_sched's arithmetic: NICE_0_LOAD * runtime /
-// (cpu_runtime + 1), computed in 128 bits so it never wraps.
-uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime);
+// (cpu_runtime + 1), computed in 128 bits so it never wraps. Inline: a scan
+// calls it for every CPU the process occupies.
+inline uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
+  // Decayed runtimes stay far below 2^44 ns (4.9 hours), so the product
+  // fits 64 bits and a 64-bit division gives the same quotient as the
+  // 128-bit one at a fraction of its cost; the 128-bit path keeps the
+  // result exact for any input.
+  constexpr uint64_t kMax64BitRuntime = ~uint64_t{0} / kNice0Load;
+  if (runtime <= kMax64BitRuntime && cpu_runtime < ~uint64_t{0}) {
+    return runtime * kNice0Load / (cpu_runtime + 1);
+  }
+  const unsigned __int128 scaled =
+      static_cast<unsigned __int128>(kNice0Load) * runtime;
+  return static_cast<uint64_t>(
+      scaled / (static_cast<unsigned __int128>(cpu_runtime) + 1));
+}
 
 // MmState is one policy's state for one process (kernel: mm->sc_stat).
 struct MmState {
