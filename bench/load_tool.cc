@@ -20,15 +20,13 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/ingest_load.h"
 #include "bench/redis_stream.h"
 #include "bench/server_process.h"
+#include "common/flags_usage.h"
 #include "common/status_macros.h"
 #include "schedcache/client.h"
 #include "topology/topology_source.h"
@@ -180,18 +178,12 @@ absl::Status Memory() {
 }  // namespace schedcache
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  schedcache::SetFlagsUsage(
       "the load tool of bench/: ingest throughput with query latency, "
       "start-up time, or memory per process of schedcached; prints one JSON "
       "object.\nUsage: schedcache_load --mode=ingest|startup|memory "
-      "[--server=ADDR | --schedcached=PATH] [flags]");
-  // --help lists this file's flags (absl's default looks for a file named
-  // after the binary).
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "bench/load_tool.cc");
-  };
-  absl::SetFlagsUsageConfig(usage);
+      "[--server=ADDR | --schedcached=PATH] [flags]",
+      "bench/load_tool.cc");
   absl::ParseCommandLine(argc, argv);
   const std::string mode = absl::GetFlag(FLAGS_mode);
   absl::Status status;

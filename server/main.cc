@@ -11,14 +11,12 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "common/flags_usage.h"
 #include "common/service_defaults.h"
 #include "server/server.h"
 #include "server/signal_waiter.h"
@@ -148,21 +146,15 @@ absl::Status ValidateFlags() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  schedcache::SetFlagsUsage(
       "the schedcache server: runs Linux's cache-aware scheduling model "
       "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"
       "Usage: schedcached [--listen=unix:PATH|HOST:PORT ...] "
       "[--topology=SOURCE] [--policy-plugin=PATH ...]\n"
       "Flag names may use '-' or '_'. Limit flags must be at least 1 "
       "(--shutdown_grace_seconds at least 0); a value out of range or a "
-      "stray argument exits with code 2.");
-  // --help lists this file's flags (absl's default looks for a file named
-  // after the binary).
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "server/main.cc");
-  };
-  absl::SetFlagsUsageConfig(usage);
+      "stray argument exits with code 2.",
+      "server/main.cc");
   std::vector<std::string> normalized = NormalizeArgs(argc, argv);
   std::vector<char*> args;
   for (std::string& arg : normalized) args.push_back(arg.data());

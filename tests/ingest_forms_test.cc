@@ -145,13 +145,7 @@ class IngestFormsTest : public ::testing::Test {
     return test_->server->addresses().front();
   }
   void CreateSession(const std::string& name) {
-    v1::CreateSessionRequest request;
-    request.set_name(name);
-    request.mutable_topology()->set_spec(kTwoLlcTopology);
-    request.add_policies("full-scan");
-    request.add_policies("visited-scan");
-    request.add_policies("none");
-    ASSERT_TRUE(client().CreateSession(request).ok());
+    ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest(name)).ok());
   }
   // ReportWithoutTimes is the session's report with what differs between
   // two equal runs cleared: its name and the scans' wall times.

@@ -58,4 +58,14 @@ std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0) {
           TickSample(t0 + 20 * kMs, 0, tgid, tgid + 1, 1 * kMs)};
 }
 
+v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name) {
+  v1::CreateSessionRequest request;
+  request.set_name(name);
+  request.mutable_topology()->set_spec(kTwoLlcTopology);
+  request.add_policies("full-scan");
+  request.add_policies("visited-scan");
+  request.add_policies("none");
+  return request;
+}
+
 }  // namespace schedcache::testing

@@ -44,6 +44,10 @@ struct TestServer {
 // the cache-aware policies are enabled (enable = auto).
 inline constexpr char kTwoLlcTopology[] = "synthetic:pack:1 l3:2 core:2 pu:1";
 
+// TwoLlcSessionRequest creates session `name` on kTwoLlcTopology with
+// full-scan (the reference), visited-scan and none.
+v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name);
+
 // TickSample is a tick sample of thread `tid` of `tgid`.
 Sample TickSample(int64_t timestamp_ns, int cpu, int tgid, int tid,
                   int64_t delta_ns, int nr_threads = kUnchangedNrThreads);

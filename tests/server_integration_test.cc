@@ -23,15 +23,6 @@ using ::testing::Property;
 
 constexpr int64_t kMs = 1'000'000;
 
-v1::CreateSessionRequest SessionRequest(const std::string& name) {
-  v1::CreateSessionRequest request;
-  request.set_name(name);
-  request.mutable_topology()->set_spec(kTwoLlcTopology);
-  request.add_policies("full-scan");
-  request.add_policies("visited-scan");
-  request.add_policies("none");
-  return request;
-}
 
 // Ingest sends `samples` on one stream and returns the summary.
 absl::StatusOr<v1::IngestSummary> Ingest(const client::Client& client,
@@ -74,7 +65,7 @@ TEST_P(ServerTest, GetTopologyOfHostAndOfSession) {
   EXPECT_GT(host->topology().total_cpus(), 0u);
   EXPECT_FALSE(host->summary().empty());
 
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   absl::StatusOr<v1::GetTopologyResponse> session = client().GetTopology("s");
   ASSERT_TRUE(session.ok()) << session.status();
   EXPECT_EQ(session->topology().total_cpus(), 4u);
@@ -109,7 +100,7 @@ TEST_P(ServerTest, SessionLifecycle) {
   ASSERT_TRUE(listed_default.ok()) << listed_default.status();
   EXPECT_EQ(listed_default->topology_source(), "host");
 
-  v1::CreateSessionRequest request = SessionRequest("ab");
+  v1::CreateSessionRequest request = TwoLlcSessionRequest("ab");
   request.set_trigger(v1::SCAN_TRIGGER_QUERY);
   v1::TunableSetting* setting = request.add_tunables();
   setting->set_name("aggr_tolerance");
@@ -145,32 +136,32 @@ TEST_P(ServerTest, CreateSessionRejectsBadRequests) {
   const auto code_of = [&](v1::CreateSessionRequest request) {
     return client().CreateSession(request).status();
   };
-  v1::CreateSessionRequest bad_name = SessionRequest("no spaces");
+  v1::CreateSessionRequest bad_name = TwoLlcSessionRequest("no spaces");
   EXPECT_THAT(code_of(bad_name).message(), HasSubstr("name"));
-  v1::CreateSessionRequest no_policy = SessionRequest("p");
+  v1::CreateSessionRequest no_policy = TwoLlcSessionRequest("p");
   no_policy.clear_policies();
   EXPECT_EQ(code_of(no_policy).code(), absl::StatusCode::kInvalidArgument);
-  v1::CreateSessionRequest unknown_policy = SessionRequest("p");
+  v1::CreateSessionRequest unknown_policy = TwoLlcSessionRequest("p");
   unknown_policy.add_policies("no-such-policy");
   EXPECT_THAT(code_of(unknown_policy).message(), HasSubstr("no-such-policy"));
-  v1::CreateSessionRequest unknown_tunable = SessionRequest("p");
+  v1::CreateSessionRequest unknown_tunable = TwoLlcSessionRequest("p");
   unknown_tunable.add_tunables()->set_name("no_such_tunable");
   EXPECT_THAT(code_of(unknown_tunable).message(), HasSubstr("no_such_tunable"));
-  v1::CreateSessionRequest out_of_range = SessionRequest("p");
+  v1::CreateSessionRequest out_of_range = TwoLlcSessionRequest("p");
   v1::TunableSetting* setting = out_of_range.add_tunables();
   setting->set_name("aggr_tolerance");
   setting->set_value("101");
   EXPECT_EQ(code_of(out_of_range).code(), absl::StatusCode::kInvalidArgument);
-  v1::CreateSessionRequest server_path = SessionRequest("p");
+  v1::CreateSessionRequest server_path = TwoLlcSessionRequest("p");
   server_path.mutable_topology()->set_spec("xml:/etc/passwd");
   EXPECT_EQ(code_of(server_path).code(), absl::StatusCode::kInvalidArgument);
-  v1::CreateSessionRequest bad_xml = SessionRequest("p");
+  v1::CreateSessionRequest bad_xml = TwoLlcSessionRequest("p");
   bad_xml.mutable_topology()->set_xml("<not hwloc/>");
   EXPECT_EQ(code_of(bad_xml).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_P(ServerTest, IngestCountsAcceptedAndRejectedExactly) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   std::vector<Sample> samples = {
       TickSample(1000, 0, 10, 11, 100),       // ok
       TickSample(1000, 9, 10, 11, 100),       // cpu 9 does not exist
@@ -199,7 +190,7 @@ TEST_P(ServerTest, IngestCountsAcceptedAndRejectedExactly) {
 }
 
 TEST_P(ServerTest, IngestHandOversInOrderWithSamples) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   std::unique_ptr<client::IngestWriter> writer = client().StartIngest("s");
   HandOver in{.timestamp_ns = 100, .cpu = 1, .tgid = 10, .tid = 11};
   HandOver idle{.timestamp_ns = 300, .cpu = 1, .tgid = 0, .tid = 0};
@@ -226,7 +217,7 @@ TEST_P(ServerTest, IngestToUnknownSessionFailsWithNotFound) {
 }
 
 TEST_P(ServerTest, RecommendAfterIngest) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   ASSERT_TRUE(Ingest(client(), "s", PreferLlc0Events(100, 1000)).ok());
   v1::RecommendRequest request;
   request.set_session("s");
@@ -263,7 +254,7 @@ TEST_P(ServerTest, RecommendUnknownProcessIsNotFoundNamingTgid) {
 }
 
 TEST_P(ServerTest, QueryTriggerScansOnlyWhenAsked) {
-  v1::CreateSessionRequest create = SessionRequest("q");
+  v1::CreateSessionRequest create = TwoLlcSessionRequest("q");
   create.set_trigger(v1::SCAN_TRIGGER_QUERY);
   ASSERT_TRUE(client().CreateSession(create).ok());
   ASSERT_TRUE(Ingest(client(), "q", PreferLlc0Events(100, 1000)).ok());
@@ -281,7 +272,7 @@ TEST_P(ServerTest, QueryTriggerScansOnlyWhenAsked) {
 }
 
 TEST_P(ServerTest, GetReportSummarisesPolicies) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   ASSERT_TRUE(Ingest(client(), "s", PreferLlc0Events(100, 1000)).ok());
   absl::StatusOr<v1::Report> report = client().GetReport("s");
   ASSERT_TRUE(report.ok()) << report.status();
@@ -300,8 +291,8 @@ TEST_P(ServerTest, GetReportSummarisesPolicies) {
 }
 
 TEST_P(ServerTest, TwoSessionsIngestInParallelWithoutInterfering) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("a")).ok());
-  ASSERT_TRUE(client().CreateSession(SessionRequest("b")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("a")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("b")).ok());
   constexpr int kSamples = 20'000;
   const auto feed = [&](const std::string& session, int tgid,
                         absl::StatusOr<v1::IngestSummary>* result) {
@@ -335,7 +326,7 @@ TEST_P(ServerTest, TwoSessionsIngestInParallelWithoutInterfering) {
 }
 
 TEST_P(ServerTest, WatchSeesChangeCausedByIngest) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   std::unique_ptr<client::PreferenceWatch> watch = client().Watch("s");
   ASSERT_TRUE(Ingest(client(), "s", PreferLlc0Events(100, 1000)).ok());
   std::vector<std::string> policies;
@@ -365,7 +356,7 @@ TEST_P(ServerTest, WatchUnknownSessionIsNotFound) {
 TEST_P(ServerTest, ShutdownEndsOpenStreams) {
   std::unique_ptr<client::PreferenceWatch> watch = client().Watch("default");
   std::unique_ptr<client::IngestWriter> writer = client().StartIngest("s");
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   for (const Sample& sample : PreferLlc0Events(100, 1000)) {
     ASSERT_TRUE(writer->Add(sample).ok());
   }
@@ -378,7 +369,7 @@ TEST_P(ServerTest, ShutdownEndsOpenStreams) {
 }
 
 TEST_P(ServerTest, ClientWriterFlushesOnTime) {
-  ASSERT_TRUE(client().CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   client::IngestOptions options;
   options.max_batch_events = 1000;
   options.max_delay = absl::Milliseconds(10);
@@ -420,9 +411,9 @@ class LimitsTest : public ::testing::Test {
 TEST_F(LimitsTest, MaxSessions) {
   std::unique_ptr<TestServer> test = Start(Limits{.max_sessions = 2});
   ASSERT_NE(test, nullptr);
-  ASSERT_TRUE(test->client->CreateSession(SessionRequest("one")).ok());
+  ASSERT_TRUE(test->client->CreateSession(TwoLlcSessionRequest("one")).ok());
   absl::Status status =
-      test->client->CreateSession(SessionRequest("two")).status();
+      test->client->CreateSession(TwoLlcSessionRequest("two")).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(status.message(), HasSubstr("--max_sessions"));
 }
@@ -430,7 +421,7 @@ TEST_F(LimitsTest, MaxSessions) {
 TEST_F(LimitsTest, MaxProcessesEvictsLeastRecentlyActive) {
   std::unique_ptr<TestServer> test = Start(Limits{.max_processes = 1});
   ASSERT_NE(test, nullptr);
-  ASSERT_TRUE(test->client->CreateSession(SessionRequest("s")).ok());
+  ASSERT_TRUE(test->client->CreateSession(TwoLlcSessionRequest("s")).ok());
   ASSERT_TRUE(Ingest(*test->client, "s",
                      {TickSample(1000, 0, 10, 11, 5), TickSample(2000, 1, 20, 21, 5)})
                   .ok());
