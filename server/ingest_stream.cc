@@ -58,6 +58,11 @@ absl::Status IngestStream::Parse() {
   columns.clear_delta_ns();
   columns.clear_kind();
   columns.mutable_attributes()->Clear();  // repeated fields only: kept
+  // Fields this server does not know (from a newer client) are kept as
+  // unknown fields, which a merge appends to: drop them per batch, or a
+  // long stream would grow without bound.
+  batch_.GetReflection()->MutableUnknownFields(&batch_)->Clear();
+  columns.GetReflection()->MutableUnknownFields(&columns)->Clear();
   grpc::ProtoBufferReader reader(&read_);
   const bool parsed = batch_.MergeFromBoundedZeroCopyStream(
       &reader, static_cast<int>(read_.Length()));
