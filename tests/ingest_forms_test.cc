@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 #include "tests/server_fixture.h"
@@ -267,6 +268,40 @@ TEST_F(IngestFormsTest, BadAttributesEndTheStream) {
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(summary.status().message(),
               HasSubstr("columns.attributes.row[0] 1 is past the last row"));
+}
+
+// A newer client's fields (unknown here) are ignored, batch after batch.
+// (That the kept batch message does not accumulate them is not visible
+// through the API; IngestStream::Parse clears them before each merge.)
+TEST_F(IngestFormsTest, UnknownFieldsAreIgnored) {
+  std::vector<v1::IngestBatch> batches;
+  for (int64_t t = 1000; t <= 3000; t += 1000) {
+    v1::IngestBatch batch = Columns({TickSample(t, 0, 10, 11, 5)});
+    batch.GetReflection()->MutableUnknownFields(&batch)->AddVarint(99, 7);
+    v1::EventColumns& columns = *batch.mutable_columns();
+    columns.GetReflection()->MutableUnknownFields(&columns)->AddLengthDelimited(
+        98, "from a newer client");
+    batches.push_back(std::move(batch));
+  }
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches(address(), batches);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 3u);
+  EXPECT_EQ(summary->rejected(), 0u);
+}
+
+// Bytes that do not parse: field 2 (events) holding a truncated varint.
+TEST_F(IngestFormsTest, BytesThatAreNotABatchEndTheStream) {
+  v1::IngestBatch good = Columns({TickSample(1000, 0, 10, 11, 5)});
+  v1::IngestBatch bad;
+  bad.GetReflection()->MutableUnknownFields(&bad)->AddLengthDelimited(
+      2, std::string("\xff", 1));
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches(address(), {good, bad});
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(summary.status().message(),
+              HasSubstr("batch 2 is not a valid schedcache.v1.IngestBatch"));
+  EXPECT_THAT(summary.status().message(), HasSubstr("1 events accepted"));
 }
 
 TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
