@@ -18,7 +18,7 @@ IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
       max_batch_events_(limits.max_batch_events),
       response_(response) {
   if (absl::Status admitted = limiter_.Admit(); !admitted.ok()) {
-    FinishWith(admitted);
+    FinishWith(admitted, 0);
     return;
   }
   admitted_ = true;
@@ -28,29 +28,51 @@ IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
 void IngestStream::OnReadDone(bool ok) {
   if (!ok) {
     // The client closed its side, or the call was cancelled (then the
-    // status is not delivered): answer with the totals.
-    FinishWith(absl::OkStatus());
+    // status is not delivered): answer with the totals once the batches
+    // held are applied.
+    EndReads(absl::OkStatus());
     return;
   }
-  ++batches_;
-  absl::Status applied = Parse();
-  if (applied.ok()) applied = Apply();
-  if (!applied.ok()) {
-    FinishWith(applied);
+  uint64_t number;
+  int slot;
+  {
+    absl::MutexLock lock(&mu_);
+    number = ++batches_read_;
+    // A read is started only while a slot is free: the one neither
+    // applying nor waiting.
+    slot = (applying_ == 0 || waiting_ == 0) ? 1 : 0;
+  }
+  if (absl::Status parsed = Parse(slot, number); !parsed.ok()) {
+    EndReads(parsed);
     return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_) return;
+    if (applying_ >= 0) {
+      // The thread applying takes this batch next, and starts the next
+      // read then, when its own slot frees.
+      waiting_ = slot;
+      return;
+    }
+    applying_ = slot;
   }
   StartRead(&read_);
+  ApplyFrom(slot);
 }
 
-absl::Status IngestStream::Parse() {
+absl::Status IngestStream::Parse(int slot, uint64_t number) {
+  Slot& target = slots_[slot];
+  target.number = number;
+  v1::IngestBatch& batch = target.batch;
   // Clear() would free the columns message (proto3 frees message fields
   // on Clear); clearing field by field keeps the columns' storage and the
   // Event objects for the parse to reuse. The columns message then stays
   // present while empty, which is why batches are read by their sizes,
   // never by has_columns().
-  batch_.clear_session();
-  batch_.mutable_events()->Clear();
-  v1::EventColumns& columns = *batch_.mutable_columns();
+  batch.clear_session();
+  batch.mutable_events()->Clear();
+  v1::EventColumns& columns = *batch.mutable_columns();
   columns.clear_timestamp_delta_ns();
   columns.clear_cpu();
   columns.clear_tgid();
@@ -61,49 +83,105 @@ absl::Status IngestStream::Parse() {
   // Fields this server does not know (from a newer client) are kept as
   // unknown fields, which a merge appends to: drop them per batch, or a
   // long stream would grow without bound.
-  batch_.GetReflection()->MutableUnknownFields(&batch_)->Clear();
+  batch.GetReflection()->MutableUnknownFields(&batch)->Clear();
   columns.GetReflection()->MutableUnknownFields(&columns)->Clear();
   grpc::ProtoBufferReader reader(&read_);
-  const bool parsed = batch_.MergeFromBoundedZeroCopyStream(
+  const bool parsed = batch.MergeFromBoundedZeroCopyStream(
       &reader, static_cast<int>(read_.Length()));
   read_.Clear();
   if (!parsed) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "batch ", batches_, " is not a valid schedcache.v1.IngestBatch"));
+        "batch ", number, " is not a valid schedcache.v1.IngestBatch"));
+  }
+  const int events = BatchEventCount(batch);
+  if (events > max_batch_events_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "batch ", number, " has ", events, " events; the limit is ",
+        max_batch_events_, " (flag --max_batch_events)"));
+  }
+  if (absl::Status form = CheckBatchForm(batch); !form.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch ", number, " ", form.message()));
   }
   return absl::OkStatus();
 }
 
-absl::Status IngestStream::Apply() {
-  const int events = BatchEventCount(batch_);
-  if (events > max_batch_events_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "batch ", batches_, " has ", events, " events; the limit is ",
-        max_batch_events_, " (flag --max_batch_events)"));
+void IngestStream::ApplyFrom(int slot) {
+  while (true) {
+    const absl::Status applied = Apply(slot);
+    bool start_read = false;
+    bool finish_call = false;
+    absl::Status finish;
+    uint64_t batches = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      // This batch precedes any a concurrent read failed on: its error wins.
+      if (!applied.ok()) error_ = applied;
+      if (error_.ok() && waiting_ >= 0) {
+        // Take the batch parsed meanwhile; the slot just applied is free
+        // for the next read.
+        slot = std::exchange(waiting_, -1);
+        applying_ = slot;
+        start_read = !reads_over_;
+      } else {
+        applying_ = -1;
+        waiting_ = -1;
+        // A read in flight restarts the pipeline when it delivers; finish
+        // now if none will (reads over) or the stream failed (a read still
+        // in flight then ends with ok = false).
+        if (finished_ || (error_.ok() && !reads_over_)) return;
+        finished_ = true;
+        finish_call = true;
+        finish = error_;
+        batches = batches_read_;
+      }
+    }
+    if (finish_call) {
+      FinishWith(finish, batches);
+      return;
+    }
+    if (start_read) StartRead(&read_);
   }
-  if (absl::Status form = CheckBatchForm(batch_); !form.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("batch ", batches_, " ", form.message()));
-  }
-  if (session_ == nullptr) {
-    absl::StatusOr<std::shared_ptr<Session>> session =
-        sessions_.Find(batch_.session());
-    if (!session.ok()) return session.status();
-    session_ = *std::move(session);
-  } else if (!batch_.session().empty() &&
-             batch_.session() != session_->name()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "batch ", batches_, " names session \"", batch_.session(),
-        "\" but this stream feeds \"", session_->name(), "\""));
-  }
-  return session_->ApplyBatch(batch_, tally_);
 }
 
-void IngestStream::FinishWith(const absl::Status& status) {
+void IngestStream::EndReads(absl::Status why) {
+  absl::Status finish;
+  uint64_t batches = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    reads_over_ = true;
+    if (!why.ok() && error_.ok()) error_ = std::move(why);
+    // While a batch is applying, the thread applying it finishes the call.
+    if (finished_ || applying_ >= 0) return;
+    finished_ = true;
+    finish = error_;
+    batches = batches_read_;
+  }
+  FinishWith(finish, batches);
+}
+
+absl::Status IngestStream::Apply(int slot) {
+  const Slot& source = slots_[slot];
+  const v1::IngestBatch& batch = source.batch;
+  if (session_ == nullptr) {
+    absl::StatusOr<std::shared_ptr<Session>> session =
+        sessions_.Find(batch.session());
+    if (!session.ok()) return session.status();
+    session_ = *std::move(session);
+  } else if (!batch.session().empty() &&
+             batch.session() != session_->name()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch ", source.number, " names session \"", batch.session(),
+        "\" but this stream feeds \"", session_->name(), "\""));
+  }
+  return session_->ApplyBatch(batch, tally_);
+}
+
+void IngestStream::FinishWith(const absl::Status& status, uint64_t batches) {
   if (status.ok()) {
     v1::IngestSummary summary;
     tally_.Fill(summary);
-    summary.set_batches(batches_);
+    summary.set_batches(batches);
     bool own_buffer = false;
     const grpc::Status serialized =
         grpc::SerializationTraits<v1::IngestSummary>::Serialize(

@@ -1,17 +1,24 @@
 // IngestStream: the reactor of one Ingest call (a client stream of
-// IngestBatch messages). Each batch is applied to its session on the gRPC
-// thread that delivered it, in OnReadDone, before the next read starts: the
-// batches of one stream are applied in order, and Session's lock orders
-// them against other streams. The call is raw (serialised messages): each
-// batch is parsed into one IngestBatch kept for the whole stream, after
-// emptying it without freeing its storage, so in steady state decoding a
-// batch allocates nothing per event, in either form.
+// IngestBatch messages). The call is raw (serialised messages): each batch
+// is parsed into one of two IngestBatch slots kept for the whole stream,
+// after emptying it without freeing its storage, so in steady state
+// decoding a batch allocates nothing per event, in either form.
+//
+// Pipelining: while one batch is applied to its session, the next is read
+// and parsed (on whichever gRPC thread delivers it), so socket reads and
+// parsing overlap the engine's work. Batches are applied strictly in
+// stream order, one at a time, and Session's lock orders them against
+// other streams; at most two batches are held (one applying, one parsed),
+// so a client that sends faster than the session applies is held back by
+// gRPC's flow control.
 //
 // Shutdown needs nothing from here: grpc::Server::Shutdown lets a batch in
-// flight complete, then cancels the call, and the failed read finishes it.
+// flight complete, then cancels the call; the failed read ends the stream
+// once the batches it holds are applied.
 //
-// Thread contract: driven by gRPC, whose reactions for one call never run
-// concurrently; no other thread touches it, so it has no lock.
+// Thread contract: thread-safe. gRPC may run the next OnReadDone while the
+// previous one is still applying; mu_ guards the pipeline's state, and the
+// slot, session and tally a batch needs belong to the one thread applying.
 #ifndef SCHEDCACHE_SERVER_INGEST_STREAM_H_
 #define SCHEDCACHE_SERVER_INGEST_STREAM_H_
 
@@ -21,7 +28,9 @@
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/server_callback.h>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/limits.h"
 #include "server/session.h"
@@ -42,11 +51,23 @@ class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   void OnDone() override;
 
  private:
-  // Parse empties batch_, keeping its storage, and parses read_ into it.
-  absl::Status Parse();
-  // Apply applies batch_; an error ends the stream.
-  absl::Status Apply();
-  void FinishWith(const absl::Status& status);
+  static constexpr int kSlots = 2;
+
+  // Parse empties slot `slot`, keeping its storage, and parses read_ into
+  // it; checks the batch's size and form.
+  absl::Status Parse(int slot, uint64_t number);
+  // ApplyFrom applies slot `slot`, then every batch parsed meanwhile, in
+  // order, starting the next read whenever a slot frees; finishes the call
+  // when reads are over and nothing is left, or on an error.
+  void ApplyFrom(int slot);
+  // Apply applies one parsed slot to the session; an error ends the stream.
+  absl::Status Apply(int slot);
+  // EndReads records that no read will deliver a batch (`why` OK: the
+  // client closed its side) and finishes the call if nothing is applying.
+  void EndReads(absl::Status why);
+  // FinishWith ends the call: the summary of `batches` batches, or the
+  // error with how far the stream got. Called once, with nothing applying.
+  void FinishWith(const absl::Status& status, uint64_t batches);
 
   SessionManager& sessions_;
   StreamLimiter& limiter_;
@@ -54,11 +75,25 @@ class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   grpc::ByteBuffer* const response_;
   bool admitted_ = false;
 
+  // Written by the read in flight, read by the OnReadDone it completes.
   grpc::ByteBuffer read_;
-  v1::IngestBatch batch_;
+  struct Slot {
+    v1::IngestBatch batch;
+    uint64_t number = 0;  // the batch's position in the stream
+  };
+  Slot slots_[kSlots];
+
+  absl::Mutex mu_;
+  int applying_ ABSL_GUARDED_BY(mu_) = -1;  // slot being applied, or -1
+  int waiting_ ABSL_GUARDED_BY(mu_) = -1;   // slot parsed, not applied, or -1
+  bool reads_over_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t batches_read_ ABSL_GUARDED_BY(mu_) = 0;  // received, from 1
+  absl::Status error_ ABSL_GUARDED_BY(mu_);  // what ends the stream early
+
+  // Used only by the thread applying (handed over under mu_).
   std::shared_ptr<Session> session_;
   IngestTally tally_;
-  uint64_t batches_ = 0;
 };
 
 }  // namespace schedcache

@@ -304,6 +304,27 @@ TEST_F(IngestFormsTest, BytesThatAreNotABatchEndTheStream) {
   EXPECT_THAT(summary.status().message(), HasSubstr("1 events accepted"));
 }
 
+// The server reads and parses the next batch while one applies: batches
+// must still apply in stream order. Times rise batch after batch on one
+// CPU, so a batch applied early would be rejected ("before the CPU's
+// previous one").
+TEST_F(IngestFormsTest, ManyBatchesApplyInStreamOrder) {
+  std::vector<v1::IngestBatch> batches;
+  constexpr int kBatches = 300;
+  for (int b = 0; b < kBatches; ++b) {
+    const int64_t t = 1000 + 10 * b;
+    batches.push_back(Columns({TickSample(t, 0, 10, 11, 5),
+                               TickSample(t + 5, 0, 10, 12, 5, 2)}));
+  }
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestBatches(address(), batches);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 2u * kBatches);
+  EXPECT_EQ(summary->rejected(), 0u)
+      << summary->first_rejections(0).reason();
+  EXPECT_EQ(summary->batches(), static_cast<uint64_t>(kBatches));
+}
+
 TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
   v1::IngestBatch first = Columns(
       {TickSample(1000, 0, 10, 11, 5), TickSample(1000, 9, 10, 11, 5)});
