@@ -12,8 +12,6 @@
 namespace schedcache {
 namespace {
 
-using Event = std::variant<Sample, HandOver>;
-
 std::vector<Event> RoundTrip(const v1::IngestBatch& batch) {
   EXPECT_TRUE(CheckBatchForm(batch).ok()) << CheckBatchForm(batch);
   std::vector<Event> out;

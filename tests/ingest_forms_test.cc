@@ -24,7 +24,6 @@ namespace schedcache::testing {
 namespace {
 
 using ::testing::HasSubstr;
-using Event = std::variant<Sample, HandOver>;
 
 constexpr int64_t kMs = 1'000'000;
 

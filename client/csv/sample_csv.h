@@ -31,7 +31,7 @@ inline constexpr absl::string_view kSampleCsvHeader =
     "footprint_pages,comm";
 
 // CsvEvent is one row: a runtime sample or a hand-over.
-using CsvEvent = std::variant<Sample, HandOver>;
+using CsvEvent = Event;
 
 // ParseSampleCsvRow parses one data row. Returns InvalidArgument naming the
 // column and its text.

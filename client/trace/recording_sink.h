@@ -14,8 +14,9 @@ namespace schedcache {
 
 class RecordingSink : public EventSink {
  public:
-  // Event is one recorded event: a Sample or a HandOver.
-  using Event = std::variant<Sample, HandOver>;
+  // Event is one recorded event: a Sample or a HandOver (the engine's
+  // Event, so a recording replays through Engine::ApplyBatch as it is).
+  using Event = ::schedcache::Event;
 
   absl::Status OnSample(const Sample& sample) override {
     events_.emplace_back(sample);
