@@ -1,5 +1,6 @@
 #include "bench/scan_state.h"
 
+#include <algorithm>
 #include <utility>
 #include <variant>
 
@@ -15,22 +16,27 @@ ScanState::ScanState(std::shared_ptr<const Topology> topology)
 void ScanState::Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns,
                     bool tick, int64_t now) {
   now_ = now;
-  if (delta_ns > 0 || tick) context_.Advance(cpu, now);
+  context_.Advance(cpu, now);
   RqState& rq = context_.mutable_rq(cpu);
   rq.curr_tgid = tgid;
   rq.curr_tid = tid;
-  if (tgid == process_.tgid) thread_ = ThreadRef{tid, -1, cpu};
+  if (tgid == process_.tgid) {
+    thread_ = ThreadRef{tid, -1, cpu};
+    if (!started_) process_.epoch = rq.cpu_epoch;
+    started_ = true;
+  }
   if (delta_ns > 0) {
     if (tgid == process_.tgid) {
       for (PolicyState* p : {&full_, &visited_}) {
-        p->model.Account(p->mm, process_, cpu, delta_ns, now);
+        p->model.Account(p->mm, process_, cpu, delta_ns);
       }
     }
     rq.cpu_runtime += static_cast<uint64_t>(delta_ns);
   }
-  if (tick && tgid == process_.tgid) {
+  if (tick && tgid == process_.tgid && process_.epoch < rq.cpu_epoch) {
+    process_.epoch = rq.cpu_epoch;
     for (PolicyState* p : {&full_, &visited_}) {
-      p->model.Tick(p->mm, process_, thread_, cpu, now);
+      p->model.Scan(p->mm, process_, thread_, now);
     }
   }
   if (!tick) rq.curr_tgid = rq.curr_tid = 0;
@@ -59,7 +65,7 @@ absl::StatusOr<std::unique_ptr<ScanState>> ScanState::FromStream(
       state->now_ = h.timestamp_ns;
     }
   }
-  if (!state->visited_.mm.started) {
+  if (!state->started_) {
     return absl::FailedPreconditionError(
         absl::StrCat("process tgid ", tgid, " never ran in the stream"));
   }
@@ -100,7 +106,9 @@ absl::StatusOr<std::unique_ptr<ScanState>> ScanState::Spread(
 ScanOutcome ScanState::Scan(ScanScope scope) {
   PolicyState& p = state(scope);
   p.mm.next_scan = now_;
-  return p.model.RequestScan(p.mm, process_, thread_, now_);
+  context_.Advance(thread_.cpu, now_);
+  process_.epoch = std::max(process_.epoch, context_.rq(thread_.cpu).cpu_epoch);
+  return p.model.Scan(p.mm, process_, thread_, now_);
 }
 
 int ScanState::PreferredLlc(ScanScope scope) const {

@@ -63,8 +63,9 @@ class ScanState {
     return scope == ScanScope::kAllCpus ? full_ : visited_;
   }
   // Run charges `delta_ns` on `cpu` at `now` the way the engine does: rq
-  // first, then every policy's Account, then the rq's runtime; a tick
-  // follows when `tick`. Only process `process_.tgid` is accounted to the
+  // first (starting the process at its first sample), then every policy's
+  // Account, then the rq's runtime; a tick in a new epoch of the process
+  // then scans. Only process `process_.tgid` is accounted to the
   // policies; other work only loads the rq.
   void Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns, bool tick,
            int64_t now);
@@ -73,6 +74,7 @@ class ScanState {
   PolicyState full_;
   PolicyState visited_;
   ProcessRef process_;
+  bool started_ = false;  // process_ had a sample (its epoch is set)
   ThreadRef thread_;
   int64_t now_ = 0;
 };

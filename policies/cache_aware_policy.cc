@@ -8,21 +8,15 @@ CacheAwarePolicy::CacheAwarePolicy(ModelContext& model, ScanScope scope)
     : model_(model, scope) {}
 
 int CacheAwarePolicy::Account(const ProcessRef& process, const ThreadRef&,
-                              int cpu, int64_t delta_ns, int64_t now) {
+                              int cpu, int64_t delta_ns, int64_t) {
   MmState& mm = MmFor(process.slot);
-  model_.Account(mm, process, cpu, delta_ns, now);
+  model_.Account(mm, process, cpu, delta_ns);
   return model_.PreferredLlc(mm);
-}
-
-ScanOutcome CacheAwarePolicy::Tick(const ProcessRef& process,
-                                   const ThreadRef& thread, int cpu,
-                                   int64_t now) {
-  return model_.Tick(MmFor(process.slot), process, thread, cpu, now);
 }
 
 ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
                                    const ThreadRef& thread, int64_t now) {
-  return model_.RequestScan(MmFor(process.slot), process, thread, now);
+  return model_.Scan(MmFor(process.slot), process, thread, now);
 }
 
 int CacheAwarePolicy::PreferredLlc(uint32_t slot) const {
@@ -36,9 +30,7 @@ PolicyDecision CacheAwarePolicy::Decide(const ProcessRef& process,
     decision.reason = NoPreferenceReason::kDisabled;
     return decision;
   }
-  if (process.slot >= mms_.size() || !mms_[process.slot].started) {
-    return decision;  // kNoData
-  }
+  if (process.slot >= mms_.size()) return decision;  // kNoData
   const MmState& mm = mms_[process.slot];
   decision.preferred_cpu = mm.pref_cpu;
   decision.preferred_llc = model_.PreferredLlc(mm);

@@ -22,8 +22,6 @@ class CacheAwarePolicy : public Policy {
 
   int Account(const ProcessRef& process, const ThreadRef& thread, int cpu,
               int64_t delta_ns, int64_t now) override;
-  ScanOutcome Tick(const ProcessRef& process, const ThreadRef& thread, int cpu,
-                   int64_t now) override;
   ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
                    int64_t now) override;
   int PreferredLlc(uint32_t slot) const override;

@@ -4,6 +4,7 @@
 #define SCHEDCACHE_POLICIES_DECISION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,14 +63,17 @@ struct Distribution {
 struct PolicyReport {
   std::string name;
   uint64_t scans = 0;           // executed scans
-  uint64_t scans_skipped = 0;   // next_scan gate closed
+  uint64_t scans_skipped = 0;   // next_scan gate closed, or disabled
+  uint64_t scans_skipped_disabled = 0;  // of those, the session is disabled
   uint64_t scans_aborted = 0;   // invalid_nr / exceeds_capacity
   Distribution cpus_scanned;    // per executed scan
   Distribution llcs_scanned;
   Distribution scan_ns;
   uint64_t decisions = 0;       // scan triggers where the reference did not skip
   uint64_t agreements = 0;      // ... where both hold the same preferred LLC
-  double agreement = 1.0;       // agreements / decisions (1 when no decisions)
+  // agreements / decisions; none when there were no decisions (a policy
+  // that never decided is not "100% in agreement").
+  std::optional<double> agreement;
   uint64_t preferred_llc_changes = 0;
   double runtime_on_preferred_llc = 0;  // share of accounted runtime
 };

@@ -48,15 +48,8 @@ ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status HandOverIdsError(
 }
 
 absl::Status ValidateOptions(const EngineOptions& options) {
-  const ModelTunables& m = options.model;
-  TunableValues values = {
-      {"epoch_period_ns", m.epoch_period_ns},
-      {"affinity_timeout_epochs", m.affinity_timeout_epochs},
-      {"aggr_tolerance", m.aggr_tolerance},
-      {"numa_balancing", m.numa_balancing ? 1 : 0},
-      {"enable", static_cast<int64_t>(m.enable)},
-  };
-  RETURN_IF_ERROR(ValidateTunables(ModelTunables::Specs(), values));
+  RETURN_IF_ERROR(
+      ValidateTunables(ModelTunables::Specs(), options.model.ToValues()));
   if (options.max_processes < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_processes = ", options.max_processes, " must be at least 1"));
@@ -152,11 +145,28 @@ class Engine::Impl {
   // CpuError is the reason ValidateCpu rejects an event.
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status CpuError(
       int32_t cpu, int64_t timestamp_ns) const;
+  // ValidateClock accepts an event's timestamp: within the model's range,
+  // and at most max_clock_jump_ns ahead of the session clock (DESIGN §1,
+  // one session clock), so one bad value cannot age the whole session.
+  absl::Status ValidateClock(int64_t timestamp_ns) const {
+    if (timestamp_ns >= 0 && timestamp_ns <= ModelContext::kMaxTimestampNs &&
+        (!context_.started() ||
+         timestamp_ns - now_ <= options_.model.max_clock_jump_ns)) {
+      return absl::OkStatus();
+    }
+    return ClockError(timestamp_ns);
+  }
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status ClockError(
+      int64_t timestamp_ns) const;
+  // ValidateRecommendTime accepts a Recommend's timestamp (0: the clock),
+  // which must lie in [clock, clock + max_clock_jump_ns].
+  absl::Status ValidateRecommendTime(int64_t timestamp_ns) const;
   // NumaNodeError rejects a sample's numa_node that names no online node.
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status NumaNodeError(
       int32_t numa_node) const;
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
+  // REQUIRES: ValidateClock(timestamp_ns) is OK.
   int64_t Clock(int64_t timestamp_ns) {
     if (!context_.started()) {
       context_.Start(timestamp_ns);
@@ -190,10 +200,11 @@ class Engine::Impl {
   template <typename Fn>
   void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
                   Fn&& run);
-  // Tick runs the scheduler tick of `thread` (on thread.cpu) through every
-  // policy. Out of line: one sample in hundreds is a tick.
-  ABSL_ATTRIBUTE_NOINLINE void Tick(const ProcessRef& process,
-                                    const ThreadRef& thread, int64_t now);
+  // Tick is the kernel's task_tick_cache for `thread` of the process in
+  // `slot` (on thread.cpu): a scan trigger when the process's epoch is
+  // behind the CPU's. Out of line: one sample in hundreds is a tick.
+  ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, const ThreadRef& thread,
+                                    int64_t now);
 
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_
@@ -222,6 +233,31 @@ absl::Status Engine::Impl::CpuError(int32_t cpu, int64_t timestamp_ns) const {
   return absl::InvalidArgumentError(
       absl::StrCat("timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
                    "'s previous timestamp ", last));
+}
+
+absl::Status Engine::Impl::ClockError(int64_t timestamp_ns) const {
+  if (timestamp_ns < 0 || timestamp_ns > ModelContext::kMaxTimestampNs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("timestamp_ns ", timestamp_ns, " is outside [0, ",
+                     ModelContext::kMaxTimestampNs, "]"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "timestamp_ns ", timestamp_ns, " is ", timestamp_ns - now_,
+      " ns ahead of the session clock ", now_, "; max_clock_jump_ns is ",
+      options_.model.max_clock_jump_ns));
+}
+
+absl::Status Engine::Impl::ValidateRecommendTime(int64_t timestamp_ns) const {
+  if (timestamp_ns == 0 ||
+      (timestamp_ns >= now_ &&
+       timestamp_ns - now_ <= options_.model.max_clock_jump_ns)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "timestamp_ns ", timestamp_ns, " is outside [", now_, ", ",
+      now_ + options_.model.max_clock_jump_ns,
+      "]: the session clock and max_clock_jump_ns past it (0 means the "
+      "clock)"));
 }
 
 absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
@@ -271,11 +307,9 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     }
     NotePreference(policy, slot, policy.policy->PreferredLlc(slot), now);
   }
-  const ScanOutcome::Kind reference = outcomes_[0].kind;
-  if (reference != ScanOutcome::Kind::kExecuted &&
-      reference != ScanOutcome::Kind::kAborted) {
-    return;
-  }
+  // A decision is a trigger where the reference did not skip (DESIGN §1);
+  // a reference that never scans (`none`) decides at every trigger.
+  if (outcomes_[0].skipped()) return;
   const int reference_llc = policies_[0].pref_llc[slot];
   for (PolicySlot& policy : policies_) {
     ++policy.stats.decisions;
@@ -283,10 +317,15 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
   }
 }
 
-void Engine::Impl::Tick(const ProcessRef& process, const ThreadRef& thread,
-                        int64_t now) {
-  RunTrigger(process.slot, thread, now, [&](Policy& policy) {
-    return policy.Tick(process, thread, thread.cpu, now);
+void Engine::Impl::Tick(uint32_t slot, const ThreadRef& thread, int64_t now) {
+  // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
+  ProcessState& p = processes_.process(slot);
+  const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
+  if (p.epoch >= cpu_epoch) return;
+  p.epoch = cpu_epoch;
+  const ProcessRef process = processes_.RefOf(slot);
+  RunTrigger(slot, thread, now, [&](Policy& policy) {
+    return policy.Scan(process, thread, now);
   });
 }
 
@@ -295,6 +334,7 @@ void Engine::Impl::Tick(const ProcessRef& process, const ThreadRef& thread,
 // function that another object could interpose.
 inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   RETURN_IF_ERROR(ValidateCpu(s.cpu, s.timestamp_ns));
+  RETURN_IF_ERROR(ValidateClock(s.timestamp_ns));
   if (s.tgid <= 0) return InvalidField("tgid", s.tgid, "must be > 0");
   if (s.tid <= 0) return InvalidField("tid", s.tid, "must be > 0");
   if (s.delta_ns < 0) {
@@ -326,30 +366,31 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
       processes_.SwitchIn(slot, admission.thread, s.cpu, context_);
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
 
+  // Every sample decays its CPU to its time: a process starts at its first
+  // sample, whatever the delta, with that CPU's epoch (DESIGN §1); decay
+  // composes exactly, so this changes no other result.
+  context_.Advance(s.cpu, now);
   RqState& rq = context_.mutable_rq(s.cpu);
+  processes_.NoteSample(slot, admission.thread, rq.cpu_epoch);
   const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
-  // A tick decays its CPU even with a zero delta; a zero-delta switch-out
-  // accounts nothing.
-  if (s.delta_ns > 0 || s.tick) context_.Advance(s.cpu, now);
   if (s.delta_ns > 0) {
     const int llc = context_.llc_of(s.cpu);
+    const auto delta = static_cast<uint64_t>(s.delta_ns);
     for (PolicySlot& policy : policies_) {
       NotePreference(
           policy, slot,
           policy.policy->Account(process, thread, s.cpu, s.delta_ns, now),
           now);
-      policy.stats.runtime_total += static_cast<uint64_t>(s.delta_ns);
+      policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
       if (policy.pref_llc[slot] == llc) {
-        policy.stats.runtime_on_preferred_llc +=
-            static_cast<uint64_t>(s.delta_ns);
+        policy.stats.runtime_on_preferred_llc =
+            AddRuntime(policy.stats.runtime_on_preferred_llc, delta);
       }
     }
-    rq.cpu_runtime += static_cast<uint64_t>(s.delta_ns);
+    rq.cpu_runtime = AddRuntime(rq.cpu_runtime, delta);
   }
-  if (s.tick && options_.trigger == ScanTrigger::kTick) {
-    Tick(process, thread, now);
-  }
+  if (s.tick && options_.trigger == ScanTrigger::kTick) Tick(slot, thread, now);
   if (!s.tick) rq.curr_tgid = rq.curr_tid = 0;  // switched out
   ++samples_applied_;
   return absl::OkStatus();
@@ -357,6 +398,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
 
 inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   RETURN_IF_ERROR(ValidateCpu(h.cpu, h.timestamp_ns));
+  RETURN_IF_ERROR(ValidateClock(h.timestamp_ns));
   const bool idle = h.tgid == 0 && h.tid == 0;
   if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
     return HandOverIdsError(h.tgid, h.tid);
@@ -367,6 +409,8 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   if (idle) {
     rq.curr_tgid = rq.curr_tid = 0;
   } else {
+    // The thread gets a record so rq.curr stays exact, but a hand-over
+    // never starts its process (DESIGN §1).
     const ProcessTable::Admission admission = Admit(h.tgid, h.tid);
     processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
   }
@@ -397,16 +441,22 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     }
     thread.cpu = *request.cpu;
   }
-  const ProcessRef process = processes_.RefOf(slot);
+  RETURN_IF_ERROR(ValidateRecommendTime(request.timestamp_ns));
   outcomes_.assign(policies_.size(), ScanOutcome{});
   if (request.scan) {
+    // A scan request stands in for the tick (DESIGN §1): decay the thread's
+    // CPU, raise the process's epoch to that CPU's (never lower it), scan.
     const int64_t now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns
                                                         : now_);
     context_.Advance(thread.cpu, now);
+    ProcessState& state = processes_.process(slot);
+    state.epoch = std::max(state.epoch, context_.rq(thread.cpu).cpu_epoch);
+    const ProcessRef scanned = processes_.RefOf(slot);
     RunTrigger(slot, thread, now, [&](Policy& policy) {
-      return policy.Scan(process, thread, now);
+      return policy.Scan(scanned, thread, now);
     });
   }
+  const ProcessRef process = processes_.RefOf(slot);
   std::vector<PolicyDecision> decisions;
   for (size_t i = 0; i < policies_.size(); ++i) {
     PolicyDecision d = policies_[i].policy->Decide(

@@ -101,7 +101,8 @@ TEST(Equivalence, AgreementOnUnconstrainedStreamsIsMeasured) {
         "seed %llu: %llu decisions, agreement %.4f, CPUs scanned mean "
         "full %.1f visited %.1f\n",
         static_cast<unsigned long long>(seed),
-        static_cast<unsigned long long>(visited.decisions), visited.agreement,
+        static_cast<unsigned long long>(visited.decisions),
+        visited.agreement.value_or(-1.0),
         full.cpus_scanned.mean, visited.cpus_scanned.mean);
     decisions += visited.decisions;
     agreements += visited.agreements;

@@ -30,7 +30,7 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
   for (int cpu = 0; cpu < context.num_cpu_slots(); ++cpu) {
     const int llc = context.llc_of(cpu);
     if (llc < 0) continue;  // a hole in the os indexes
-    const int64_t k = int64_t{context.smt_siblings(cpu)} * 1280;
+    const int64_t k = int64_t{context.smt_threads()} * 1280;
     const int64_t r = tolerance * context.llc_size(llc) * 1024;
     too_many_running_[cpu] = (r + k - 1) / k;
   }
@@ -53,25 +53,6 @@ CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
-}
-
-ScanOutcome KernelModel::Tick(MmState& mm, const ProcessRef& process,
-                              const ThreadRef& thread, int cpu, int64_t now) {
-  // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
-  if (!context_.enabled()) return {};
-  Start(mm, cpu, now);
-  const int64_t cpu_epoch = context_.rq(cpu).cpu_epoch;
-  if (mm.epoch >= cpu_epoch) return {};
-  mm.epoch = cpu_epoch;
-  return Scan(mm, process, thread, now);
-}
-
-ScanOutcome KernelModel::RequestScan(MmState& mm, const ProcessRef& process,
-                                     const ThreadRef& thread, int64_t now) {
-  if (!context_.enabled()) return {};
-  Start(mm, thread.cpu, now);
-  mm.epoch = std::max(mm.epoch, context_.rq(thread.cpu).cpu_epoch);
-  return Scan(mm, process, thread, now);
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
@@ -124,7 +105,7 @@ uint64_t KernelModel::OccupancyOf(MmState& mm, CpuEntry* entry, int cpu,
 ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
                               const ThreadRef& thread, int64_t now) {
   // Kernel task_cache_work.
-  if (!context_.enabled()) return {};
+  if (!context_.enabled()) return {ScanOutcome::Kind::kSkippedDisabled, {}};
   if (now < mm.next_scan) return {ScanOutcome::Kind::kSkipped, {}};
   mm.next_scan = now + context_.tunables().epoch_period_ns;
   const int curr = thread.cpu;

@@ -63,13 +63,14 @@ inline uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
       scaled / (static_cast<unsigned __int128>(cpu_runtime) + 1));
 }
 
-// MmState is one policy's state for one process (kernel: mm->sc_stat).
+// MmState is one policy's state for one process (kernel: mm->sc_stat, but
+// for `epoch`, which ProcessRef carries). A default MmState is the kernel's
+// start state: no preference, and next_scan at or before the first sample,
+// so the first scan may run at once.
 struct MmState {
-  bool started = false;
   NoPreferenceReason reason = NoPreferenceReason::kNoData;
   int32_t pref_cpu = -1;
   int32_t last_nr_running = 0;  // evidence of the last executed scan
-  int64_t epoch = 0;
   int64_t next_scan = 0;
   int64_t nr_running_avg = 0;
   std::vector<CpuEntry> cpus;   // sorted by cpu, only CPUs it ran on
@@ -89,26 +90,19 @@ class KernelModel {
   // `context` must outlive the model.
   KernelModel(ModelContext& context, ScanScope scope);
 
-  // Account charges `delta_ns` (> 0) that `process` ran on `cpu` up to
-  // `now` (kernel account_mm_sched). The thread's own preferred LLC is
+  // Account charges `delta_ns` (> 0) that `process` ran on `cpu` (kernel
+  // account_mm_sched); a process starts with a default MmState, so there is
+  // nothing to start here. The thread's own preferred LLC is
   // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
   // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
   // once for all policies. Inline (below the class): every sample of every
   // policy runs it.
   void Account(MmState& mm, const ProcessRef& process, int cpu,
-               int64_t delta_ns, int64_t now);
+               int64_t delta_ns);
 
-  // Tick is the scheduler tick on `cpu` running `thread` (kernel
-  // task_tick_cache): scans when the process's epoch is behind the CPU's.
-  ScanOutcome Tick(MmState& mm, const ProcessRef& process,
-                   const ThreadRef& thread, int cpu, int64_t now);
-
-  // RequestScan stands in for the tick when a query asks for a scan: raises
-  // mm.epoch to the thread CPU's epoch (never lowers it), then scans.
-  ScanOutcome RequestScan(MmState& mm, const ProcessRef& process,
-                          const ThreadRef& thread, int64_t now);
-
-  // Scan is the kernel's task_cache_work, gated by mm.next_scan.
+  // Scan is the kernel's task_cache_work, gated by mm.next_scan. The engine
+  // calls it at every scan trigger (a tick in a new epoch of the process,
+  // or a query's scan request), after raising ProcessRef::epoch.
   ScanOutcome Scan(MmState& mm, const ProcessRef& process,
                    const ThreadRef& thread, int64_t now);
 
@@ -152,14 +146,6 @@ class KernelModel {
     uint32_t older = 0;
   };
 
-  // Start gives a process its start values at its first sample on `cpu`.
-  void Start(MmState& mm, int cpu, int64_t now) {
-    if (mm.started) return;
-    mm.started = true;
-    mm.epoch = context_.rq(cpu).cpu_epoch;
-    mm.next_scan = now;
-    mm.pref_cpu = -1;
-  }
   // OccupancyOf is Occupancy with the entry of `cpu` already found
   // (nullptr: the process never ran there).
   uint64_t OccupancyOf(MmState& mm, CpuEntry* entry, int cpu, int64_t now);
@@ -212,20 +198,20 @@ class KernelModel {
 };
 
 inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
-                                 int cpu, int64_t delta_ns, int64_t now) {
+                                 int cpu, int64_t delta_ns) {
   // Kernel account_mm_sched.
   if (!context_.enabled() || delta_ns <= 0) return;
-  Start(mm, cpu, now);
   const RqState& rq = context_.rq(cpu);
   CpuEntry& entry = EntryFor(mm, cpu);
   CatchUpEntry(rq, entry);
-  entry.runtime += static_cast<uint64_t>(delta_ns);
+  entry.runtime = AddRuntime(entry.runtime, static_cast<uint64_t>(delta_ns));
   if (scope_ == ScanScope::kVisitedCpus) {
     entry.last_visit_epoch = rq.cpu_epoch;
     mm.visited_cpus.Set(cpu);
   }
   NoPreferenceReason reset = NoPreferenceReason::kNone;
-  if (rq.cpu_epoch - mm.epoch > context_.tunables().affinity_timeout_epochs) {
+  if (rq.cpu_epoch - process.epoch >
+      context_.tunables().affinity_timeout_epochs) {
     reset = NoPreferenceReason::kTimedOut;
   } else if (NoPreferenceReason nr = InvalidNrReason(mm, process, cpu);
              nr != NoPreferenceReason::kNone) {

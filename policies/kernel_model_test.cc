@@ -296,7 +296,7 @@ class VisitedTest : public ::testing::Test {
   // Charge does what the engine does for one sample.
   void Charge(int cpu, int64_t delta, int64_t now) {
     context_.Advance(cpu, now);
-    model_.Account(mm_, process_, cpu, delta, now);
+    model_.Account(mm_, process_, cpu, delta);
     context_.mutable_rq(cpu).cpu_runtime += static_cast<uint64_t>(delta);
   }
   ModelContext context_{MakeGrid(GridShape{1, 2, 4}), Tunables()};
@@ -346,7 +346,7 @@ TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
 TEST_F(VisitedTest, FullScanVisitsEveryCpuOfTheMask) {
   KernelModel full(context_, ScanScope::kAllCpus);
   MmState mm;
-  full.Account(mm, process_, 1, 1000, 0);
+  full.Account(mm, process_, 1, 1000);
   const ScanOutcome outcome = full.Scan(mm, process_, ThreadRef{1, -1, 1}, 0);
   EXPECT_EQ(outcome.cost.cpus_scanned, 8);
   EXPECT_EQ(outcome.cost.llcs_scanned, 2);

@@ -15,7 +15,6 @@ ModelContext::ModelContext(std::shared_ptr<const Topology> topology,
   const int slots = topo.max_cpu() + 1;
   llc_of_.assign(slots, -1);
   node_of_.assign(slots, -1);
-  smt_siblings_.assign(slots, 1);
   rqs_.assign(slots, RqState{});
   std::vector<int> online_per_core(topo.num_cores(), 0);
   for (const Cpu& cpu : topo.cpus()) {
@@ -23,9 +22,10 @@ ModelContext::ModelContext(std::shared_ptr<const Topology> topology,
     node_of_[cpu.os_index] = cpu.numa_node;
     if (topo.online_cpus().Test(cpu.os_index)) ++online_per_core[cpu.core];
   }
-  for (const Cpu& cpu : topo.cpus()) {
-    smt_siblings_[cpu.os_index] = std::max(1, online_per_core[cpu.core]);
-  }
+  const bool smt_active =
+      std::any_of(online_per_core.begin(), online_per_core.end(),
+                  [](int online) { return online >= 2; });
+  smt_threads_ = smt_active ? topo.smt_threads() : 1;
   for (const Llc& llc : topo.llcs()) {
     llc_span_.push_back(llc.cpus & topo.online_cpus());
     llc_size_.push_back(llc_span_.back().Count());

@@ -40,20 +40,35 @@ struct RqState {
   int32_t curr_tid = 0;
 };
 
+// AddRuntime is a + b, saturating at the largest value instead of
+// wrapping: the kernel's u64 runtimes cannot overflow because decay bounds
+// them, but a session's input may carry deltas near 2^63 at one instant.
+inline uint64_t AddRuntime(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? ~uint64_t{0} : sum;
+}
+
 // AdvanceRq is the per-CPU half of decay() (see kernel_model.cc, where the
 // kernel function it mirrors is named): a time at exactly cpu_epoch_next
 // stays in the earlier epoch; epochs advance by the ceiling of the elapsed
-// periods.
+// periods. REQUIRES: 0 <= timestamps <= ModelContext::kMaxTimestampNs.
 void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
 
 // ProcessRef is what a policy is told about a process ("mm"). `slot` is a
 // dense index the engine assigns (reused after the process is forgotten), so
 // policies can keep their per-process state in a vector.
+//
+// `epoch` is the kernel's mm->sc_stat.epoch. It depends on no policy's
+// decisions (it starts at the epoch of the first sample's CPU, and a scan
+// trigger raises it to the triggering CPU's epoch), so the engine keeps it
+// once per process and decides the scan triggers with it (kernel
+// task_tick_cache); policies read it, e.g. for the affinity timeout.
 struct ProcessRef {
   uint32_t slot = 0;
   int32_t tgid = 0;
-  int32_t nr_threads = 0;       // last value given, else distinct threads seen
+  int32_t nr_threads = 0;       // last value given, else distinct threads sampled
   int64_t footprint_pages = 0;  // last value given, else 0
+  int64_t epoch = 0;
 };
 
 // ThreadRef is what a policy is told about one thread.
@@ -63,16 +78,22 @@ struct ThreadRef {
   int32_t cpu = -1;        // the CPU it runs on (kernel: task_cpu)
 };
 
-// ScanOutcome says what one scan trigger did.
+// ScanOutcome says what one policy did at one scan trigger.
 struct ScanOutcome {
   enum class Kind {
-    kNotTriggered,  // no scan was due (tick in the same epoch, disabled...)
-    kSkipped,       // the next_scan gate was closed
-    kAborted,       // invalid_nr or exceeds_capacity before the loop
+    kNoScan,            // the policy keeps no scans at all (`none`)
+    kSkipped,           // the next_scan gate was closed
+    kSkippedDisabled,   // the session is disabled (`enable`), nothing runs
+    kAborted,           // invalid_nr or exceeds_capacity before the loop
     kExecuted,
   };
-  Kind kind = Kind::kNotTriggered;
+  Kind kind = Kind::kNoScan;
   ScanCost cost;  // zero unless executed
+
+  // skipped is true for either kind of skip.
+  bool skipped() const {
+    return kind == Kind::kSkipped || kind == Kind::kSkippedDisabled;
+  }
 };
 
 class ModelContext {
@@ -89,9 +110,11 @@ class ModelContext {
   // Topology tables, indexed by CPU os index / LLC id. REQUIRES: valid ids.
   int llc_of(int cpu) const { return llc_of_[cpu]; }
   int node_of(int cpu) const { return node_of_[cpu]; }
-  // smt_siblings is the number of online CPUs of `cpu`'s core (kernel:
-  // cpumask_weight(cpu_smt_mask(cpu)) when SMT is active, else 1).
-  int smt_siblings(int cpu) const { return smt_siblings_[cpu]; }
+  // smt_threads is the kernel's cpu_smt_num_threads as invalid_llc_nr
+  // reads it: one number for the whole machine, the largest number of
+  // hardware threads of any core, when SMT is active (some core has two
+  // online CPUs: sched_smt_active()), else 1.
+  int smt_threads() const { return smt_threads_; }
   // llc_span is the online CPUs of an LLC (kernel: sched_domain_span(sd_llc)).
   const CpuSet& llc_span(int llc) const { return llc_span_[llc]; }
   // llc_size is the number of online CPUs of an LLC (kernel: sd_llc_size).
@@ -116,6 +139,11 @@ class ModelContext {
     if (now > rq.cpu_epoch_next) AdvanceRq(rq, now, tunables_.epoch_period_ns);
   }
 
+  // kMaxTimestampNs bounds every timestamp the model takes (2^62 ns, 146
+  // years): with the tunables' ranges, now + epoch_period_ns and the decay
+  // arithmetic then never overflow 64 bits.
+  static constexpr int64_t kMaxTimestampNs = int64_t{1} << 62;
+
  private:
   std::shared_ptr<const Topology> topology_;
   ModelTunables tunables_;
@@ -123,7 +151,7 @@ class ModelContext {
   bool started_ = false;
   std::vector<int> llc_of_;        // by CPU os index, -1 for a hole
   std::vector<int> node_of_;       // by CPU os index
-  std::vector<int> smt_siblings_;  // by CPU os index
+  int smt_threads_ = 1;
   std::vector<CpuSet> llc_span_;
   std::vector<int> llc_size_;
   std::vector<int64_t> llc_bytes_;

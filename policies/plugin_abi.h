@@ -18,7 +18,7 @@
 
 namespace schedcache {
 
-inline constexpr uint32_t kPolicyPluginAbiVersion = 2;
+inline constexpr uint32_t kPolicyPluginAbiVersion = 3;
 // kPolicyPluginEntryPoint is the name of the one exported symbol.
 inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";
 

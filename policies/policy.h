@@ -1,7 +1,7 @@
 // Policy and PolicyFactory: the plugin interface of schedcache. A Policy
 // chooses a preferred LLC per process; the session's Engine drives it with
-// runtime samples (Account), scheduler ticks (Tick) and scan requests
-// (Scan). The per-CPU runqueue state is not the policy's: it lives once per
+// runtime samples (Account) and scan triggers (Scan: ticks and scan
+// requests). The per-CPU runqueue state is not the policy's: it lives once per
 // session in the ModelContext every policy reads, and the engine keeps its
 // current threads (rq.curr) up to date on every hand-over. Each policy owns
 // its per-process decision state, indexed by the dense ProcessRef::slot the
@@ -40,18 +40,17 @@ class Policy {
   virtual int Account(const ProcessRef& process, const ThreadRef& thread,
                       int cpu, int64_t delta_ns, int64_t now) = 0;
 
-  // Tick: a scheduler tick on `cpu`, which runs `thread`, after Account.
-  // Called only in the tick trigger mode. Returns what the scan did.
-  virtual ScanOutcome Tick(const ProcessRef& process, const ThreadRef& thread,
-                           int cpu, int64_t now) = 0;
-
-  // Scan: a query asks for a fresh scan for `thread` (on thread.cpu, whose
-  // rq the engine has advanced to `now`).
+  // Scan: a scan trigger for `thread` of `process`, which runs on
+  // thread.cpu (whose rq the engine has advanced to `now`). The engine
+  // decides the triggers, the same for every policy: a tick in a new epoch
+  // of the process (kernel task_tick_cache; tick trigger mode only), or a
+  // Recommend that asks for a scan; it has raised ProcessRef::epoch first.
+  // Returns what the policy did (kNoScan for one that never scans).
   virtual ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
                            int64_t now) = 0;
 
   // PreferredLlc is the process's preferred LLC (mm.pref_cpu's LLC), -1 for
-  // none. Cheap: the engine calls it after every tick and scan.
+  // none. Cheap: the engine calls it after every scan trigger.
   virtual int PreferredLlc(uint32_t slot) const = 0;
 
   // Decide is the current answer for `process`, or for `thread` of it when

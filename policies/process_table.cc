@@ -4,7 +4,8 @@ namespace schedcache {
 
 uint32_t ProcessTable::Find(int32_t tgid) const {
   auto it = slot_of_.find(tgid);
-  return it == slot_of_.end() ? kNoSlot : it->second;
+  return it == slot_of_.end() || !processes_[it->second].started ? kNoSlot
+                                                                 : it->second;
 }
 
 const ThreadState* ProcessTable::FindThread(uint32_t slot, int32_t tid) const {
@@ -34,9 +35,13 @@ ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid) {
     admission = {lru_tail_, kUnknownThread, true};
     Unlink(lru_tail_);
     FreeThreads(admission.slot);
-    slot_of_.erase(processes_[admission.slot].tgid);
-    processes_[admission.slot] = ProcessState{};
-    ++evicted_;
+    ProcessState& old = processes_[admission.slot];
+    if (old.started) {
+      --started_;
+      ++evicted_;
+    }
+    slot_of_.erase(old.tgid);
+    old = ProcessState{};
   } else {
     admission.slot = static_cast<uint32_t>(processes_.size());
     processes_.emplace_back();

@@ -32,13 +32,22 @@ struct ThreadState {
   uint32_t slot = 0;       // the process's slot
   int32_t numa_node = -1;  // preferred node, -1: none
   int32_t cpu = -1;        // the CPU it last ran or was switched in on
+  bool sampled = false;    // a runtime sample named it (not only hand-overs)
 };
 
+// ProcessState is one process. A process known only from hand-overs has a
+// record (its threads' CPUs keep rq.curr exact) but has not started: it is
+// not tracked, policies hear nothing of it, and Recommend does not find it.
+// It starts at its first runtime sample, whatever the delta (DESIGN §1).
 struct ProcessState {
   int32_t tgid = 0;
+  bool started = false;
   int32_t nr_threads = kUnchangedNrThreads;  // -1: never given
+  int32_t sampled_threads = 0;               // distinct threads sampled
   int32_t last_tid = 0;                      // thread of the latest event
   int64_t footprint_pages = 0;
+  // epoch is the kernel's mm->sc_stat.epoch (see ProcessRef::epoch).
+  int64_t epoch = 0;
   Comm comm;
   absl::flat_hash_map<int32_t, uint32_t> threads;  // tid -> thread handle
 };
@@ -74,7 +83,7 @@ class ProcessTable {
     return AdmitSlow(tgid, tid);
   }
 
-  // Find returns the slot of `tgid`, or kNoSlot.
+  // Find returns the slot of `tgid` if it has started, or kNoSlot.
   uint32_t Find(int32_t tgid) const;
   // FindThread returns thread `tid` of the process in `slot`, or nullptr.
   const ThreadState* FindThread(uint32_t slot, int32_t tid) const;
@@ -106,17 +115,35 @@ class ProcessTable {
     return t;
   }
 
+  // NoteSample records that a runtime sample named thread `handle` of the
+  // process in `slot`: the process starts (at `epoch`, its CPU's epoch)
+  // if it has not, and the thread counts as seen. Inline: every sample
+  // calls it.
+  void NoteSample(uint32_t slot, uint32_t handle, int64_t epoch) {
+    ProcessState& p = processes_[slot];
+    if (!p.started) {
+      p.started = true;
+      p.epoch = epoch;
+      ++started_;
+    }
+    ThreadState& t = threads_[handle];
+    if (!t.sampled) {
+      t.sampled = true;
+      ++p.sampled_threads;
+    }
+  }
+
   // RefOf describes the process in `slot` to policies.
   ProcessRef RefOf(uint32_t slot) const {
     const ProcessState& p = processes_[slot];
     return ProcessRef{slot, p.tgid,
-                      p.nr_threads >= 0
-                          ? p.nr_threads
-                          : static_cast<int32_t>(p.threads.size()),
-                      p.footprint_pages};
+                      p.nr_threads >= 0 ? p.nr_threads : p.sampled_threads,
+                      p.footprint_pages, p.epoch};
   }
 
-  uint64_t size() const { return slot_of_.size(); }
+  // size counts the started processes (the tracked ones); evicted counts
+  // the started processes dropped to make room.
+  uint64_t size() const { return started_; }
   uint64_t evicted() const { return evicted_; }
 
  private:
@@ -180,6 +207,7 @@ class ProcessTable {
   std::vector<LruLinks> lru_;            // by slot
   uint32_t lru_head_ = kNoSlot;  // most recently active
   uint32_t lru_tail_ = kNoSlot;  // least recently active
+  uint64_t started_ = 0;
   uint64_t evicted_ = 0;
 };
 

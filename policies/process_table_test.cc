@@ -22,8 +22,29 @@ TEST(ProcessTable, OneThreadLookupResolvesProcessAndThread) {
   EXPECT_EQ(sibling.slot, first.slot);
   EXPECT_NE(sibling.thread, first.thread);
   EXPECT_EQ(table.thread(sibling.thread).tid, 12);
+  table.NoteSample(first.slot, first.thread, 0);
+  table.NoteSample(sibling.slot, sibling.thread, 0);
+  table.NoteSample(first.slot, first.thread, 0);  // counted once
   EXPECT_EQ(table.RefOf(first.slot).nr_threads, 2);
   EXPECT_EQ(table.size(), 1u);
+}
+
+TEST(ProcessTable, AProcessStartsAtItsFirstSampleNotItsFirstHandOver) {
+  // Admitted by hand-overs of two threads, process 10 is not tracked and
+  // counts no threads; a sample of one thread starts it at that sample's
+  // epoch (3) and counts that thread alone.
+  ProcessTable table(8);
+  const ProcessTable::Admission a = table.Admit(10, 11);
+  table.Admit(10, 12);
+  EXPECT_EQ(table.Find(10), ProcessTable::kNoSlot);
+  EXPECT_EQ(table.size(), 0u);
+  table.NoteSample(a.slot, a.thread, 3);
+  EXPECT_EQ(table.Find(10), a.slot);
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.RefOf(a.slot).nr_threads, 1);
+  EXPECT_EQ(table.RefOf(a.slot).epoch, 3);
+  table.NoteSample(a.slot, a.thread, 7);  // a later sample: epoch stays
+  EXPECT_EQ(table.RefOf(a.slot).epoch, 3);
 }
 
 TEST(ProcessTable, TidsSharingATableEntryStayApart) {
@@ -47,24 +68,30 @@ TEST(ProcessTable, TidsSharingATableEntryStayApart) {
 
 TEST(ProcessTable, EvictionFreesThreadsAndForgetsThem) {
   ProcessTable table(2);
-  const ProcessTable::Admission one = table.Admit(1, 100);
-  table.Admit(2, 200);
-  table.Admit(1, 101);  // process 1 most recently active
-  const ProcessTable::Admission three = table.Admit(3, 300);  // evicts 2
+  // Admit and sample, as the engine does for a runtime sample.
+  auto sample = [&table](int32_t tgid, int32_t tid) {
+    const ProcessTable::Admission admission = table.Admit(tgid, tid);
+    table.NoteSample(admission.slot, admission.thread, 0);
+    return admission;
+  };
+  const ProcessTable::Admission one = sample(1, 100);
+  sample(2, 200);
+  sample(1, 101);  // process 1 most recently active
+  const ProcessTable::Admission three = sample(3, 300);  // evicts 2
   EXPECT_TRUE(three.evicted);
   EXPECT_EQ(table.Find(2), ProcessTable::kNoSlot);
   EXPECT_EQ(table.evicted(), 1u);
   EXPECT_EQ(table.Find(1), one.slot);
   // Process 2 comes back as new: a fresh slot state with no threads but
   // the one named, and its old thread's guess no longer matches.
-  const ProcessTable::Admission back = table.Admit(2, 201);  // evicts 1
+  const ProcessTable::Admission back = sample(2, 201);  // evicts 1
   EXPECT_TRUE(back.evicted);
   EXPECT_EQ(back.slot, one.slot);
   EXPECT_EQ(table.FindThread(back.slot, 200), nullptr);
   EXPECT_EQ(table.FindThread(back.slot, 100), nullptr);
   ASSERT_NE(table.FindThread(back.slot, 201), nullptr);
   EXPECT_EQ(table.RefOf(back.slot).nr_threads, 1);
-  const ProcessTable::Admission old_thread = table.Admit(2, 200);
+  const ProcessTable::Admission old_thread = sample(2, 200);
   EXPECT_FALSE(old_thread.evicted);
   EXPECT_EQ(table.RefOf(back.slot).nr_threads, 2);
 }

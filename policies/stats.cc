@@ -82,10 +82,14 @@ Distribution LogHistogram::Summarize() const {
 
 void PolicyStats::RecordScan(const ScanOutcome& outcome) {
   switch (outcome.kind) {
-    case ScanOutcome::Kind::kNotTriggered:
+    case ScanOutcome::Kind::kNoScan:
       break;
     case ScanOutcome::Kind::kSkipped:
       ++scans_skipped;
+      break;
+    case ScanOutcome::Kind::kSkippedDisabled:
+      ++scans_skipped;
+      ++scans_skipped_disabled;
       break;
     case ScanOutcome::Kind::kAborted:
       ++scans_aborted;
@@ -104,15 +108,17 @@ PolicyReport PolicyStats::Summarize(std::string name) const {
   r.name = std::move(name);
   r.scans = scans;
   r.scans_skipped = scans_skipped;
+  r.scans_skipped_disabled = scans_skipped_disabled;
   r.scans_aborted = scans_aborted;
   r.cpus_scanned = cpus_scanned.Summarize();
   r.llcs_scanned = llcs_scanned.Summarize();
   r.scan_ns = scan_ns.Summarize();
   r.decisions = decisions;
   r.agreements = agreements;
-  r.agreement = decisions == 0 ? 1.0
-                               : static_cast<double>(agreements) /
-                                     static_cast<double>(decisions);
+  if (decisions > 0) {
+    r.agreement =
+        static_cast<double>(agreements) / static_cast<double>(decisions);
+  }
   r.preferred_llc_changes = preferred_llc_changes;
   r.runtime_on_preferred_llc =
       runtime_total == 0 ? 0.0

@@ -62,6 +62,7 @@ struct PolicyStats {
 
   uint64_t scans = 0;
   uint64_t scans_skipped = 0;
+  uint64_t scans_skipped_disabled = 0;
   uint64_t scans_aborted = 0;
   ExactHistogram cpus_scanned;
   ExactHistogram llcs_scanned;

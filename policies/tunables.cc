@@ -81,6 +81,10 @@ const std::vector<TunableSpec>& ModelTunables::Specs() {
       {"enable",
        "cache-aware scheduling: auto (on when a NUMA node has 2+ LLCs), on, off",
        static_cast<int64_t>(Enable::kAuto), 0, 2, {"auto", "on", "off"}},
+      {"max_clock_jump_ns",
+       "largest step of the session clock one sample, hand-over or Recommend "
+       "may take, ns; a larger one is rejected",
+       ModelTunables{}.max_clock_jump_ns, 1, int64_t{1} << 62, {}},
   };
   return kSpecs;
 }
@@ -91,18 +95,26 @@ absl::StatusOr<ModelTunables> ModelTunables::FromValues(
     return status;
   }
   ModelTunables tunables;
-  auto get = [&](const char* name, int64_t fallback) {
-    auto it = values.find(name);
-    return it == values.end() ? fallback : it->second;
-  };
-  tunables.epoch_period_ns = get("epoch_period_ns", tunables.epoch_period_ns);
-  tunables.affinity_timeout_epochs =
-      get("affinity_timeout_epochs", tunables.affinity_timeout_epochs);
-  tunables.aggr_tolerance = get("aggr_tolerance", tunables.aggr_tolerance);
-  tunables.numa_balancing = get("numa_balancing", 0) != 0;
-  tunables.enable = static_cast<Enable>(
-      get("enable", static_cast<int64_t>(tunables.enable)));
+  TunableValues all = tunables.ToValues();
+  for (const auto& [name, value] : values) all[name] = value;
+  tunables.epoch_period_ns = all["epoch_period_ns"];
+  tunables.affinity_timeout_epochs = all["affinity_timeout_epochs"];
+  tunables.aggr_tolerance = all["aggr_tolerance"];
+  tunables.numa_balancing = all["numa_balancing"] != 0;
+  tunables.enable = static_cast<Enable>(all["enable"]);
+  tunables.max_clock_jump_ns = all["max_clock_jump_ns"];
   return tunables;
+}
+
+TunableValues ModelTunables::ToValues() const {
+  return {
+      {"epoch_period_ns", epoch_period_ns},
+      {"affinity_timeout_epochs", affinity_timeout_epochs},
+      {"aggr_tolerance", aggr_tolerance},
+      {"numa_balancing", numa_balancing ? 1 : 0},
+      {"enable", static_cast<int64_t>(enable)},
+      {"max_clock_jump_ns", max_clock_jump_ns},
+  };
 }
 
 }  // namespace schedcache

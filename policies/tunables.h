@@ -50,11 +50,17 @@ struct ModelTunables {
   int64_t aggr_tolerance = 1;  // 0..100
   bool numa_balancing = false;
   Enable enable = Enable::kAuto;
+  // A sample, hand-over or Recommend may move the session clock at most
+  // this far in one step (DESIGN §1, one session clock): 3,600 s.
+  int64_t max_clock_jump_ns = int64_t{3'600} * 1'000'000'000;
 
-  // Specs lists the five with defaults and ranges.
+  // Specs lists them with defaults and ranges, in this order.
   static const std::vector<TunableSpec>& Specs();
   // FromValues validates `values` against Specs() and builds the struct.
   static absl::StatusOr<ModelTunables> FromValues(const TunableValues& values);
+  // ToValues is every tunable by its Specs() name; FromValues(ToValues())
+  // gives back the same struct.
+  TunableValues ToValues() const;
 };
 
 }  // namespace schedcache

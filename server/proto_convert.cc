@@ -205,13 +205,14 @@ v1::PolicyReport PolicyReportToProto(const PolicyReport& report) {
   out.set_policy(report.name);
   out.set_scans(report.scans);
   out.set_scans_skipped(report.scans_skipped);
+  out.set_scans_skipped_disabled(report.scans_skipped_disabled);
   out.set_scans_aborted(report.scans_aborted);
   DistributionToProto(report.cpus_scanned, *out.mutable_cpus_scanned());
   DistributionToProto(report.llcs_scanned, *out.mutable_llcs_scanned());
   DistributionToProto(report.scan_ns, *out.mutable_scan_ns());
   out.set_decisions(report.decisions);
   out.set_agreements(report.agreements);
-  out.set_agreement(report.agreement);
+  if (report.agreement.has_value()) out.set_agreement(*report.agreement);
   out.set_preferred_llc_changes(report.preferred_llc_changes);
   out.set_runtime_on_preferred_llc(report.runtime_on_preferred_llc);
   return out;

@@ -174,11 +174,10 @@ v1::Session Session::Describe() const {
     setting->set_name(name);
     setting->set_value(absl::StrCat(value));
   };
-  add_tunable("epoch_period_ns", model.epoch_period_ns);
-  add_tunable("affinity_timeout_epochs", model.affinity_timeout_epochs);
-  add_tunable("aggr_tolerance", model.aggr_tolerance);
-  add_tunable("numa_balancing", model.numa_balancing ? 1 : 0);
-  add_tunable("enable", static_cast<int64_t>(model.enable));
+  const TunableValues model_values = model.ToValues();
+  for (const TunableSpec& spec : ModelTunables::Specs()) {
+    add_tunable(spec.name, model_values.at(spec.name));
+  }
   for (const PolicyChoice& policy : settings_.policies) {
     for (const auto& [name, value] : policy.tunables) {
       add_tunable(absl::StrCat(policy.name, ".", name), value);

@@ -26,13 +26,14 @@ EngineReport FromProto(const v1::Report& report) {
     r.name = p.policy();
     r.scans = p.scans();
     r.scans_skipped = p.scans_skipped();
+    r.scans_skipped_disabled = p.scans_skipped_disabled();
     r.scans_aborted = p.scans_aborted();
     r.cpus_scanned = FromProto(p.cpus_scanned());
     r.llcs_scanned = FromProto(p.llcs_scanned());
     r.scan_ns = FromProto(p.scan_ns());
     r.decisions = p.decisions();
     r.agreements = p.agreements();
-    r.agreement = p.agreement();
+    if (p.has_agreement()) r.agreement = p.agreement();
     r.preferred_llc_changes = p.preferred_llc_changes();
     r.runtime_on_preferred_llc = p.runtime_on_preferred_llc();
   }

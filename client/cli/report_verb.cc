@@ -50,14 +50,16 @@ class ReportVerb : public Verb {
     for (const v1::PolicyReport& policy : report->policies()) {
       const v1::Distribution& cpus = policy.cpus_scanned();
       out << absl::StrFormat(
-          "%-*s %-8d %-30s %-8.1f %-18s %-10d %-10.3f %-8d %.3f\n", width,
+          "%-*s %-8d %-30s %-8.1f %-18s %-10d %-10s %-8d %.3f\n", width,
           policy.policy(), policy.scans(),
           absl::StrFormat("%.1f/%d/%d/%d", cpus.mean(), cpus.p50(), cpus.p99(),
                           cpus.max()),
           policy.llcs_scanned().mean(),
           absl::StrFormat("%.0f/%d", policy.scan_ns().mean(),
                           policy.scan_ns().p99()),
-          policy.decisions(), policy.agreement(),
+          policy.decisions(),
+          policy.has_agreement() ? absl::StrFormat("%.3f", policy.agreement())
+                                 : std::string("-"),
           policy.preferred_llc_changes(), policy.runtime_on_preferred_llc());
     }
     return kExitOk;

@@ -30,7 +30,7 @@ size_t Count(const std::string& text, const std::string& needle) {
 TEST(HtmlReport, ShowsDashForAgreementWithoutDecisions) {
   AbResult result = ExampleResult();
   result.policies[1].report.decisions = 0;
-  result.policies[1].report.agreement = 1.0;
+  result.policies[1].report.agreement = std::nullopt;
   EXPECT_THAT(HtmlOf(result),
               HasSubstr("<td class=\"num first\">0</td><td class=\"num\">-</td>"));
 }

@@ -73,6 +73,8 @@ void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
   json.Uint(r.scans);
   json.Key("scansSkipped");
   json.Uint(r.scans_skipped);
+  json.Key("scansSkippedDisabled");
+  json.Uint(r.scans_skipped_disabled);
   json.Key("scansAborted");
   json.Uint(r.scans_aborted);
   json.Key("cpusScanned");
@@ -86,10 +88,10 @@ void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
   json.Key("agreements");
   json.Uint(r.agreements);
   json.Key("agreement");  // null: no decisions, no share to report
-  if (r.decisions == 0) {
-    json.Null();
+  if (r.agreement.has_value()) {
+    json.Double(r.agreement.value());
   } else {
-    json.Double(r.agreement);
+    json.Null();
   }
   json.Key("preferredLlcChanges");
   json.Uint(r.preferred_llc_changes);

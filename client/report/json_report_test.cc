@@ -28,6 +28,7 @@ TEST(JsonReport, WritesPoliciesWithCamelCaseKeys) {
   EXPECT_THAT(
       json,
       HasSubstr(R"({"name":"visited-scan","scans":10,"scansSkipped":5,)"
+                R"("scansSkippedDisabled":0,)"
                 R"("scansAborted":1,"cpusScanned":{"count":10,"mean":3.6,)"
                 R"("p50":3,"p99":8,"max":8},)"));
   EXPECT_THAT(json, HasSubstr(R"("decisions":10,"agreements":9,"agreement":0.9,)"
@@ -94,7 +95,7 @@ TEST(JsonReport, AgreementIsNullWithoutDecisions) {
   AbResult result = ExampleResult();
   result.policies[1].report.decisions = 0;
   result.policies[1].report.agreements = 0;
-  result.policies[1].report.agreement = 1.0;  // PolicyReport's default
+  result.policies[1].report.agreement = std::nullopt;
   EXPECT_THAT(JsonOf(result),
               HasSubstr(R"("decisions":0,"agreements":0,"agreement":null,)"));
 }

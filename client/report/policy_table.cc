@@ -82,7 +82,7 @@ PolicyTable BuildPolicyTable(const AbResult& result) {
         absl::StrCat(r.decisions),
         // No decisions: nothing to agree on, so no share to show (a
         // policy that skipped every scan is not "100% in agreement").
-        r.decisions == 0 ? std::string("-") : Percent(r.agreement),
+        r.agreement.has_value() ? Percent(*r.agreement) : std::string("-"),
         absl::StrCat(r.preferred_llc_changes),
         Percent(r.runtime_on_preferred_llc),
     });

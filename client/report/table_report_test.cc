@@ -74,12 +74,11 @@ TEST(Csv, WritesHeaderAndOneRowPerPolicy) {
             "visited-scan,3.6,3,8,8,10,5,1,0.52,1.25,10,90.00,3,68.75\n");
 }
 
-// A policy with no decisions has no agreement share: "-", not the
-// PolicyReport default of 1 printed as 100.00.
+// A policy with no decisions has no agreement share: "-", not 100.00.
 TEST(TextReport, ShowsDashForAgreementWithoutDecisions) {
   AbResult result = ExampleResult();
   result.policies[1].report.decisions = 0;
-  result.policies[1].report.agreement = 1.0;
+  result.policies[1].report.agreement = std::nullopt;
   std::ostringstream out;
   ASSERT_TRUE(WriteTextReport(result, out).ok());
   EXPECT_NE(out.str().find("|         0         - |"), std::string::npos)
@@ -89,7 +88,7 @@ TEST(TextReport, ShowsDashForAgreementWithoutDecisions) {
 TEST(Csv, ShowsDashForAgreementWithoutDecisions) {
   AbResult result = ExampleResult();
   result.policies[1].report.decisions = 0;
-  result.policies[1].report.agreement = 1.0;
+  result.policies[1].report.agreement = std::nullopt;
   std::ostringstream out;
   ASSERT_TRUE(WriteCsv(result, out).ok());
   EXPECT_NE(out.str().find("visited-scan,3.6,3,8,8,10,5,1,0.52,1.25,0,-,3,"),

@@ -1,7 +1,8 @@
 // llc-most-runtime: an example policy plugin, built as a MODULE library and
 // loaded through plugin_abi.h. It prefers the LLC holding the most decayed
-// runtime of the process (summed over the CPUs it ran on), re-chosen once
-// per epoch at a tick, with no 2x hysteresis. It reads the session's shared
+// runtime of the process (summed over the CPUs it ran on), re-chosen at
+// every scan trigger (once per epoch of the process), with no 2x
+// hysteresis. It reads the session's shared
 // per-CPU state and reuses the kernel model's decay, as any plugin may.
 //
 // Thread contract: thread-compatible (one writer: the session).
@@ -21,8 +22,6 @@ namespace {
 constexpr char kMinSharePercent[] = "min_share_percent";
 
 struct ProcessState {
-  bool started = false;
-  int64_t epoch = 0;  // epoch of the last choice
   int32_t pref_cpu = -1;
   std::vector<CpuEntry> cpus;  // sorted by cpu
   std::vector<LlcOccupancy> last_runtime;  // decayed ns per LLC
@@ -38,10 +37,6 @@ class LlcMostRuntimePolicy : public Policy {
               int64_t delta_ns, int64_t) override {
     if (!model_.enabled()) return -1;
     ProcessState& p = StateFor(process.slot);
-    if (!p.started) {
-      p.started = true;
-      p.epoch = model_.rq(cpu).cpu_epoch;
-    }
     auto it = std::lower_bound(
         p.cpus.begin(), p.cpus.end(), cpu,
         [](const CpuEntry& e, int c) { return e.cpu < c; });
@@ -50,28 +45,14 @@ class LlcMostRuntimePolicy : public Policy {
       it = p.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
     }
     CatchUpEntry(model_.rq(cpu), *it);
-    it->runtime += static_cast<uint64_t>(delta_ns);
-    return PreferredLlc(process.slot);  // chosen at ticks only
+    it->runtime = AddRuntime(it->runtime, static_cast<uint64_t>(delta_ns));
+    return PreferredLlc(process.slot);  // chosen at scan triggers only
   }
 
-  ScanOutcome Tick(const ProcessRef& process, const ThreadRef&, int cpu,
+  ScanOutcome Scan(const ProcessRef& process, const ThreadRef&,
                    int64_t now) override {
-    if (!model_.enabled()) return {};
-    ProcessState& p = StateFor(process.slot);
-    const int64_t epoch = model_.rq(cpu).cpu_epoch;
-    if (p.started && p.epoch >= epoch) return {};
-    p.started = true;
-    p.epoch = epoch;
-    return Choose(p, now);
-  }
-
-  ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
-                   int64_t now) override {
-    if (!model_.enabled()) return {};
-    ProcessState& p = StateFor(process.slot);
-    p.started = true;
-    p.epoch = std::max(p.epoch, model_.rq(thread.cpu).cpu_epoch);
-    return Choose(p, now);
+    if (!model_.enabled()) return {ScanOutcome::Kind::kSkippedDisabled, {}};
+    return Choose(StateFor(process.slot), now);
   }
 
   int PreferredLlc(uint32_t slot) const override {
@@ -125,8 +106,8 @@ class LlcMostRuntimePolicy : public Policy {
         p.last_runtime.push_back(LlcOccupancy{llc, 0});
         it = p.last_runtime.end() - 1;
       }
-      it->occupancy += entry.runtime;
-      total += entry.runtime;
+      it->occupancy = AddRuntime(it->occupancy, entry.runtime);
+      total = AddRuntime(total, entry.runtime);
     }
     outcome.cost.llcs_scanned = static_cast<int>(p.last_runtime.size());
     int best_llc = -1;

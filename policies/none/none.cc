@@ -11,10 +11,6 @@ class NonePolicy : public Policy {
               int64_t) override {
     return -1;
   }
-  ScanOutcome Tick(const ProcessRef&, const ThreadRef&, int,
-                   int64_t) override {
-    return {};
-  }
   ScanOutcome Scan(const ProcessRef&, const ThreadRef&, int64_t) override {
     return {};
   }

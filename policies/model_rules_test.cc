@@ -1,0 +1,309 @@
+// Golden tests for DESIGN.md §1 "Details pinned down" that decide where a
+// process starts, which clock it runs on, which SMT width invalid_nr uses
+// and what counts as a decision. Derivations in the comments; P = 10 ms,
+// aggr_tolerance 1, timeout 5 epochs (the defaults) unless a test says.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "policies/engine.h"
+#include "policies/model_context.h"
+#include "policies/testing/engine_harness.h"
+
+namespace schedcache {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::GridShape;
+using testing::MakeEngine;
+using testing::MakeGrid;
+using testing::SampleAt;
+using testing::ScanNow;
+
+constexpr int64_t kP = 10'000'000;
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+std::unique_ptr<Engine> MustMake(std::shared_ptr<const Topology> topology,
+                                 EngineOptions options = {},
+                                 std::vector<std::string> policies = {
+                                     "full-scan", "visited-scan"}) {
+  auto engine = MakeEngine(std::move(topology), policies, options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return engine.ok() ? *std::move(engine) : nullptr;
+}
+
+absl::StatusOr<std::vector<PolicyDecision>> RecommendAt(Engine& engine,
+                                                        int32_t tgid,
+                                                        int64_t ts,
+                                                        bool scan) {
+  RecommendRequest request;
+  request.tgid = tgid;
+  request.scan = scan;
+  request.timestamp_ns = ts;
+  return engine.Recommend(request);
+}
+
+// A hybrid part: LLC 0 holds two 2-thread P-cores (CPUs 0,1 and 2,3), LLC 1
+// four 1-thread E-cores (CPUs 4..7); one package, one NUMA node.
+std::shared_ptr<const Topology> MakeHybrid() {
+  TopologySpec spec;
+  spec.source = "test hybrid";
+  CacheSpec p_llc{3, testing::kLlcBytes32MiB, CpuSet()};
+  CacheSpec e_llc{3, testing::kLlcBytes32MiB, CpuSet()};
+  for (int cpu = 0; cpu < 8; ++cpu) {
+    const int core = cpu < 4 ? cpu / 2 : cpu - 2;
+    spec.cpus.push_back(CpuSpec{cpu, core, 0, 0});
+    (cpu < 4 ? p_llc : e_llc).cpus.Set(cpu);
+  }
+  spec.llcs = {p_llc, e_llc};
+  absl::StatusOr<Topology> topology = Topology::Create(std::move(spec));
+  EXPECT_TRUE(topology.ok()) << topology.status();
+  return topology.ok() ? std::make_shared<const Topology>(*std::move(topology))
+                       : nullptr;
+}
+
+// FourThreadsOnTheSecondLlc runs process 100's four threads on CPUs 4..7 (LLC
+// 1), scans once from CPU 4 and then accounts on CPU 5 (see the derivation
+// in the test below). Returns the decisions after the last sample.
+std::vector<PolicyDecision> FourThreadsOnTheSecondLlc(Engine& engine) {
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(
+        engine.ApplySample(SampleAt(0, 4 + i, 100, 101 + i, 1000, true, 4))
+            .ok());
+  }
+  EXPECT_TRUE(engine.ApplySample(SampleAt(1, 4, 100, 101, 1000, true)).ok());
+  EXPECT_TRUE(engine.ApplySample(SampleAt(2, 5, 100, 102, 1000, false)).ok());
+  auto decisions = RecommendAt(engine, 100, 0, false);
+  EXPECT_TRUE(decisions.ok()) << decisions.status();
+  return decisions.ok() ? *std::move(decisions)
+                        : std::vector<PolicyDecision>{};
+}
+
+TEST(SmtThreads, InvalidNrUsesTheMachineWideWidthOnAHybridPart) {
+  // t = 0: threads 101..104 tick on CPUs 4..7 (still current); the process
+  // starts at CPU 4's epoch 0, and no tick is in a new epoch.
+  // t = 1: CPU 4 reaches epoch 1 (ceil(1/P)); its tick triggers a scan
+  // (process epoch 0 < 1). invalid_nr(avg 0) passes. LLC 0 is empty, LLC 1
+  // has all the occupancy and all 4 threads current: pref_cpu = 4 (its
+  // runtime 500 + 1000 is the largest), nr_running 4, and with divisor
+  // clamp(4 >> 2, 2, 8) = 2: nr_running_avg = 0 + (4 - 0) / 2 = 2.
+  // t = 2: an account on CPU 5 checks invalid_nr on LLC 1 (4 CPUs):
+  // valid iff 2 * smt * 1280 < 1 * 4 * 1024 = 4096.
+  //  - cpu_smt_num_threads (the kernel, DESIGN): smt = 2 for every CPU, so
+  //    5120 < 4096 fails: too many threads, no preference.
+  //  - the E-core's own width (the old reading): smt = 1, 2560 < 4096
+  //    holds and LLC 1 would stay preferred.
+  auto engine = MustMake(MakeHybrid());
+  ASSERT_NE(engine, nullptr);
+  const std::vector<PolicyDecision> d = FourThreadsOnTheSecondLlc(*engine);
+  ASSERT_EQ(d.size(), 2u);
+  for (const PolicyDecision& one : d) {
+    EXPECT_EQ(one.preferred_llc, -1) << one.policy;
+    EXPECT_EQ(one.reason, NoPreferenceReason::kTooManyThreads) << one.policy;
+    EXPECT_EQ(one.nr_running_avg, 2) << one.policy;
+  }
+}
+
+TEST(SmtThreads, AMachineWithoutSmtKeepsThePreferenceOfTheSameStream) {
+  // The same stream on 1-thread cores everywhere ("1 node x 2 LLCs x 4
+  // CPUs", SMT 1): smt = 1, 2 * 1280 = 2560 < 4096, so LLC 1 (CPU 4) stays
+  // preferred: the decision above is the machine-wide width's doing.
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  const std::vector<PolicyDecision> d = FourThreadsOnTheSecondLlc(*engine);
+  ASSERT_EQ(d.size(), 2u);
+  for (const PolicyDecision& one : d) {
+    EXPECT_EQ(one.preferred_cpu, 4) << one.policy;
+    EXPECT_EQ(one.preferred_llc, 1) << one.policy;
+  }
+}
+
+TEST(ProcessStart, AZeroDeltaFirstSampleStartsTheProcessAtItsCpuEpoch) {
+  // t = 0: a zero-delta switch-out starts process 10 at CPU 0's epoch 0.
+  // t = 1: a tick on CPU 0 (epoch ceil(1/P) = 1 > 0) triggers a scan. Had
+  // the process started only at this sample, its epoch would be 1 and the
+  // tick would trigger nothing.
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 0, false, 2)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  const EngineReport report = engine->Report();
+  EXPECT_EQ(report.processes_tracked, 1u);
+  EXPECT_EQ(report.policies[0].scans, 1u);
+}
+
+TEST(ProcessStart, AZeroDeltaStartMakesALaterAccountTimeOut) {
+  // Started at epoch 0 (t = 0, delta 0); the next sample at t = 6P is in
+  // epoch 6 and 6 - 0 > 5: account times the process out. Started lazily
+  // at that sample (epoch 6) it would still have no data.
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 0, false, 2)).ok());
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(6 * kP, 0, 10, 1, 1000, false)).ok());
+  auto d = RecommendAt(*engine, 10, 0, false);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ((*d)[0].reason, NoPreferenceReason::kTimedOut);
+}
+
+TEST(ProcessStart, HandOversAndQueriesNeverStartAProcess) {
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 0, 10, 1}).ok());
+  const auto query = RecommendAt(*engine, 10, 0, /*scan=*/true);
+  EXPECT_EQ(query.status().code(), absl::StatusCode::kNotFound)
+      << query.status();
+  EXPECT_EQ(engine->Report().processes_tracked, 0u);
+  EXPECT_EQ(engine->Report().policies[0].scans, 0u);
+  // The first sample, at t = 6P (epoch 6), starts it there: the process
+  // epoch is 6, so nothing has timed out; it has no preference yet.
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(6 * kP, 0, 10, 1, 1000, false, 2)).ok());
+  auto d = RecommendAt(*engine, 10, 0, false);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ((*d)[0].reason, NoPreferenceReason::kNoData);
+  EXPECT_EQ(engine->Report().processes_tracked, 1u);
+}
+
+TEST(ProcessStart, OnlySampledThreadsCountAsThreadsSeen) {
+  // Threads 2 and 3 of process 10 are only switched in; thread 1 is
+  // sampled. With no nr_threads given, the process has 1 thread seen, so
+  // the scan aborts: invalid_nr, single thread. (Counting the hand-overs
+  // would give 3 threads and an executed scan.)
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 1, 10, 2}).ok());
+  ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 2, 10, 3}).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true)).ok());
+  auto d = RecommendAt(*engine, 10, 0, /*scan=*/true);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ((*d)[0].reason, NoPreferenceReason::kSingleThread);
+  EXPECT_EQ(engine->Report().policies[0].scans_aborted, 1u);
+}
+
+TEST(SessionClock, ASampleTooFarAheadIsRejectedOnItsOwn) {
+  EngineOptions options;
+  options.model.max_clock_jump_ns = 100;
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
+  // Exactly max_clock_jump_ns ahead is fine; one more is rejected, naming
+  // the timestamp and the clock, and leaves the clock where it was.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(100, 0, 10, 1, 1000, true)).ok());
+  const absl::Status far =
+      engine->ApplySample(SampleAt(201, 1, 10, 1, 1000, true));
+  EXPECT_EQ(far.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(far.message(), HasSubstr("timestamp_ns 201"));
+  EXPECT_THAT(far.message(), HasSubstr("session clock 100"));
+  EXPECT_THAT(far.message(), HasSubstr("max_clock_jump_ns is 100"));
+  // CPU 1 is not blocked by the rejected sample.
+  EXPECT_TRUE(engine->ApplySample(SampleAt(150, 1, 10, 1, 1000, true)).ok());
+  EXPECT_EQ(engine->ApplyHandOver(HandOver{251, 2, 10, 2}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine->Report().samples_applied, 3u);
+}
+
+TEST(SessionClock, TheLargestTimestampNeitherStartsNorBlocksTheSession) {
+  // 2^63 - 1 is outside [0, 2^62] (ModelContext::kMaxTimestampNs): as the
+  // first sample it starts nothing, and later it does not block CPU 0.
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  const absl::Status first =
+      engine->ApplySample(SampleAt(kInt64Max, 0, 1, 1, 1000, true));
+  EXPECT_EQ(first.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(first.message(), HasSubstr("timestamp_ns 9223372036854775807"));
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 1, 1, 1000, true)).ok());
+  EXPECT_FALSE(
+      engine->ApplySample(SampleAt(kInt64Max, 0, 1, 1, 1000, true)).ok());
+  EXPECT_FALSE(engine->ApplySample(SampleAt(-1, 0, 1, 1, 1000, true)).ok());
+  EXPECT_TRUE(engine->ApplySample(SampleAt(1000, 0, 1, 1, 1000, true)).ok());
+}
+
+TEST(SessionClock, HugeDeltasSaturateInsteadOfWrapping) {
+  // Three samples of delta D = 2^63 - 1 on CPU 0 at t = 0, 1, 2. The tick at
+  // t = 1 (epoch 1) scans and prefers LLC 0, so only the sample at t = 2
+  // runs on the preferred LLC. runtime_total = 3D saturates at 2^64 - 1
+  // (wrapping would give 3D - 2^64 = 2^63 - 3, and a share above 1), so
+  // the share is D / (2^64 - 1) = 0.5 (to 1e-9).
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(i, 0, 10, 1, kInt64Max, true, 2)).ok());
+  }
+  const PolicyReport full = engine->Report().policies[0];
+  EXPECT_EQ(full.scans, 1u);
+  EXPECT_NEAR(full.runtime_on_preferred_llc, 0.5, 1e-9);
+}
+
+TEST(SessionClock, ARecommendOutsideTheClockWindowIsRejected) {
+  // The reproducer: a Recommend at 1e18 used to move the clock so far that
+  // no later tick ever found a new epoch. Now it is rejected and the next
+  // tick (t = P + 1, epoch 2 > 0) still scans.
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 0, 10, 1, 1000, true, 2)).ok());
+  const auto far = RecommendAt(*engine, 10, 1'000'000'000'000'000'000, true);
+  EXPECT_EQ(far.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(far.status().message(),
+              HasSubstr("timestamp_ns 1000000000000000000 is outside [10000000"));
+  const auto behind = RecommendAt(*engine, 10, kP - 1, true);
+  EXPECT_EQ(behind.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(RecommendAt(*engine, 10, 0, false).ok());      // 0: the clock
+  EXPECT_TRUE(RecommendAt(*engine, 10, kP, false).ok());     // the clock
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(2 * kP + 1, 0, 10, 1, 1000, true)).ok());
+  EXPECT_EQ(engine->Report().policies[0].scans, 1u);
+  EXPECT_EQ(engine->Report().policies[0].scans_skipped, 0u);
+}
+
+TEST(Decisions, ANoneReferenceDecidesAtEveryTrigger) {
+  // Reference `none` never skips, so every trigger is a decision. Triggers:
+  // the tick at t = 1 (epoch 1 > 0: full-scan executes and prefers LLC 0)
+  // and the tick at t = 2 (CPU 0 is still in epoch 1: no trigger), the
+  // tick at t = P + 1 (epoch 2: trigger, full-scan's gate next_scan = 1 + P
+  // is open at P + 1, it executes and keeps LLC 0). 2 decisions, and
+  // full-scan never agrees with none's "no preference".
+  auto engine =
+      MustMake(MakeGrid(GridShape{1, 2, 4}), {}, {"none", "full-scan"});
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(2, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP + 1, 0, 10, 1, 1000, true)).ok());
+  const EngineReport report = engine->Report();
+  EXPECT_EQ(report.policies[1].scans, 2u);
+  for (const PolicyReport& policy : report.policies) {
+    EXPECT_EQ(policy.decisions, 2u) << policy.name;
+  }
+  EXPECT_EQ(report.policies[0].agreement, 1.0);
+  EXPECT_EQ(report.policies[1].agreement, 0.0);
+}
+
+TEST(Decisions, ADisabledSessionSkipsEveryTriggerAndDecidesNothing) {
+  // enable = off: the tick at t = 1 is a trigger (epoch 1 > 0) that neither
+  // cache-aware policy runs: skipped, reason disabled; no decision, so no
+  // agreement share at all.
+  EngineOptions options;
+  options.model.enable = Enable::kOff;
+  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  const EngineReport report = engine->Report();
+  for (const PolicyReport& policy : report.policies) {
+    EXPECT_EQ(policy.scans, 0u) << policy.name;
+    EXPECT_EQ(policy.scans_skipped, 1u) << policy.name;
+    EXPECT_EQ(policy.scans_skipped_disabled, 1u) << policy.name;
+    EXPECT_EQ(policy.decisions, 0u) << policy.name;
+    EXPECT_FALSE(policy.agreement.has_value()) << policy.name;
+  }
+}
+
+}  // namespace
+}  // namespace schedcache
