@@ -3,6 +3,7 @@
 // report (single scans).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "client/ab/ab_runner.h"
 #include "client/ab/remote_session.h"
@@ -74,6 +75,65 @@ TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
     EXPECT_EQ(remote->processes[i].final_preferred_llc,
               local->processes[i].final_preferred_llc);
   }
+}
+
+// Report statistics are one definition: GetReport (through a server) and
+// the in-process engine give the same decisions, agreement (or none) and
+// skip counts, whatever the reference: `none` (which decides at every
+// trigger) or a disabled session (every trigger skipped, no agreement).
+TEST_F(AbRemote, ReportStatisticsAreOneDefinitionWhateverTheReference) {
+  struct Case {
+    std::vector<std::string> policies;
+    std::vector<std::string> settings;
+  };
+  const Case cases[] = {
+      {{"none", "full-scan", "visited-scan"}, {}},
+      {{"full-scan", "none"}, {"enable=off"}},
+  };
+  for (const Case& c : cases) {
+    AbOptions options = Redis();
+    options.session.policies = c.policies;
+    options.session.settings = c.settings;
+    absl::StatusOr<AbResult> local =
+        RunAb(options, *registry_, InProcessSessions(*registry_));
+    absl::StatusOr<AbResult> remote = RunAb(options, *registry_, Remote());
+    ASSERT_TRUE(local.ok()) << local.status();
+    ASSERT_TRUE(remote.ok()) << remote.status();
+    ASSERT_EQ(remote->policies.size(), local->policies.size());
+    for (size_t i = 0; i < local->policies.size(); ++i) {
+      const PolicyReport& l = local->policies[i].report;
+      const PolicyReport& r = remote->policies[i].report;
+      EXPECT_EQ(r.decisions, l.decisions) << l.name;
+      EXPECT_EQ(r.agreements, l.agreements) << l.name;
+      EXPECT_EQ(r.agreement, l.agreement) << l.name;
+      EXPECT_EQ(r.scans_skipped, l.scans_skipped) << l.name;
+      EXPECT_EQ(r.scans_skipped_disabled, l.scans_skipped_disabled) << l.name;
+    }
+  }
+}
+
+TEST_F(AbRemote, ANoneReferenceDecidesAndADisabledSessionDoesNot) {
+  AbOptions options = Redis();
+  options.session.policies = {"none", "full-scan"};
+  absl::StatusOr<AbResult> with_none = RunAb(options, *registry_, Remote());
+  ASSERT_TRUE(with_none.ok()) << with_none.status();
+  const PolicyReport& none = with_none->policies[0].report;
+  const PolicyReport& full = with_none->policies[1].report;
+  // `none` never skips, so every trigger is a decision: at least every
+  // trigger where full-scan executed, aborted or skipped.
+  EXPECT_EQ(none.decisions, full.scans + full.scans_aborted + full.scans_skipped);
+  EXPECT_GT(none.decisions, 0u);
+  EXPECT_EQ(none.agreement, 1.0);
+  options.session.settings = {"enable=off"};
+  options.session.policies = {"full-scan", "none"};
+  absl::StatusOr<AbResult> disabled = RunAb(options, *registry_, Remote());
+  ASSERT_TRUE(disabled.ok()) << disabled.status();
+  const PolicyReport& off = disabled->policies[0].report;
+  EXPECT_EQ(off.scans, 0u);
+  EXPECT_GT(off.scans_skipped_disabled, 0u);
+  EXPECT_EQ(off.scans_skipped, off.scans_skipped_disabled);
+  EXPECT_EQ(off.decisions, 0u);
+  EXPECT_FALSE(off.agreement.has_value());
 }
 
 TEST_F(AbRemote, ScanTraceIsNotAvailableFromAServer) {
