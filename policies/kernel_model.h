@@ -30,11 +30,6 @@ struct CpuEntry {
   int64_t last_visit_epoch = 0;   // visited-scan only (epoch_last_visit)
 };
 
-// ShiftDecay halves `value` n times (kernel __shr_u64: 0 when n >= 64).
-inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
-  return n >= 64 ? 0 : value >> n;
-}
-
 // CatchUpEntry is the per-process half of decay() (kernel
 // __update_mm_sched): the entry follows its CPU's epoch. Inline: every
 // account and every occupied CPU of a scan calls it.

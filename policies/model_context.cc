@@ -3,8 +3,17 @@
 #include <algorithm>
 #include <utility>
 
-
 namespace schedcache {
+
+void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns) {
+  // Kernel __update_mm_sched, per-CPU half.
+  if (now <= rq.cpu_epoch_next) return;
+  const int64_t n = (now - rq.cpu_epoch_next + epoch_period_ns - 1) /
+                    epoch_period_ns;
+  rq.cpu_epoch += n;
+  rq.cpu_epoch_next += n * epoch_period_ns;
+  rq.cpu_runtime = ShiftDecay(rq.cpu_runtime, n);
+}
 
 ModelContext::ModelContext(std::shared_ptr<const Topology> topology,
                            ModelTunables tunables)

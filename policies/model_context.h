@@ -48,9 +48,14 @@ inline uint64_t AddRuntime(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? ~uint64_t{0} : sum;
 }
 
-// AdvanceRq is the per-CPU half of decay() (see kernel_model.cc, where the
-// kernel function it mirrors is named): a time at exactly cpu_epoch_next
-// stays in the earlier epoch; epochs advance by the ceiling of the elapsed
+// ShiftDecay halves `value` n times (kernel __shr_u64: 0 when n >= 64).
+inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
+  return n >= 64 ? 0 : value >> n;
+}
+
+// AdvanceRq is the per-CPU half of decay() (model_context.cc names the
+// kernel function it mirrors): a time at exactly cpu_epoch_next stays in
+// the earlier epoch; epochs advance by the ceiling of the elapsed
 // periods. REQUIRES: 0 <= timestamps <= ModelContext::kMaxTimestampNs.
 void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
 
