@@ -54,10 +54,12 @@ std::string Trace(int n) {
   for (int i = 0; i < n; ++i) {
     const std::string t = std::to_string(10 + i / 100) + "." +
                           std::to_string(100 + i % 100).substr(1);
-    text += "  <idle>-0 [000] d..2. " + t + "0000: sched_switch: prev_comm=s "
+    text += "  <idle>-0 [000] d..2. " + t +
+            "0000: sched_switch: prev_comm=s "
             "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w "
             "next_pid=5 next_prio=120\n";
-    text += "  w-5 [000] d..2. " + t + "5000: sched_switch: prev_comm=w "
+    text += "  w-5 [000] d..2. " + t +
+            "5000: sched_switch: prev_comm=w "
             "prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=s "
             "next_pid=0 next_prio=120\n";
   }
@@ -79,8 +81,8 @@ Timed RunSchedcache(const std::vector<std::string>& args) {
 }
 
 Timed Ab(const std::string& input) {
-  return RunSchedcache({"ab", "--input", input, "--topology",
-              std::string(kTwoLlcTopology)});
+  return RunSchedcache(
+      {"ab", "--input", input, "--topology", std::string(kTwoLlcTopology)});
 }
 
 class InputE2eTest : public ::testing::Test {
@@ -157,9 +159,9 @@ TEST_F(InputE2eTest, AbRejectsANrThreadsZeroRowOnItsOwnAndExitsZero) {
 }
 
 TEST_F(InputE2eTest, AbQuotesControlBytesOfABadRowEscaped) {
-  const std::string path = Write(
-      "control.csv", kHeader + "1000,\x1b[2J,10,10,5,1,,,,app\n" +
-                         "2000,0,10,10,5,1,,,,app\n");
+  const std::string path =
+      Write("control.csv", kHeader + "1000,\x1b[2J,10,10,5,1,,,,app\n" +
+                               "2000,0,10,10,5,1,,,,app\n");
   const Timed ab = Ab("csv:" + path);
   EXPECT_EQ(ab.result.exit_code, 0) << ab.result.err;
   EXPECT_THAT(ab.result.out, Not(HasSubstr("\x1b")));
@@ -182,8 +184,7 @@ class FeedTest : public InputE2eTest {
 
   Timed Feed(const std::string& path) {
     return RunSchedcache({"feed", "--session", "in",
-                          "--server=" + server_->server->addresses()[0],
-                          path});
+                          "--server=" + server_->server->addresses()[0], path});
   }
 
   std::unique_ptr<TestServer> server_;
@@ -219,9 +220,10 @@ TEST_F(FeedTest, ValuesAtTheInt64LimitsGivePerRowResults) {
   // refused either way (a negative delta). Each row is counted once and the
   // server answers, so the rest of the stream still counts.
   const std::string path =
-      Write("limits.csv", kHeader + "0,0,1,1,1000,1,,,,\n"
-                                    "9223372036854775807,0,1,1,1000,1,,,,\n"
-                                    "5,0,1,1,-9223372036854775808,1,,,,\n");
+      Write("limits.csv", kHeader +
+                              "0,0,1,1,1000,1,,,,\n"
+                              "9223372036854775807,0,1,1,1000,1,,,,\n"
+                              "5,0,1,1,-9223372036854775808,1,,,,\n");
   const Timed feed = Feed(path);
   ASSERT_EQ(feed.result.exit_code, 0) << feed.result.err;
   int accepted = -1, rejected = -1;

@@ -101,8 +101,8 @@ void EventFeed::Note(int64_t timestamp_ns) {
 int64_t EventFeed::Span() const {
   if (!first_ns_.has_value()) return 0;
   // latest_ns_ >= *first_ns_, so the unsigned difference is exact.
-  const uint64_t span = static_cast<uint64_t>(latest_ns_) -
-                        static_cast<uint64_t>(*first_ns_);
+  const uint64_t span =
+      static_cast<uint64_t>(latest_ns_) - static_cast<uint64_t>(*first_ns_);
   return span > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX
                                                  : static_cast<int64_t>(span);
 }

@@ -28,8 +28,8 @@ absl::StatusOr<int> OpenFd(absl::string_view path) {
     if (fd < 0) return absl::ErrnoToStatus(errno, "cannot read standard input");
     return fd;
   }
-  const int fd = open(std::string(path).c_str(),
-                      O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int fd =
+      open(std::string(path).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot open '", path, "'"));
   }
@@ -60,9 +60,7 @@ absl::Status CheckNotDirectory(int fd, absl::string_view path) {
 
 }  // namespace
 
-void LineReader::GzCloser::operator()(void* file) const {
-  gzclose(AsGz(file));
-}
+void LineReader::GzCloser::operator()(void* file) const { gzclose(AsGz(file)); }
 
 absl::StatusOr<LineReader> LineReader::Open(absl::string_view path) {
   absl::StatusOr<int> fd = OpenFd(path);
@@ -112,9 +110,9 @@ absl::StatusOr<size_t> LineReader::Read(char* out, size_t want) {
   // zlib ends a gzip stream that stops before its trailer like a complete
   // one, and says so only through the error state (Z_BUF_ERROR).
   if (got == 0 && code == Z_BUF_ERROR) {
-    return absl::DataLossError(absl::StrCat(
-        "'", path_, "' is truncated: its gzip stream ends after ", Progress(),
-        ", before the gzip trailer"));
+    return absl::DataLossError(
+        absl::StrCat("'", path_, "' is truncated: its gzip stream ends after ",
+                     Progress(), ", before the gzip trailer"));
   }
   return static_cast<size_t>(got);
 }
@@ -140,19 +138,20 @@ absl::Status LineReader::Fill() {
 }
 
 absl::Status LineReader::TooLong(size_t bytes, bool complete) const {
-  return absl::OutOfRangeError(absl::StrCat(
-      "'", path_, "' line ", line_number_ + 1, " has ",
-      complete ? "" : "at least ", bytes,
-      complete ? " bytes" : " bytes without a newline",
-      ", over the line limit of ", kMaxLineBytes,
-      " bytes: this is not a text file of trace or CSV lines"));
+  return absl::OutOfRangeError(
+      absl::StrCat("'", path_, "' line ", line_number_ + 1, " has ",
+                   complete ? "" : "at least ", bytes,
+                   complete ? " bytes" : " bytes without a newline",
+                   ", over the line limit of ", kMaxLineBytes,
+                   " bytes: this is not a text file of trace or CSV lines"));
 }
 
 absl::StatusOr<std::optional<std::string_view>> LineReader::NextLine() {
   if (!error_.ok()) return error_;
   size_t scanned = begin_;
   while (true) {
-    const void* nl = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
+    const void* nl =
+        std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
     const size_t line_end =
         nl != nullptr ? static_cast<const char*>(nl) - buffer_.data() : end_;
     if (line_end - begin_ > kMaxLineBytes) {

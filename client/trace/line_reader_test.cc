@@ -139,7 +139,8 @@ TEST(LineReader, ALineOverTheLimitIsOutOfRangeWithItsNumberAndLength) {
   const absl::Status status = ReadAll(reader, lines);
   EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(lines.size(), 1u);
-  EXPECT_THAT(status.message(), HasSubstr("'long.txt' line 2 has 1048577 bytes"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("'long.txt' line 2 has 1048577 bytes"));
   EXPECT_THAT(status.message(), HasSubstr("limit of 1048576 bytes"));
 }
 

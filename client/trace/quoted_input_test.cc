@@ -16,7 +16,9 @@ TEST(QuoteInput, ControlBytesQuotesAndBackslashesAreEscaped) {
   // ESC would start a terminal sequence; 0x01 and DEL are unprintable. A
   // hex digit right after a \x escape is escaped too ('b' is \x62), so the
   // escape cannot swallow it.
-  EXPECT_EQ(QuoteInput(std::string("a\x01" "b\x1b[2J\x7f", 8)),
+  EXPECT_EQ(QuoteInput(std::string("a\x01"
+                                   "b\x1b[2J\x7f",
+                                   8)),
             "\"a\\x01\\x62\\x1b[2J\\x7f\"");
   EXPECT_EQ(QuoteInput("tab\there\r\n"), "\"tab\\there\\r\\n\"");
   EXPECT_EQ(QuoteInput("say \"hi\" \\o/"), "\"say \\\"hi\\\" \\\\o/\"");

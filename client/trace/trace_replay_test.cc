@@ -293,8 +293,9 @@ TEST(TraceReplay, AGapOfExactlyAnHourIsReplayedTickByTick) {
 
 TEST(TraceReplay, MalformedLinesAreKeptEscapedAndCut) {
   std::string text = kWithoutTgid;
-  const std::string bad = "  x-1 [000] d..2. 11.0: sched_switch: prev_comm=\x1b[31m" +
-                          std::string(300, 'z') + " prev_pid=oops";
+  const std::string bad =
+      "  x-1 [000] d..2. 11.0: sched_switch: prev_comm=\x1b[31m" +
+      std::string(300, 'z') + " prev_pid=oops";
   text += bad + "\n";
   RecordingSink sink;
   absl::StatusOr<ReplayStats> stats = Replay(text, sink);
