@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace schedcache {
@@ -102,10 +103,15 @@ absl::StatusOr<size_t> LineReader::Read(char* out, size_t want) {
   gzFile file = AsGz(file_.get());
   const int got = gzread(file, out, static_cast<unsigned>(want));
   int code = Z_OK;
-  const char* message = gzerror(file, &code);
+  absl::string_view message = gzerror(file, &code);
+  // zlib prefixes the name gzdopen gave the file, "<fd:3>: ".
+  if (absl::StartsWith(message, "<fd:")) {
+    message.remove_prefix(std::min(message.size(), message.find(": ") + 2));
+  }
   if (got < 0) {
-    return absl::DataLossError(absl::StrCat("reading '", path_, "' after ",
-                                            Progress(), ": ", message));
+    return absl::DataLossError(absl::StrCat(
+        code == Z_DATA_ERROR ? "corrupt gzip data in '" : "reading '", path_,
+        "' after ", Progress(), ": ", message));
   }
   // zlib ends a gzip stream that stops before its trailer like a complete
   // one, and says so only through the error state (Z_BUF_ERROR).
