@@ -34,9 +34,9 @@ class LineReader {
   // input is not text of lines at all.
   static constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
-  // Open opens `path` ("-": standard input). Returns NotFound or
-  // PermissionDenied (naming the path) when it cannot be opened, and
-  // InvalidArgument for a directory.
+  // Open opens `path` ("-": standard input). Returns the error of open(2)
+  // as a status naming the path (NotFound, PermissionDenied, ...) when it
+  // cannot be opened, and InvalidArgument for a directory.
   static absl::StatusOr<LineReader> Open(absl::string_view path);
 
   // FromText reads `text` (not owned; must outlive the reader) exactly as
