@@ -1,6 +1,7 @@
 // `schedcache ab --server`: the same evaluation on a real in-process server
 // gives the same result as in this process, except what a server does not
 // report (single scans).
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -151,6 +152,33 @@ TEST_F(AbRemote, UnknownPolicyIsTheServersInvalidArgument) {
   absl::StatusOr<AbResult> result = RunAb(options, *registry_, Remote());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), ::testing::HasSubstr("fastest-scan"));
+}
+
+TEST_F(AbRemote, RowsTheServerRefusesAreRejectedWithTheirLines) {
+  // The server refuses line 4 (nr_threads 0) when the stream ends; line 3
+  // does not parse. Both are the input's malformed lines, named by line,
+  // and lines 2 and 5 still count.
+  const std::string path = ::testing::TempDir() + "/remote-refused.csv";
+  std::ofstream(path)
+      << "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
+         "footprint_pages,comm\n"
+         "4000000,0,10,10,3000000,1,2,,,app\n"
+         "not,a,row\n"
+         "6000000,1,10,11,5,1,0,,,app\n"
+         "8000000,1,10,11,3000000,1,2,,,app\n";
+  AbOptions options;
+  options.input.kind = AbInputSpec::Kind::kCsv;
+  options.input.path = path;
+  options.session.topology = "synthetic:pack:1 l3:2 core:2 pu:1";
+  absl::StatusOr<AbResult> result = RunAb(options, *registry_, Remote());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->input.samples, 2u);
+  EXPECT_EQ(result->input.malformed_lines, 2u);
+  ASSERT_EQ(result->input.malformed_examples.size(), 2u);
+  EXPECT_THAT(result->input.malformed_examples[0],
+              ::testing::StartsWith("line 3: expected 10 columns"));
+  EXPECT_EQ(result->input.malformed_examples[1],
+            "line 4: nr_threads 0 must be >= 1");
 }
 
 }  // namespace

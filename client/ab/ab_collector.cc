@@ -1,6 +1,7 @@
 #include "client/ab/ab_collector.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 namespace schedcache::ab {
@@ -33,7 +34,12 @@ int AbCollector::PolicyIndex(std::string_view name) const {
 
 void AbCollector::OnSample(const Sample& sample) {
   Process& p = ProcessOf(sample.tgid);
-  if (sample.delta_ns > 0) p.runtime_ns += sample.delta_ns;
+  // Saturating: a CSV may give any delta up to INT64_MAX.
+  if (sample.delta_ns > 0) {
+    p.runtime_ns = p.runtime_ns > INT64_MAX - sample.delta_ns
+                       ? INT64_MAX
+                       : p.runtime_ns + sample.delta_ns;
+  }
   // The process is named after its main thread, as ps shows it; until that
   // thread shows up, after the first thread seen.
   if (!sample.comm.empty() && !p.comm_from_leader &&

@@ -35,7 +35,8 @@ class AbCollector : public AbObserver {
   AbCollector(std::vector<std::string> policies, int max_cpus_scanned,
               ScanTraceWriter* scan_trace);
 
-  // OnSample charges the sample's runtime to its process.
+  // OnSample charges the sample's runtime to its process (the sum
+  // saturates at INT64_MAX).
   void OnSample(const Sample& sample);
 
   void OnScan(const ScanObservation& scan) override;

@@ -1,5 +1,6 @@
 #include "client/ab/ab_collector.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,17 @@ TEST(AbCollector, CapsEachTimelineAndCountsWhatItDrops) {
             kMaxChangesPerTimeline);
   // The final value is still the last one, dropped or not.
   EXPECT_EQ(result.processes[0].final_preferred_llc[0], (changes - 1) % 2);
+}
+
+TEST(AbCollector, RuntimeSumsSaturateAtInt64Max) {
+  // Two CSV samples of 2^62 ns each would sum to 2^63, one past INT64_MAX.
+  AbCollector collector({"a"}, 8, nullptr);
+  collector.OnSample(Ran(7, 7, int64_t{1} << 62, "big"));
+  collector.OnSample(Ran(7, 7, int64_t{1} << 62, "big"));
+  collector.OnSample(Ran(7, 7, 5, "big"));
+  const AbResult result = collector.Build(EngineReport{}, AbInput{}, false);
+  ASSERT_EQ(result.processes.size(), 1u);
+  EXPECT_EQ(result.processes[0].runtime_ns, INT64_MAX);
 }
 
 }  // namespace

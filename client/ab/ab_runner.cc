@@ -1,7 +1,5 @@
 #include "client/ab/ab_runner.h"
 
-#include <fstream>
-#include <iostream>
 #include <optional>
 #include <utility>
 #include <variant>
@@ -11,18 +9,17 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "client/ab/ab_collector.h"
+#include "client/ab/event_feed.h"
 #include "client/ab/in_process_session.h"
 #include "client/csv/sample_csv.h"
 #include "client/report/scan_trace.h"
 #include "client/trace/cpu_map.h"
+#include "client/trace/line_reader.h"
 #include "client/trace/trace_replay.h"
 #include "common/status_macros.h"
 
 namespace schedcache::ab {
 namespace {
-
-constexpr int64_t kProgressEvery = 1 << 16;
-constexpr size_t kKeptMalformed = 5;
 
 // ReferencePlacement is the workload's model of its own machine's
 // scheduler: an engine with the session's first policy only, whose
@@ -68,121 +65,106 @@ class ReferencePlacement : public EventSink {
   absl::flat_hash_map<int32_t, int> llc_of_;  // tgid -> preferred LLC
 };
 
-// Feed passes each event to the collector, the reference (if any) and the
-// session, counting what went through.
-class Feed : public EventSink {
- public:
-  Feed(AbCollector& collector, EventSink* reference, AbSession& session,
-       const std::function<void(const AbProgress&)>& progress)
-      : collector_(collector),
-        reference_(reference),
-        session_(session),
-        progress_(progress) {}
-
-  absl::Status OnSample(const Sample& sample) override {
-    Note(sample.timestamp_ns);
-    ++samples_;
-    collector_.OnSample(sample);
-    if (reference_ != nullptr) RETURN_IF_ERROR(reference_->OnSample(sample));
-    return session_.OnSample(sample);
-  }
-  absl::Status OnHandOver(const HandOver& hand_over) override {
-    Note(hand_over.timestamp_ns);
-    ++hand_overs_;
-    if (reference_ != nullptr) {
-      RETURN_IF_ERROR(reference_->OnHandOver(hand_over));
-    }
-    return session_.OnHandOver(hand_over);
-  }
-
-  // Fill copies the counts and time span into `input`.
-  void Fill(AbInput& input) const {
-    input.samples = samples_;
-    input.handovers = hand_overs_;
-    input.start_ns = first_ns_.value_or(0);
-    input.duration_ns = first_ns_.has_value() ? last_ns_ - *first_ns_ : 0;
-  }
-
- private:
-  void Note(int64_t timestamp_ns) {
-    if (!first_ns_.has_value()) first_ns_ = timestamp_ns;
-    last_ns_ = timestamp_ns;
-    if (progress_ && (samples_ + hand_overs_) % kProgressEvery == 0) {
-      progress_(AbProgress{static_cast<int64_t>(samples_ + hand_overs_),
-                           last_ns_ - *first_ns_});
-    }
-  }
-
-  AbCollector& collector_;
-  EventSink* reference_;
-  AbSession& session_;
-  const std::function<void(const AbProgress&)>& progress_;
-  uint64_t samples_ = 0;
-  uint64_t hand_overs_ = 0;
-  std::optional<int64_t> first_ns_;
-  int64_t last_ns_ = 0;
-};
-
+// FeedTrace replays the trace. A trace without one scheduler event or
+// malformed line is not a trace replay can use: an error that says so.
 absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
-                       EventSink& sink, AbInput& input) {
+                       EventSink& sink, InputProblems& problems) {
   TraceOptions trace;
   trace.hz = options.hz;
   trace.cpu_map = options.cpu_map;
   trace.topology = &topology;
   ASSIGN_OR_RETURN(const ReplayStats stats,
                    ReplayTraceFile(options.input.path, trace, sink));
-  input.malformed_lines = stats.malformed_lines;
+  if (stats.sched_events == 0 && stats.malformed_lines == 0) {
+    return absl::InvalidArgumentError(
+        stats.lines == 0
+            ? absl::StrCat("trace '", options.input.path, "' is empty")
+            : absl::StrCat("trace '", options.input.path, "' has no ",
+                           "sched_switch, sched_migrate_task or "
+                           "sched_process_exit line in its ", stats.lines,
+                           " lines: is it ftrace or `trace-cmd report` text?"));
+  }
   for (const MalformedLine& line : stats.first_malformed) {
-    input.malformed_examples.push_back(absl::StrCat(
-        "line ", line.line_number, ": ", line.error, ": ", line.text));
+    problems.Add(line.line_number,
+                 absl::StrCat("line ", line.line_number, ": ", line.error,
+                              ": ", line.text));
+  }
+  problems.AddUnlisted(stats.malformed_lines - stats.first_malformed.size());
+  return absl::OkStatus();
+}
+
+// FeedCsv reads the sample CSV. Up to the header a bad line stops the run
+// (the file is most likely not a sample CSV); after it each bad row is
+// counted and skipped, and so is each row the session refuses, as
+// `schedcache feed` does. A read error (a truncated gzip file, a line over
+// the limit) stops the run.
+absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
+                     InputProblems& problems) {
+  ASSIGN_OR_RETURN(LineReader lines, LineReader::Open(options.input.path));
+  SampleCsvReader reader(lines);
+  const CpuMap& cpu_map = options.cpu_map;
+  while (true) {
+    absl::StatusOr<std::optional<CsvEvent>> next = reader.Next();
+    if (!next.ok()) {
+      if (!reader.header_seen() || !absl::IsInvalidArgument(next.status())) {
+        return next.status();
+      }
+      problems.Add(reader.line(), std::string(next.status().message()));
+      continue;
+    }
+    if (!next->has_value()) break;
+    feed.OnInputLine(reader.line());
+    RETURN_IF_ERROR(std::visit(
+        [&](auto& e) -> absl::Status {
+          e.cpu = cpu_map.Map(e.cpu);
+          if constexpr (std::is_same_v<std::decay_t<decltype(e)>, Sample>) {
+            return feed.OnSample(e);
+          } else {
+            return feed.OnHandOver(e);
+          }
+        },
+        **next));
+  }
+  if (feed.offered() == 0 && problems.count() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CSV '", options.input.path, "' has a header but no rows"));
   }
   return absl::OkStatus();
 }
 
-// FeedCsv reads the sample CSV. A bad line before the first good event
-// (the header, most often: the wrong file) stops the run; later bad lines
-// are counted as malformed and skipped, as a trace's are.
-absl::Status FeedCsv(const AbOptions& options, EventSink& sink,
-                     AbInput& input) {
-  const CpuMap& cpu_map = options.cpu_map;
-  std::ifstream file;
-  if (options.input.path != "-") {
-    file.open(options.input.path);
-    if (!file) {
-      return absl::NotFoundError(
-          absl::StrCat("input: cannot read CSV file ", options.input.path));
-    }
-  }
-  SampleCsvReader reader(options.input.path == "-" ? std::cin : file);
-  bool any = false;
-  while (true) {
-    absl::StatusOr<std::optional<CsvEvent>> next = reader.Next();
-    if (!next.ok()) {
-      if (!any) return next.status();
-      ++input.malformed_lines;
-      if (input.malformed_examples.size() < kKeptMalformed) {
-        input.malformed_examples.emplace_back(next.status().message());
-      }
-      continue;
-    }
-    if (!next->has_value()) return absl::OkStatus();
-    any = true;
-    CsvEvent& event = **next;
-    absl::Status applied = std::visit(
-        [&](auto& e) -> absl::Status {
-          e.cpu = cpu_map.Map(e.cpu);
-          if constexpr (std::is_same_v<std::decay_t<decltype(e)>, Sample>) {
-            return sink.OnSample(e);
-          } else {
-            return sink.OnHandOver(e);
-          }
-        },
-        event);
-    if (!applied.ok()) {
-      return absl::Status(applied.code(), absl::StrCat("line ", reader.line(),
-                                                       ": ", applied.message()));
-    }
-  }
+// FeedWorkload runs the generator, its placement steered by a reference
+// engine, into the session, and finishes it.
+absl::StatusOr<EngineReport> FeedWorkload(
+    const AbOptions& options, const PolicyRegistry& registry,
+    std::shared_ptr<const Topology> topology, AbCollector& collector,
+    AbSession& session, AbInput& input) {
+  ASSIGN_OR_RETURN(SessionSettings settings,
+                   ResolveSessionSettings(options.session, registry));
+  WorkloadOptions workload = options.workload;
+  workload.kind = options.input.workload;
+  workload.hz = options.hz;
+  workload.numa_preferred_node = settings.options.model.numa_balancing;
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<ReferencePlacement> reference,
+      ReferencePlacement::Create(topology, std::move(settings), registry));
+  EventFeed feed(collector, reference.get(), session, options.progress,
+                 /*problems=*/nullptr);
+  RETURN_IF_ERROR(
+      RunWorkload(*topology, workload, reference->Fn(), feed).status());
+  return feed.Finish(input);
+}
+
+// FeedRecorded replays a trace or a CSV into the session and finishes it.
+absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
+                                          const Topology& topology,
+                                          AbCollector& collector,
+                                          AbSession& session, AbInput& input) {
+  InputProblems problems;
+  EventFeed feed(collector, nullptr, session, options.progress, &problems);
+  RETURN_IF_ERROR(options.input.kind == AbInputSpec::Kind::kTrace
+                      ? FeedTrace(options, topology, feed, problems)
+                      : FeedCsv(options, feed, problems));
+  return feed.Finish(input);
 }
 
 std::string Describe(const AbOptions& options) {
@@ -268,28 +250,12 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
   input.topology = topology->Summary();
   input.topology_source = options.session.topology;
   input.hz = options.hz;
-  if (options.input.kind == AbInputSpec::Kind::kWorkload) {
-    ASSIGN_OR_RETURN(SessionSettings settings,
-                     ResolveSessionSettings(options.session, registry));
-    WorkloadOptions workload = options.workload;
-    workload.kind = options.input.workload;
-    workload.hz = options.hz;
-    workload.numa_preferred_node = settings.options.model.numa_balancing;
-    ASSIGN_OR_RETURN(
-        std::unique_ptr<ReferencePlacement> reference,
-        ReferencePlacement::Create(topology, std::move(settings), registry));
-    Feed feed(collector, reference.get(), *session, options.progress);
-    RETURN_IF_ERROR(
-        RunWorkload(*topology, workload, reference->Fn(), feed).status());
-    feed.Fill(input);
-  } else {
-    Feed feed(collector, nullptr, *session, options.progress);
-    RETURN_IF_ERROR(options.input.kind == AbInputSpec::Kind::kTrace
-                        ? FeedTrace(options, *topology, feed, input)
-                        : FeedCsv(options, feed, input));
-    feed.Fill(input);
-  }
-  ASSIGN_OR_RETURN(const EngineReport report, session->Finish());
+  ASSIGN_OR_RETURN(
+      const EngineReport report,
+      options.input.kind == AbInputSpec::Kind::kWorkload
+          ? FeedWorkload(options, registry, topology, collector, *session,
+                         input)
+          : FeedRecorded(options, *topology, collector, *session, input));
   RETURN_IF_ERROR(collector.status());
   if (scan_trace.has_value()) RETURN_IF_ERROR(scan_trace->Close());
   return collector.Build(report, std::move(input), session->reports_scans());

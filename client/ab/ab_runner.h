@@ -78,12 +78,17 @@ using SessionMaker = std::function<absl::StatusOr<std::unique_ptr<AbSession>>(
 SessionMaker InProcessSessions(const PolicyRegistry& registry);
 
 // RunAb runs the evaluation. `registry` holds the first policy for a
-// workload's reference engine. Returns the input's errors (NotFound for a
-// missing file; InvalidArgument naming a bad option, a CPU, the line of a
-// CSV that does not start with the header, or a CPU map given with a
-// workload input, which runs on the topology's own CPUs), the session's
-// errors, DataLoss when the scan trace cannot be written, or Unimplemented
-// when scan_trace is set and the session does not report single scans.
+// workload's reference engine. A bad line of a recorded input (one that
+// does not parse, or whose events the session refuses) is no error: it is
+// counted in AbInput::malformed_lines with its line (see event_feed.h).
+// Returns the input's errors (NotFound for a missing file; InvalidArgument
+// naming a bad option, a directory, a trace CPU outside the topology, a CSV
+// without the header, an input without a single event, or a CPU map given
+// with a workload input, which runs on the topology's own CPUs; DataLoss
+// for a truncated or corrupt gzip file; OutOfRange for a line over
+// LineReader::kMaxLineBytes), the session's errors, DataLoss when the scan
+// trace cannot be written, or Unimplemented when scan_trace is set and the
+// session does not report single scans.
 absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session);

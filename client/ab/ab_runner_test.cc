@@ -8,6 +8,8 @@
 // and both choose the same LLC (hackbench: >= 99% agreement).
 #include "client/ab/ab_runner.h"
 
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -210,17 +212,125 @@ TEST(AbCsv, AFileWithoutTheHeaderIsAnError) {
   EXPECT_THAT(result.status().message(), HasSubstr("header"));
 }
 
-TEST(AbCsv, ACpuOutsideTheTopologyNamesTheLine) {
-  const std::string path = WriteTemp(
-      "badcpu.csv",
-      "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
-      "footprint_pages,comm\n"
-      "1000,0,10,10,5,1,,,,app\n"
-      "2000,9,10,10,5,1,,,,app\n");
+const std::string kCsvHeader =
+    "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
+    "footprint_pages,comm\n";
+
+absl::StatusOr<AbResult> RunCsv(const std::string& name,
+                                const std::string& text) {
+  return RunAb(Csv(WriteTemp(name, text)), Registry(),
+               InProcessSessions(Registry()));
+}
+
+TEST(AbCsv, RowsTheSessionRefusesAreRejectedOnTheirOwnWithTheirLines) {
+  // Line 3: CPU 9 is not in the 4-CPU topology; line 4: nr_threads 0; line
+  // 5: time goes back on CPU 0. Lines 2 and 6 count: 3 ms + 3 ms.
+  absl::StatusOr<AbResult> result =
+      RunCsv("refused.csv", kCsvHeader +
+                                "4000000,0,10,10,3000000,1,2,,,app\n"
+                                "5000000,9,10,10,5,1,,,,app\n"
+                                "6000000,1,10,11,5,1,0,,,app\n"
+                                "1000,0,10,10,5,1,,,,app\n"
+                                "8000000,1,10,11,3000000,1,2,,,app\n");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->input.samples, 2u);
+  EXPECT_EQ(result->input.malformed_lines, 3u);
+  ASSERT_EQ(result->input.malformed_examples.size(), 3u);
+  EXPECT_THAT(result->input.malformed_examples[0], HasSubstr("line 3: cpu 9"));
+  EXPECT_EQ(result->input.malformed_examples[1],
+            "line 4: nr_threads 0 must be >= 1");
+  EXPECT_THAT(result->input.malformed_examples[2], HasSubstr("line 5: "));
+  ASSERT_EQ(result->processes.size(), 1u);
+  EXPECT_EQ(result->processes[0].runtime_ns, 6'000'000);
+}
+
+TEST(AbCsv, ValuesNearTheInt64LimitsGivePerRowResults) {
+  // The reproducer rows. Line 2 is an ordinary sample; whether the
+  // engine takes a sample at INT64_MAX (line 3) is the engine's rule; line 4
+  // is refused either way (its delta is negative, and after line 3 its time
+  // also goes back on CPU 0). Every row has its own result, and nothing on
+  // the way overflows (the runtime is 1000 ns per sample taken).
+  absl::StatusOr<AbResult> result =
+      RunCsv("limits.csv", kCsvHeader +
+                               "0,0,1,1,1000,1,,,,\n"
+                               "9223372036854775807,0,1,1,1000,1,,,,\n"
+                               "5,0,1,1,-9223372036854775808,1,,,,\n");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GE(result->input.samples, 1u);
+  EXPECT_EQ(result->input.samples + result->input.malformed_lines, 3u);
+  ASSERT_FALSE(result->input.malformed_examples.empty());
+  EXPECT_THAT(result->input.malformed_examples.back(),
+              ::testing::StartsWith("line 4: "));
+  EXPECT_GE(result->input.duration_ns, 0);
+  ASSERT_EQ(result->processes.size(), 1u);
+  EXPECT_EQ(result->processes[0].runtime_ns,
+            1000 * static_cast<int64_t>(result->input.samples));
+}
+
+TEST(AbCsv, NumbersOutOfRangeAreRejectedRowByRow) {
+  absl::StatusOr<AbResult> result =
+      RunCsv("range.csv", kCsvHeader +
+                              "9223372036854775808,0,1,1,1000,1,,,,\n"
+                              "1000,0,1,1,1000,1,,,,\n");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->input.samples, 1u);
+  ASSERT_EQ(result->input.malformed_examples.size(), 1u);
+  EXPECT_THAT(result->input.malformed_examples[0],
+              HasSubstr("line 2: column timestamp_ns: "
+                        "\"9223372036854775808\" is not an integer from"));
+}
+
+TEST(AbCsv, AHeaderWithoutRowsSaysSo) {
+  absl::StatusOr<AbResult> result = RunCsv("header-only.csv", kCsvHeader);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), HasSubstr("has a header but no rows"));
+}
+
+// GzipFile writes `text` gzip'd to a temp file and returns its path.
+std::string GzipFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  gzFile out = gzopen(path.c_str(), "wb");
+  EXPECT_NE(out, nullptr);
+  EXPECT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  gzclose(out);
+  return path;
+}
+
+TEST(AbCsv, ATruncatedGzipFileIsDataLossNotHalfARun) {
+  std::string text = kCsvHeader;
+  for (int i = 1; i <= 100000; ++i) {
+    text += std::to_string(i * 1000) + ",0,10,10,1000,1,,,,app\n";
+  }
+  const std::string path = GzipFile("cut.csv.gz", text);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
   absl::StatusOr<AbResult> result =
       RunAb(Csv(path), Registry(), InProcessSessions(Registry()));
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(result.status().message(), HasSubstr(path));
+  EXPECT_THAT(result.status().message(), HasSubstr("truncated"));
+}
+
+AbOptions Trace(const std::string& path) {
+  AbOptions options = Csv(path);
+  options.input.kind = AbInputSpec::Kind::kTrace;
+  return options;
+}
+
+TEST(AbTrace, AnEmptyTraceAndOneWithoutSchedulerLinesSaySo) {
+  const std::string empty = WriteTemp("empty.trace", "");
+  absl::StatusOr<AbResult> result =
+      RunAb(Trace(empty), Registry(), InProcessSessions(Registry()));
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(result.status().message(), HasSubstr("line 3"));
+  EXPECT_EQ(result.status().message(), "trace '" + empty + "' is empty");
+
+  // gzip of text that is no trace: it decompresses fine, to 3 other lines.
+  const std::string other = GzipFile("other.trace.gz", "a\nb\nc\n");
+  result = RunAb(Trace(other), Registry(), InProcessSessions(Registry()));
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("has no sched_switch, sched_migrate_task or "
+                        "sched_process_exit line in its 3 lines"));
 }
 
 // Every recorded trace replays without a malformed line, on its own host's

@@ -16,6 +16,7 @@
 #ifndef SCHEDCACHE_CLIENT_AB_AB_SESSION_H_
 #define SCHEDCACHE_CLIENT_AB_AB_SESSION_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,10 +38,30 @@ class AbObserver {
   virtual void OnPreferenceChange(const PreferenceChange& change) = 0;
 };
 
+// DeferredRejection is an event a session refused after it was given (a
+// server reports them when the stream ends), named by its position among
+// the events given, counting from 0.
+struct DeferredRejection {
+  uint64_t index = 0;
+  std::string reason;
+};
+
+// SessionOutcome is what a finished session gives back.
+struct SessionOutcome {
+  EngineReport report;
+  uint64_t deferred_rejections = 0;        // exact count
+  std::vector<DeferredRejection> first_deferred;  // the first few, in order
+};
+
+// A session is an EventSink whose OnSample/OnHandOver return
+// InvalidArgument for an event it refuses (the session is then unchanged and
+// takes the next event; in-process sessions do), and any other error when it
+// cannot go on. A session may instead accept every event and report the
+// refused ones from Finish (a server does).
 class AbSession : public EventSink {
  public:
-  // Finish returns the report once every event was given; call once.
-  virtual absl::StatusOr<EngineReport> Finish() = 0;
+  // Finish returns the outcome once every event was given; call once.
+  virtual absl::StatusOr<SessionOutcome> Finish() = 0;
   // reports_scans is true when the observer hears of every executed scan
   // (per-scan traces and exact histograms are then available).
   virtual bool reports_scans() const = 0;

@@ -23,7 +23,10 @@ class InProcessSession : public AbSession {
   absl::Status OnHandOver(const HandOver& hand_over) override {
     return engine_->ApplyHandOver(hand_over);
   }
-  absl::StatusOr<EngineReport> Finish() override { return engine_->Report(); }
+  absl::StatusOr<SessionOutcome> Finish() override {
+    // Every refusal was returned by OnSample/OnHandOver: none is deferred.
+    return SessionOutcome{engine_->Report(), 0, {}};
+  }
   bool reports_scans() const override { return true; }
   bool enabled() const override { return engine_->enabled(); }
 

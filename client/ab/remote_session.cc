@@ -95,7 +95,7 @@ class RemoteSession : public AbSession {
     return writer_->Add(hand_over);
   }
 
-  absl::StatusOr<EngineReport> Finish() override {
+  absl::StatusOr<SessionOutcome> Finish() override {
     absl::StatusOr<v1::IngestSummary> summary = writer_->Finish();
     absl::StatusOr<v1::Report> report =
         summary.ok() ? client_->GetReport(session_.name())
@@ -106,11 +106,12 @@ class RemoteSession : public AbSession {
     reader_.join();
     RETURN_IF_ERROR(report.status());
     RETURN_IF_ERROR(deleted);
-    if (summary->rejected() > 0) {
-      const v1::Rejection& first = summary->first_rejections(0);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the server rejected ", summary->rejected(), " events; the first, ",
-          "event ", first.index(), ": ", first.reason()));
+    SessionOutcome outcome;
+    outcome.report = FromProto(*report);
+    outcome.deferred_rejections = summary->rejected();
+    for (const v1::Rejection& rejection : summary->first_rejections()) {
+      outcome.first_deferred.push_back(
+          DeferredRejection{rejection.index(), rejection.reason()});
     }
     uint64_t missed = 0;
     for (const v1::PreferenceChange& c : log_.Take(missed)) {
@@ -123,7 +124,7 @@ class RemoteSession : public AbSession {
           " preference changes for this slow watcher (schedcached "
           "--max_watch_queue); the per-process results would be wrong"));
     }
-    return FromProto(*report);
+    return outcome;
   }
 
   bool reports_scans() const override { return false; }

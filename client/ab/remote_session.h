@@ -7,7 +7,8 @@
 // --scan-trace and the exact histograms are not available this way.
 // Preference changes are collected by a reader thread while events flow and
 // handed to the observer in Finish, on the calling thread, in the order the
-// server sent them.
+// server sent them. Events the server refuses are reported from Finish
+// (SessionOutcome::first_deferred, by stream position), not as errors.
 //
 // Thread contract: thread-compatible; owns one reader thread between
 // creation and Finish (or destruction).

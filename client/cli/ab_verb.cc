@@ -45,7 +45,9 @@ class AbVerb : public Verb {
   void DefineFlags(FlagSet& flags) override {
     flags.AddString(
         "--input", "INPUT",
-        "trace:PATH, csv:PATH, workload:redis or workload:hackbench", &input_);
+        "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin), "
+        "workload:redis or workload:hackbench",
+        &input_);
     flags.AddString("--topology", "SOURCE",
                     "host, synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH",
                     &command_.options.session.topology);

@@ -1,11 +1,16 @@
 #include "client/csv/sample_csv.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "client/trace/quoted_input.h"
+#include "common/status_macros.h"
 
 namespace schedcache {
 namespace {
@@ -31,17 +36,31 @@ constexpr std::array<absl::string_view, kColumns> kColumnNames = {
 absl::Status BadColumn(Column column, absl::string_view text,
                        absl::string_view expected) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "column ", kColumnNames[column], ": \"", text, "\" is not ", expected));
+      "column ", kColumnNames[column], ": ", QuoteInput(text), " is not ",
+      expected));
 }
 
-// Int reads a required integer column.
+// IsDecimal tells whether `text` is an optionally signed run of digits.
+bool IsDecimal(absl::string_view text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    text.remove_prefix(1);
+  }
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+// Int reads a required integer column; a number outside T is named so.
 template <typename T>
 absl::StatusOr<T> Int(Column column, absl::string_view text) {
+  const absl::string_view digits = absl::StripAsciiWhitespace(text);
   T value;
-  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) {
-    return BadColumn(column, text, "an integer");
-  }
-  return value;
+  if (absl::SimpleAtoi(digits, &value)) return value;
+  if (!IsDecimal(digits)) return BadColumn(column, text, "an integer");
+  return BadColumn(column, text,
+                   absl::StrCat("an integer from ",
+                                std::numeric_limits<T>::min(), " to ",
+                                std::numeric_limits<T>::max()));
 }
 
 // OptionalInt reads a column where empty means `unchanged`.
@@ -121,30 +140,34 @@ absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row) {
 }
 
 absl::StatusOr<std::optional<CsvEvent>> SampleCsvReader::Next() {
-  while (std::getline(in_, text_)) {
-    ++line_;
-    if (!text_.empty() && text_.back() == '\r') text_.pop_back();
-    const absl::string_view trimmed = absl::StripAsciiWhitespace(text_);
+  while (true) {
+    ASSIGN_OR_RETURN(const std::optional<std::string_view> text,
+                     lines_.NextLine());
+    if (!text.has_value()) break;
+    absl::string_view row(text->data(), text->size());
+    absl::ConsumeSuffix(&row, "\r");
+    const absl::string_view trimmed = absl::StripAsciiWhitespace(row);
     if (trimmed.empty() || trimmed.front() == '#') continue;
     if (!header_seen_) {
       if (trimmed != kSampleCsvHeader) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "line ", line_, ": expected the header \"", kSampleCsvHeader,
-            "\", found \"", trimmed, "\""));
+            "line ", line(), ": expected the header \"", kSampleCsvHeader,
+            "\", found ", QuoteInput(trimmed)));
       }
       header_seen_ = true;
       continue;
     }
-    absl::StatusOr<CsvEvent> event = ParseSampleCsvRow(text_);
+    absl::StatusOr<CsvEvent> event = ParseSampleCsvRow(row);
     if (!event.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("line ", line_, ": ", event.status().message()));
+          absl::StrCat("line ", line(), ": ", event.status().message()));
     }
     return std::optional<CsvEvent>(*std::move(event));
   }
   if (!header_seen_) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "no header line \"", kSampleCsvHeader, "\" (empty input)"));
+        "'", lines_.path(), "' has no header line \"", kSampleCsvHeader,
+        "\" (", line() == 0 ? "it is empty" : "only blank or # lines", ")"));
   }
   return std::optional<CsvEvent>();
 }

@@ -8,20 +8,21 @@
 // Empty nr_threads, numa_node and footprint_pages mean "unchanged";
 // numa_node -1 means "no preferred node". tick is 0/1 (or false/true,
 // empty = 0). comm is the rest of the line, so it may contain commas.
-// Blank lines and lines starting with '#' are skipped.
+// Blank lines and lines starting with '#' are skipped. The file is read
+// through LineReader, so it may be gzip, and a line is at most
+// LineReader::kMaxLineBytes.
 //
 // Thread contract: SampleCsvReader is thread-compatible; ParseSampleCsvRow
 // is a pure function.
 #ifndef SCHEDCACHE_CLIENT_CSV_SAMPLE_CSV_H_
 #define SCHEDCACHE_CLIENT_CSV_SAMPLE_CSV_H_
 
-#include <istream>
+#include <cstdint>
 #include <optional>
-#include <string>
-#include <variant>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "client/trace/line_reader.h"
 #include "policies/sample.h"
 
 namespace schedcache {
@@ -34,32 +35,34 @@ inline constexpr absl::string_view kSampleCsvHeader =
 using CsvEvent = Event;
 
 // ParseSampleCsvRow parses one data row. Returns InvalidArgument naming the
-// column and its text.
+// column and its text (quoted by QuoteInput), e.g. an integer out of its
+// column's range.
 absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row);
 
-// SampleCsvReader reads events from a stream, checking the header first.
+// SampleCsvReader reads events from a LineReader, checking the header first.
 class SampleCsvReader {
  public:
-  // `in` must outlive the reader.
-  explicit SampleCsvReader(std::istream& in) : in_(in) {}
+  // `lines` must outlive the reader.
+  explicit SampleCsvReader(LineReader& lines) : lines_(lines) {}
 
-  // Next returns the next event, std::nullopt at the end of input, or
-  // InvalidArgument naming the line number (and column) of a bad line or a
-  // missing header. A bad row is consumed: to skip and count malformed rows
-  // (feed and ab do), call Next again once header_seen(); before it, the
-  // input is most likely not this format at all.
+  // Next returns the next event, or std::nullopt at the end of the input.
+  // A bad row gives InvalidArgument naming its line (and column); the row
+  // is consumed, so to reject bad rows one by one (feed and ab do) call
+  // Next again, once header_seen(): before it, the input is most likely not
+  // this format at all, and an input without the header is InvalidArgument
+  // too. Any other code ends the input (LineReader's DataLoss for a
+  // truncated gzip file or a read error, OutOfRange for a line over the
+  // line limit).
   absl::StatusOr<std::optional<CsvEvent>> Next();
 
   // header_seen tells whether the header line has been read.
   bool header_seen() const { return header_seen_; }
 
   // line is the number of the last line read (1-based).
-  int line() const { return line_; }
+  int64_t line() const { return lines_.line_number(); }
 
  private:
-  std::istream& in_;
-  std::string text_;
-  int line_ = 0;
+  LineReader& lines_;
   bool header_seen_ = false;
 };
 

@@ -1,13 +1,18 @@
 #include "client/csv/sample_csv.h"
 
-#include <sstream>
 #include <string>
 #include <variant>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace schedcache {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kHeader(kSampleCsvHeader);
 
 TEST(ParseSampleCsvRow, SampleWithEveryColumn) {
   absl::StatusOr<CsvEvent> event =
@@ -72,9 +77,10 @@ TEST(ParseSampleCsvRow, BadValuesNameTheColumn) {
 }
 
 TEST(SampleCsvReader, ReadsEventsAfterHeaderSkippingComments) {
-  std::istringstream in(std::string(kSampleCsvHeader) +
-                        "\n# a comment\n\n1,0,1,1,5,1,,,,\r\n2,0,0,0,,,,,,\n");
-  SampleCsvReader reader(in);
+  const std::string text =
+      kHeader + "\n# a comment\n\n1,0,1,1,5,1,,,,\r\n2,0,0,0,,,,,,\n";
+  LineReader lines = LineReader::FromText(text, "test.csv");
+  SampleCsvReader reader(lines);
   absl::StatusOr<std::optional<CsvEvent>> first = reader.Next();
   ASSERT_TRUE(first.ok() && first->has_value()) << first.status();
   EXPECT_TRUE(std::holds_alternative<Sample>(**first));
@@ -87,16 +93,17 @@ TEST(SampleCsvReader, ReadsEventsAfterHeaderSkippingComments) {
 }
 
 TEST(SampleCsvReader, MissingHeaderIsAnError) {
-  std::istringstream in("1,0,1,1,5,1,,,,\n");
-  SampleCsvReader reader(in);
+  LineReader lines = LineReader::FromText("1,0,1,1,5,1,,,,\n", "test.csv");
+  SampleCsvReader reader(lines);
   absl::StatusOr<std::optional<CsvEvent>> event = reader.Next();
   ASSERT_FALSE(event.ok());
   EXPECT_NE(event.status().message().find("line 1"), absl::string_view::npos);
 }
 
 TEST(SampleCsvReader, BadRowNamesItsLine) {
-  std::istringstream in(std::string(kSampleCsvHeader) + "\n1,0,1,1,5,1,,,,\nbad\n");
-  SampleCsvReader reader(in);
+  const std::string text = kHeader + "\n1,0,1,1,5,1,,,,\nbad\n";
+  LineReader lines = LineReader::FromText(text, "test.csv");
+  SampleCsvReader reader(lines);
   ASSERT_TRUE(reader.Next().ok());
   absl::StatusOr<std::optional<CsvEvent>> event = reader.Next();
   ASSERT_FALSE(event.ok());
@@ -104,9 +111,9 @@ TEST(SampleCsvReader, BadRowNamesItsLine) {
 }
 
 TEST(SampleCsvReader, ReadingContinuesAfterABadRow) {
-  std::istringstream in(std::string(kSampleCsvHeader) +
-                        "\n1,x,1,1,5,1,,,,\n2,0,1,1,5,1,,,,\n");
-  SampleCsvReader reader(in);
+  const std::string text = kHeader + "\n1,x,1,1,5,1,,,,\n2,0,1,1,5,1,,,,\n";
+  LineReader lines = LineReader::FromText(text, "test.csv");
+  SampleCsvReader reader(lines);
   EXPECT_FALSE(reader.header_seen());
   absl::StatusOr<std::optional<CsvEvent>> bad = reader.Next();
   ASSERT_FALSE(bad.ok());
@@ -120,10 +127,78 @@ TEST(SampleCsvReader, ReadingContinuesAfterABadRow) {
 }
 
 TEST(SampleCsvReader, HeaderIsNotSeenAfterAWrongFirstLine) {
-  std::istringstream in("not,a,header\n");
-  SampleCsvReader reader(in);
+  LineReader lines = LineReader::FromText("not,a,header\n", "test.csv");
+  SampleCsvReader reader(lines);
   EXPECT_FALSE(reader.Next().ok());
   EXPECT_FALSE(reader.header_seen());
+}
+
+TEST(ParseSampleCsvRow, ExtremeButRepresentableValuesParse) {
+  // The reproducer rows of issue 10: every value fits its column, so the
+  // parser accepts them and the engine rules on them (a negative delta is
+  // the engine's "must not be negative").
+  absl::StatusOr<CsvEvent> max_time =
+      ParseSampleCsvRow("9223372036854775807,0,1,1,1000,1,,,,");
+  ASSERT_TRUE(max_time.ok()) << max_time.status();
+  EXPECT_EQ(std::get<Sample>(*max_time).timestamp_ns, INT64_MAX);
+  absl::StatusOr<CsvEvent> min_delta =
+      ParseSampleCsvRow("5,0,1,1,-9223372036854775808,1,,,,");
+  ASSERT_TRUE(min_delta.ok()) << min_delta.status();
+  EXPECT_EQ(std::get<Sample>(*min_delta).delta_ns, INT64_MIN);
+}
+
+TEST(ParseSampleCsvRow, NumbersOutOfTheirColumnsRangeSaySo) {
+  EXPECT_EQ(ParseSampleCsvRow("9223372036854775808,0,1,1,1,0,,,,")
+                .status()
+                .message(),
+            "column timestamp_ns: \"9223372036854775808\" is not an integer "
+            "from -9223372036854775808 to 9223372036854775807");
+  EXPECT_EQ(ParseSampleCsvRow("1,0,1,1,1,0,2147483648,,,").status().message(),
+            "column nr_threads: \"2147483648\" is not an integer from "
+            "-2147483648 to 2147483647");
+  EXPECT_EQ(ParseSampleCsvRow("1,0,1,1,1e3,0,,,,").status().message(),
+            "column delta_ns: \"1e3\" is not an integer");
+}
+
+TEST(ParseSampleCsvRow, ControlBytesOfABadFieldAreEscaped) {
+  const absl::Status status =
+      ParseSampleCsvRow("1,\x1b[2J\x01,1,1,1,0,,,,").status();
+  EXPECT_EQ(status.message(),
+            "column cpu: \"\\x1b[2J\\x01\" is not an integer");
+}
+
+TEST(SampleCsvReader, AWrongHeaderIsQuotedEscapedAndCut) {
+  const std::string text = std::string(5000, 'a') + "\x01\n";
+  LineReader lines = LineReader::FromText(text, "wrong.csv");
+  SampleCsvReader reader(lines);
+  const absl::Status status = reader.Next().status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("line 1: expected the header"));
+  EXPECT_THAT(status.message(), HasSubstr("...\" (5001 bytes)"));
+  EXPECT_THAT(status.message(), Not(HasSubstr("\x01")));
+  EXPECT_LT(status.message().size(), 400u) << status.message();
+}
+
+TEST(SampleCsvReader, ATenMegabyteHeaderIsReportedByItsLength) {
+  const std::string text = std::string(10 * 1024 * 1024, 'a') + "\n";
+  LineReader lines = LineReader::FromText(text, "huge.csv");
+  SampleCsvReader reader(lines);
+  const absl::Status status = reader.Next().status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(status.message(), HasSubstr("'huge.csv' line 1 has at least"));
+  EXPECT_LT(status.message().size(), 300u) << status.message();
+  EXPECT_FALSE(reader.header_seen());
+}
+
+TEST(SampleCsvReader, EmptyAndCommentOnlyInputsHaveNoHeader) {
+  LineReader empty = LineReader::FromText("", "empty.csv");
+  EXPECT_EQ(SampleCsvReader(empty).Next().status().message(),
+            "'empty.csv' has no header line \"" + kHeader +
+                "\" (it is empty)");
+  LineReader comments = LineReader::FromText("# only\n\n", "comments.csv");
+  EXPECT_EQ(SampleCsvReader(comments).Next().status().message(),
+            "'comments.csv' has no header line \"" + kHeader +
+                "\" (only blank or # lines)");
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #ifndef SCHEDCACHE_CLIENT_TRACE_EVENT_SINK_H_
 #define SCHEDCACHE_CLIENT_TRACE_EVENT_SINK_H_
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "policies/sample.h"
 
@@ -25,6 +27,11 @@ class EventSink {
   // OnHandOver receives one CPU hand-over (tgid 0, tid 0: the CPU went
   // idle). A non-OK status stops the producer.
   virtual absl::Status OnHandOver(const HandOver& hand_over) = 0;
+  // OnInputLine says that the events that follow come from line `line`
+  // (1-based) of the input file, so that a sink can name the line of an
+  // event it refuses. Producers without lines (the workload generator)
+  // never call it.
+  virtual void OnInputLine(int64_t /*line*/) {}
 };
 
 }  // namespace schedcache

@@ -8,11 +8,13 @@
 namespace schedcache {
 namespace {
 
-// FirstGridPointAtOrAfter returns the smallest multiple of `tick` >= t.
+// FirstGridPointAtOrAfter returns the smallest multiple of `tick` >= t, or
+// INT64_MAX when that multiple is not representable (no tick is left).
+// REQUIRES: t >= 0, tick > 0.
 int64_t FirstGridPointAtOrAfter(int64_t t, int64_t tick) {
-  int64_t q = t / tick;
-  if (q * tick < t) ++q;  // division truncates toward zero
-  return q * tick;
+  const int64_t below = t / tick * tick;  // <= t, so no overflow
+  if (below == t) return t;
+  return below > INT64_MAX - tick ? INT64_MAX : below + tick;
 }
 
 }  // namespace
@@ -30,6 +32,10 @@ SchedStateMachine::CpuState& SchedStateMachine::Cpu(int32_t cpu) {
 }
 
 absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
+  if (timestamp_ns < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timestamp_ns ", timestamp_ns, " is negative; times start at 0"));
+  }
   if (timestamp_ns < now_ns_) {
     return absl::InvalidArgumentError(
         absl::StrCat("timestamp_ns ", timestamp_ns, " is before ", now_ns_,
@@ -50,7 +56,8 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
       RETURN_IF_ERROR(EmitSample(static_cast<int32_t>(cpu), c.tid, grid,
                                  /*tick=*/true));
     }
-    next_grid_ns_ += tick_ns_;
+    // Past the last representable grid point no tick is left.
+    next_grid_ns_ = grid > INT64_MAX - tick_ns_ ? INT64_MAX : grid + tick_ns_;
   }
   return absl::OkStatus();
 }
@@ -147,6 +154,8 @@ absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
   sample.nr_threads = std::max(threads_.LiveThreads(info->tgid), 1);
   sample.comm = info->comm;
   c.accounted_ns = timestamp_ns;
+  // The deltas of one CPU cover disjoint stretches of [0, INT64_MAX], so
+  // their sum cannot overflow.
   runtime_ns_[cpu] += sample.delta_ns;
   ++counters_.samples;
   if (tick) ++counters_.tick_samples;

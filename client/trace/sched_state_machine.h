@@ -78,12 +78,15 @@ class SchedStateMachine {
   SchedStateMachine(int hz, EventSink& sink);
 
   // AdvanceTo emits every tick strictly before `timestamp_ns`. Returns
-  // InvalidArgument when time goes backwards, or the sink's error.
+  // InvalidArgument when the time is negative or goes backwards, or the
+  // sink's error. Times are 0..INT64_MAX: no delta, grid point or sum of
+  // runtimes can then overflow. The machine ticks through any gap it is
+  // given; its producer bounds gaps (trace replay: kMaxTraceGapNs).
   absl::Status AdvanceTo(int64_t timestamp_ns);
 
   // Switch applies one context switch (after the ticks before it). Returns
-  // InvalidArgument for a negative CPU or a time going backwards, or the
-  // sink's error.
+  // InvalidArgument for a negative CPU, a negative time or one going
+  // backwards, or the sink's error.
   absl::Status Switch(const SwitchEvent& event);
 
   // Exit records that thread `tid` exited (kernel: sched_process_exit): its

@@ -1,5 +1,6 @@
 #include "client/trace/sched_state_machine.h"
 
+#include <cstdint>
 #include <vector>
 
 #include "client/trace/recording_sink.h"
@@ -107,5 +108,44 @@ TEST(SchedStateMachine, RejectsTimeGoingBackwards) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(SchedStateMachine, RejectsNegativeTimes) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  const absl::Status status = machine.Switch(Switch(-5, 0, 0, 7));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "timestamp_ns -5 is negative; times start at 0");
+  EXPECT_TRUE(sink.events().empty());
+}
+
+TEST(SchedStateMachine, TicksUpToInt64MaxWithoutOverflow) {
+  // At HZ 1 the grid is every 1e9 ns. INT64_MAX is 9223372036854775807, so
+  // the last grid points are ...035000000000 and ...036000000000; the next
+  // (...037000000000) is past INT64_MAX. A thread switched in 2.5 s before
+  // INT64_MAX gets those two ticks and no more.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1, sink);
+  const int64_t start = INT64_MAX - 2'500'000'000;  // ...034354775807
+  ASSERT_TRUE(machine.Switch(Switch(start, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(INT64_MAX - 1, 0, 10, 12, 12)).ok());
+  ASSERT_TRUE(machine.Finish(INT64_MAX).ok());  // 12 runs; no grid point left
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0].timestamp_ns, 9'223'372'035'000'000'000);
+  EXPECT_EQ(samples[0].delta_ns, 645'224'193);  // 035000000000 - 034354775807
+  EXPECT_EQ(samples[1].timestamp_ns, 9'223'372'036'000'000'000);
+  EXPECT_EQ(samples[1].delta_ns, 1'000'000'000);
+  EXPECT_FALSE(samples[2].tick);  // the switch-out at INT64_MAX - 1
+  EXPECT_EQ(samples[2].delta_ns, 854'775'806);
+  EXPECT_EQ(machine.runtime_ns()[0], 2'499'999'999);  // the sum of the three
+}
+
+TEST(SchedStateMachine, AStartPastTheLastGridPointNeverTicks) {
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1, sink);
+  ASSERT_TRUE(machine.Switch(Switch(INT64_MAX - 5, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Finish(INT64_MAX).ok());
+  EXPECT_TRUE(sink.Samples().empty());
+  EXPECT_EQ(sink.HandOvers().size(), 1u);
+}
 }  // namespace
 }  // namespace schedcache

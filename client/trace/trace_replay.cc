@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/trace/line_reader.h"
+#include "client/trace/quoted_input.h"
 #include "client/trace/sched_state_machine.h"
 #include "client/trace/trace_line.h"
 #include "common/status_macros.h"
@@ -15,13 +16,11 @@ namespace {
 
 using Kind = TraceLine::Kind;
 
-constexpr size_t kKeptLineChars = 200;
-
 // TraceReplayer feeds parsed lines to a SchedStateMachine and keeps stats.
 class TraceReplayer {
  public:
   TraceReplayer(const TraceOptions& options, EventSink& sink)
-      : options_(options), machine_(options.hz, sink) {}
+      : options_(options), sink_(sink), machine_(options.hz, sink) {}
 
   absl::Status ReplayLine(std::string_view text) {
     ++stats_.lines;
@@ -33,6 +32,15 @@ class TraceReplayer {
     }
     if (line.kind != Kind::kOtherSched && line.timestamp_ns < last_used_ns_) {
       CountMalformed("timestamp is before the previous scheduler event", text);
+      return absl::OkStatus();
+    }
+    // Trace timestamps are below 10^18 ns (9 digits of seconds), so the
+    // difference cannot overflow.
+    if (seen_any_ &&
+        line.timestamp_ns - stats_.last_timestamp_ns > kMaxTraceGapNs) {
+      CountMalformed("timestamp jumps more than 3600 s past the previous "
+                     "scheduler event (a corrupted timestamp?)",
+                     text);
       return absl::OkStatus();
     }
     if (!seen_any_) {
@@ -49,6 +57,7 @@ class TraceReplayer {
 
     ASSIGN_OR_RETURN(const int32_t cpu, MapCpu(line.cpu));
     last_used_ns_ = line.timestamp_ns;
+    sink_.OnInputLine(stats_.lines);
     ++stats_.sched_events;
     stats_.cpus_seen.Set(cpu);
     switch (line.kind) {
@@ -110,25 +119,24 @@ class TraceReplayer {
   void CountMalformed(std::string_view error, std::string_view text) {
     ++stats_.malformed_lines;
     if (stats_.first_malformed.size() < ReplayStats::kKeptMalformed) {
-      stats_.first_malformed.push_back(
-          MalformedLine{stats_.lines, std::string(error),
-                        std::string(text.substr(0, kKeptLineChars))});
+      stats_.first_malformed.push_back(MalformedLine{
+          stats_.lines, std::string(error),
+          QuoteInput(absl::string_view(text.data(), text.size()))});
     }
   }
 
   const TraceOptions& options_;
+  EventSink& sink_;
   SchedStateMachine machine_;
   ReplayStats stats_;
   bool seen_any_ = false;
   int64_t last_used_ns_ = INT64_MIN;
 };
 
-}  // namespace
-
-absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
-                                            const TraceOptions& options,
-                                            EventSink& sink) {
-  ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(path));
+// Replay replays every line of `reader`.
+absl::StatusOr<ReplayStats> Replay(LineReader& reader,
+                                   const TraceOptions& options,
+                                   EventSink& sink) {
   TraceReplayer replayer(options, sink);
   while (true) {
     ASSIGN_OR_RETURN(std::optional<std::string_view> line, reader.NextLine());
@@ -138,16 +146,20 @@ absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
   return std::move(replayer).Finish();
 }
 
+}  // namespace
+
+absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
+                                            const TraceOptions& options,
+                                            EventSink& sink) {
+  ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(path));
+  return Replay(reader, options, sink);
+}
+
 absl::StatusOr<ReplayStats> ReplayTraceText(std::string_view text,
                                             const TraceOptions& options,
                                             EventSink& sink) {
-  TraceReplayer replayer(options, sink);
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    RETURN_IF_ERROR(replayer.ReplayLine(text.substr(0, nl)));
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-  }
-  return std::move(replayer).Finish();
+  LineReader reader = LineReader::FromText(text, "trace text");
+  return Replay(reader, options, sink);
 }
 
 }  // namespace schedcache

@@ -13,7 +13,14 @@
 // goes backwards, is counted as malformed and skipped (the first few are
 // kept with their line numbers).
 //
-// Streaming: one pass, memory bounded by CPUs and live threads.
+// Time jumps: a scheduler line more than kMaxTraceGapNs after the latest
+// one before it is malformed too. No real trace goes an hour without a
+// context switch, but one corrupted digit of the seconds does, and replaying
+// it would tick every running thread through the whole gap (1/HZ apart);
+// the engine's max_clock_jump_ns (default also 3600 s) would refuse it.
+//
+// Streaming: one pass through LineReader (line_reader.h: the line limit,
+// gzip, truncated files), memory bounded by CPUs and live threads.
 //
 // Thread contract: each call is independent; the sink is called from the
 // calling thread only.
@@ -34,6 +41,10 @@
 
 namespace schedcache {
 
+// kMaxTraceGapNs is the longest step forward in time between two scheduler
+// lines of a trace: 3600 s.
+inline constexpr int64_t kMaxTraceGapNs = int64_t{3600} * 1'000'000'000;
+
 struct TraceOptions {
   // hz is the scheduler tick rate: ticks every 1e9 / hz ns (kernel CONFIG_HZ).
   int hz = 250;
@@ -48,7 +59,7 @@ struct TraceOptions {
 struct MalformedLine {
   int64_t line_number = 0;  // 1-based
   std::string error;
-  std::string text;  // the line, cut to 200 characters
+  std::string text;  // the line as QuoteInput shows it (escaped, cut)
 };
 
 // ReplayStats says what a replay read and emitted.
@@ -77,9 +88,14 @@ struct ReplayStats {
 };
 
 // ReplayTraceFile replays the trace at `path` ("-": standard input), plain
-// or gzip. Returns NotFound/PermissionDenied when it cannot be opened,
-// DataLoss on a read error, InvalidArgument (naming the line and CPU) when a
-// CPU is outside options.topology after the cpu map, or the sink's error.
+// or gzip, calling sink.OnInputLine before the events of each line. Returns
+// LineReader's errors (NotFound/PermissionDenied when it cannot be opened,
+// InvalidArgument for a directory, DataLoss for a truncated or corrupt gzip
+// file or a read error, OutOfRange for a line over the limit),
+// InvalidArgument (naming the line and CPU) when a CPU is outside
+// options.topology after the cpu map, or the sink's error. A trace without a
+// single scheduler event replays to empty stats (sched_events 0); callers
+// that need events say so.
 absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
                                             const TraceOptions& options,
                                             EventSink& sink);

@@ -247,6 +247,94 @@ TEST(TraceReplay, CpuOutsideTheTopologyIsAnErrorUnlessMapped) {
   }
 }
 
+TEST(TraceReplay, AJumpOfMoreThanAnHourIsMalformedAndTicksNothing) {
+  // One corrupted seconds digit: 10.000900 read as 99990.000900, while srv
+  // runs on CPU 1. Replayed, it would tick srv every 4 ms through 27 hours
+  // (25 million samples) and make every later line go back in time.
+  std::string text = kWithTgid;
+  const size_t exit_at = text.find("10.000900");
+  ASSERT_NE(exit_at, std::string::npos);
+  text.replace(exit_at, 9, "99990.000900");
+  RecordingSink corrupted, clean;
+  absl::StatusOr<ReplayStats> stats = Replay(text, corrupted);
+  absl::StatusOr<ReplayStats> reference = Replay(kWithTgid, clean);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  EXPECT_EQ(stats->malformed_lines, 1);
+  ASSERT_EQ(stats->first_malformed.size(), 1u);
+  EXPECT_EQ(stats->first_malformed[0].line_number, 5);
+  EXPECT_NE(stats->first_malformed[0].error.find("more than 3600 s"),
+            std::string::npos);
+  // Only the exit line is lost (srv-io then counts as alive to its end):
+  // the same samples as the clean replay, up to the same end.
+  EXPECT_EQ(stats->samples, reference->samples);
+  EXPECT_EQ(stats->last_timestamp_ns, reference->last_timestamp_ns);
+}
+
+TEST(TraceReplay, AGapOfExactlyAnHourIsReplayedTickByTick) {
+  // At HZ 1, thread 5 runs from 10 s to 3610 s: ticks at 11, 12, ... 3609
+  // (3599 grid points strictly inside), then its switch-out.
+  const std::string text =
+      "  <idle>-0 [000] d..2. 10.000000000: sched_switch: prev_comm=swapper "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=5 "
+      "next_prio=120\n"
+      "  w-5 [000] d..2. 3610.000000000: sched_switch: prev_comm=w prev_pid=5 "
+      "prev_prio=120 prev_state=S ==> next_comm=swapper next_pid=0 "
+      "next_prio=120\n";
+  TraceOptions options;
+  options.hz = 1;
+  RecordingSink sink;
+  absl::StatusOr<ReplayStats> stats = Replay(text, sink, options);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(stats->tick_samples, 3599);
+  EXPECT_EQ(stats->samples, 3600);
+}
+
+TEST(TraceReplay, MalformedLinesAreKeptEscapedAndCut) {
+  std::string text = kWithoutTgid;
+  const std::string bad =
+      "  x-1 [000] d..2. 11.0: sched_switch: prev_comm=\x1b[31m" +
+      std::string(300, 'z') + " prev_pid=oops";
+  text += bad + "\n";
+  RecordingSink sink;
+  absl::StatusOr<ReplayStats> stats = Replay(text, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_EQ(stats->first_malformed.size(), 1u);
+  const std::string& kept = stats->first_malformed[0].text;
+  EXPECT_EQ(kept.find('\x1b'), std::string::npos) << kept;
+  EXPECT_NE(kept.find("\\x1b[31m"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("...\" (" + std::to_string(bad.size()) + " bytes)"),
+            std::string::npos)
+      << kept;
+}
+
+TEST(TraceReplay, ATruncatedGzipTraceIsDataLossNamingTheFile) {
+  // 20000 copies of the two-switch run, 0.01 s apart, gzip'd and cut in
+  // half: the replay must fail, not quietly replay the first half.
+  std::string text;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string t = std::to_string(10 + i) + ".00";
+    text += "  <idle>-0 [000] d..2. " + t + "0000: sched_switch: prev_comm=s "
+            "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w "
+            "next_pid=5 next_prio=120\n";
+    text += "  w-5 [000] d..2. " + t + "5000: sched_switch: prev_comm=w "
+            "prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=s "
+            "next_pid=0 next_prio=120\n";
+  }
+  const std::string path = ::testing::TempDir() + "/replay_test.cut.gz";
+  gzFile out = gzopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_GT(gzputs(out, text.c_str()), 0);
+  gzclose(out);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  RecordingSink sink;
+  absl::StatusOr<ReplayStats> stats = ReplayTraceFile(path, {}, sink);
+  EXPECT_EQ(stats.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(stats.status().message().find(path), std::string::npos);
+  EXPECT_NE(stats.status().message().find("truncated"), std::string::npos);
+}
+
 // OrderCheckingSink checks that timestamps never decrease (globally, hence
 // per CPU) without keeping the events.
 class OrderCheckingSink : public EventSink {
