@@ -21,6 +21,9 @@ namespace schedcache::cli {
 namespace {
 
 constexpr int64_t kNsPerMs = 1'000'000;
+// kMaxHz bounds --hz: Linux's CONFIG_HZ is at most 1000, and a trace's gap
+// of up to an hour is filled with a tick per 1/HZ.
+constexpr int64_t kMaxHz = 10'000;
 // kUnbounded: no upper limit worth telling the user about.
 constexpr int64_t kUnbounded = INT64_MAX / 2 / kNsPerMs;
 
@@ -62,7 +65,9 @@ class AbVerb : public Verb {
                       &command_.options.session.settings);
     flags.AddBool("--numa-balancing", "shorthand for --set numa_balancing=true",
                   &numa_balancing_);
-    flags.AddInt64("--hz", "N", "scheduler tick rate of traces and workloads",
+    flags.AddInt64("--hz", "N",
+                   "scheduler tick rate of traces and workloads, 1..10000 "
+                   "(Linux: 100..1000)",
                    &hz_);
     flags.AddString("--cpu-map", "MAP",
                     "trace:/csv: inputs only: rename CPUs, entries FROM=TO or "
@@ -160,7 +165,7 @@ class AbVerb : public Verb {
   // ApplyWorkloadFlags checks every numeric flag by its own name, then
   // fills the workload options (whose own validation stays as a backstop).
   absl::Status ApplyWorkloadFlags() {
-    RETURN_IF_ERROR(CheckFlag("--hz", hz_, 1, 1'000'000'000));
+    RETURN_IF_ERROR(CheckFlag("--hz", hz_, 1, kMaxHz));
     RETURN_IF_ERROR(CheckFlag("--duration-ms", duration_ms_, 1, kUnbounded));
     RETURN_IF_ERROR(
         CheckFlag("--server-threads", server_threads_, 1, kMaxWorkloadThreads));

@@ -92,6 +92,7 @@ TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
       {{"--groups", "0"}, "--groups 0:"},
       {{"--groups", "10", "--fds", "5001"}, "--fds 5001: must be in 1..5000"},
       {{"--hz", "0"}, "--hz 0:"},
+      {{"--hz", "10001"}, "--hz 10001: must be in 1..10000"},
       {{"--spill-probability", "1.5"},
        "--spill-probability 1.5: must be in 0..1"},
       {{"--spill-probability", "nan"}, "--spill-probability nan:"},
