@@ -288,9 +288,7 @@ absl::StatusOr<Topology> LoadTopology(absl::string_view source,
   }
   if (absl::string_view description = source;
       absl::ConsumePrefix(&description, kSyntheticPrefix)) {
-    ASSIGN_OR_RETURN(const uint64_t cpus,
-                     SyntheticCpuCount(source, description));
-    if (!WithinLimits(cpus, limits)) return TooManyCpus(source, cpus, limits);
+    RETURN_IF_ERROR(CheckSyntheticSource(source, limits));
     const std::string text(description);
     return Discover(source, &limits, [&](hwloc_topology_t topology) {
       return hwloc_topology_set_synthetic(topology, text.c_str());
@@ -303,6 +301,18 @@ absl::StatusOr<Topology> LoadTopology(absl::string_view source,
   return absl::InvalidArgumentError(absl::StrCat(
       "topology source \"", source,
       "\" is unknown: use host, synthetic:DESCRIPTION or xml:PATH"));
+}
+
+absl::Status CheckSyntheticSource(absl::string_view source,
+                                  const TopologyLimits& limits) {
+  absl::string_view description = source;
+  if (!absl::ConsumePrefix(&description, kSyntheticPrefix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "topology source \"", source, "\" is not synthetic:DESCRIPTION"));
+  }
+  ASSIGN_OR_RETURN(const uint64_t cpus, SyntheticCpuCount(source, description));
+  if (!WithinLimits(cpus, limits)) return TooManyCpus(source, cpus, limits);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source) {

@@ -60,6 +60,12 @@ struct TopologyLimits {
 absl::StatusOr<Topology> LoadTopology(absl::string_view source,
                                       const TopologyLimits& limits = {});
 
+// CheckSyntheticSource returns the error LoadTopology would give a
+// "synthetic:DESC" source for its form or its CPU count, without building
+// anything (microseconds, where the build may take minutes).
+absl::Status CheckSyntheticSource(absl::string_view source,
+                                  const TopologyLimits& limits = {});
+
 // LoadTopologyFromXml builds a Topology from the bytes of an hwloc XML export.
 // `name` becomes Topology::source() and appears in error messages. Returns
 // InvalidArgument when hwloc cannot read the bytes, they describe no CPUs, or
