@@ -7,7 +7,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
-#include "common/status_macros.h"
 #include "server/ingest_stream.h"
 #include "server/proto_convert.h"
 #include "server/session_config.h"
