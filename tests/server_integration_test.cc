@@ -451,58 +451,6 @@ TEST_F(LimitsTest, MaxMessageBytes) {
             absl::StatusCode::kResourceExhausted);
 }
 
-TEST_F(LimitsTest, IdleWatchesCannotLockOutIngest) {
-  // Before --max_watch_streams, watches and Ingest shared --max_streams:
-  // here the two watches would have refused the Ingest.
-  std::unique_ptr<TestServer> test =
-      Start(Limits{.max_streams = 2, .max_watch_streams = 2});
-  ASSERT_NE(test, nullptr);
-  std::unique_ptr<client::PreferenceWatch> first = test->client->Watch("default");
-  std::unique_ptr<client::PreferenceWatch> second =
-      test->client->Watch("default");
-  ASSERT_TRUE(first->attached());
-  ASSERT_TRUE(second->attached());
-  std::unique_ptr<client::PreferenceWatch> third =
-      test->client->Watch("default");
-  EXPECT_FALSE(third->Next().has_value());
-  absl::Status status = third->Finish();
-  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(status.message(),
-            "stream limit reached: 2 WatchPreferences streams are open (flag "
-            "--max_watch_streams)");
-  absl::StatusOr<v1::IngestSummary> summary =
-      Ingest(*test->client, "default", {TickSample(1, 0, 1, 1, 1)});
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->accepted(), 1u);
-}
-
-TEST_F(LimitsTest, MaxStreamsBoundsIngestOnly) {
-  std::unique_ptr<TestServer> test =
-      Start(Limits{.max_streams = 1, .max_watch_streams = 1});
-  ASSERT_NE(test, nullptr);
-  std::unique_ptr<client::IngestWriter> open =
-      test->client->StartIngest("default");
-  ASSERT_TRUE(open->Add(TickSample(1, 0, 1, 1, 1)).ok());
-  ASSERT_TRUE(open->Flush().ok());
-  // Once the batch is applied, the stream is surely open on the server.
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  uint64_t accepted = 0;
-  while (accepted == 0 && absl::Now() < deadline) {
-    absl::StatusOr<v1::Session> session = test->client->GetSession("default");
-    ASSERT_TRUE(session.ok()) << session.status();
-    accepted = session->events_accepted();
-  }
-  ASSERT_EQ(accepted, 1u);
-  absl::StatusOr<v1::IngestSummary> refused =
-      Ingest(*test->client, "default", {TickSample(2, 0, 1, 1, 1)});
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(refused.status().message(),
-              HasSubstr("1 Ingest streams are open (flag --max_streams)"));
-  // A watch still gets its own slot.
-  EXPECT_TRUE(test->client->Watch("default")->attached());
-  EXPECT_TRUE(open->Finish().ok());
-}
-
 TEST(ServerStart, RefusesSocketWhereServerAnswers) {
   absl::StatusOr<std::unique_ptr<TestServer>> first =
       TestServer::Start(Transport::kUnix);

@@ -1,7 +1,8 @@
 // Requests a hostile or careless client can send: huge or garbled names,
 // oversized fields, topologies past --max_topology_cpus, a session deleted
-// under its own Ingest stream. Each gets a short, clear status naming the
-// field, and the server keeps answering.
+// under its own Ingest stream, idle streams of one kind. Each gets a short,
+// clear status naming the field or the limit, and the server keeps
+// answering everyone else.
 #include <memory>
 #include <string>
 #include <vector>
@@ -199,6 +200,76 @@ TEST_F(ServerRobustnessTest, DeletingDefaultUnderItsIngestStreamEndsIt) {
   absl::StatusOr<v1::ListSessionsResponse> list = client().ListSessions();
   ASSERT_TRUE(list.ok());
   EXPECT_THAT(list->sessions(), SizeIs(1));
+}
+
+// StartWith starts a server with `limits`, or fails the test.
+std::unique_ptr<TestServer> StartWith(Limits limits) {
+  ServerOptions options;
+  options.limits = limits;
+  absl::StatusOr<std::unique_ptr<TestServer>> server =
+      TestServer::Start(Transport::kUnix, std::move(options));
+  EXPECT_TRUE(server.ok()) << server.status();
+  return server.ok() ? *std::move(server) : nullptr;
+}
+
+// IngestOne sends one sample to `default` on a stream of its own.
+absl::StatusOr<v1::IngestSummary> IngestOne(const client::Client& client,
+                                            const Sample& sample) {
+  std::unique_ptr<client::IngestWriter> writer = client.StartIngest("");
+  (void)writer->Add(sample);
+  return writer->Finish();
+}
+
+TEST(StreamLimits, IdleWatchesCannotLockOutIngest) {
+  // Before --max_watch_streams, watches and Ingest shared --max_streams:
+  // here the two watches would have refused the Ingest.
+  std::unique_ptr<TestServer> test =
+      StartWith(Limits{.max_streams = 2, .max_watch_streams = 2});
+  ASSERT_NE(test, nullptr);
+  std::unique_ptr<client::PreferenceWatch> first = test->client->Watch("default");
+  std::unique_ptr<client::PreferenceWatch> second =
+      test->client->Watch("default");
+  ASSERT_TRUE(first->attached());
+  ASSERT_TRUE(second->attached());
+  std::unique_ptr<client::PreferenceWatch> third =
+      test->client->Watch("default");
+  EXPECT_FALSE(third->Next().has_value());
+  absl::Status status = third->Finish();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(status.message(),
+            "stream limit reached: 2 WatchPreferences streams are open (flag "
+            "--max_watch_streams)");
+  absl::StatusOr<v1::IngestSummary> summary =
+      IngestOne(*test->client, TickSample(1, 0, 1, 1, 1));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 1u);
+}
+
+TEST(StreamLimits, MaxStreamsBoundsIngestOnly) {
+  std::unique_ptr<TestServer> test =
+      StartWith(Limits{.max_streams = 1, .max_watch_streams = 1});
+  ASSERT_NE(test, nullptr);
+  std::unique_ptr<client::IngestWriter> open =
+      test->client->StartIngest("default");
+  ASSERT_TRUE(open->Add(TickSample(1, 0, 1, 1, 1)).ok());
+  ASSERT_TRUE(open->Flush().ok());
+  // Once the batch is applied, the stream is surely open on the server.
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  uint64_t accepted = 0;
+  while (accepted == 0 && absl::Now() < deadline) {
+    absl::StatusOr<v1::Session> session = test->client->GetSession("default");
+    ASSERT_TRUE(session.ok()) << session.status();
+    accepted = session->events_accepted();
+  }
+  ASSERT_EQ(accepted, 1u);
+  absl::StatusOr<v1::IngestSummary> refused =
+      IngestOne(*test->client, TickSample(2, 0, 1, 1, 1));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("1 Ingest streams are open (flag --max_streams)"));
+  // A watch still gets its own slot.
+  EXPECT_TRUE(test->client->Watch("default")->attached());
+  EXPECT_TRUE(open->Finish().ok());
 }
 
 }  // namespace
