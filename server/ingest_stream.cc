@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "server/message_text.h"
 #include "server/proto_convert.h"
 
 namespace schedcache {
@@ -171,8 +172,9 @@ absl::Status IngestStream::Apply(int slot) {
   } else if (!batch.session().empty() &&
              batch.session() != session_->name()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "batch ", source.number, " names session \"", batch.session(),
-        "\" but this stream feeds \"", session_->name(), "\""));
+        "batch ", source.number, " names session ",
+        QuoteForMessage(batch.session()), " but this stream feeds \"",
+        session_->name(), "\""));
   }
   return session_->ApplyBatch(batch, tally_);
 }

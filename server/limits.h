@@ -19,11 +19,17 @@ struct Limits {
   // Largest message received, bytes (--max_message_bytes). 64 MiB holds a
   // maximal batch with long comms.
   int max_message_bytes = 64 << 20;
-  // Ingest and WatchPreferences streams open at once (--max_streams).
+  // Ingest streams open at once (--max_streams).
   int max_streams = 256;
+  // WatchPreferences streams open at once (--max_watch_streams), counted
+  // apart from Ingest so that idle watches cannot lock Ingest out.
+  int max_watch_streams = 256;
   // Preference changes buffered per watcher before they are dropped and
   // counted as missed (--max_watch_queue).
   int max_watch_queue = 65'536;
+  // CPUs a session's synthetic or XML topology may have
+  // (--max_topology_cpus); see TopologyLimits for why.
+  int64_t max_topology_cpus = 16'384;
 };
 
 }  // namespace schedcache

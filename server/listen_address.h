@@ -1,9 +1,7 @@
-// ListenAddress: where schedcached listens, parsed from `--listen` values,
-// and the Unix-socket housekeeping around binding one (parent directory,
-// stale socket files, permissions).
+// ListenAddress: where schedcached listens, parsed from `--listen` values.
+// Binding a Unix socket is UnixSocketClaim's (unix_socket_claim.h).
 //
-// Thread contract: values; the functions touch the file system and are safe
-// to call from any thread, but not concurrently for the same path.
+// Thread contract: values and a pure function.
 #ifndef SCHEDCACHE_SERVER_LISTEN_ADDRESS_H_
 #define SCHEDCACHE_SERVER_LISTEN_ADDRESS_H_
 
@@ -29,19 +27,11 @@ struct ListenAddress {
   ListenAddress WithPort(int port) const;
 };
 
-// ParseListenAddress reads "unix:PATH" (PATH absolute or relative),
-// "HOST:PORT", "[V6]:PORT", or ":PORT" (loopback, 127.0.0.1). Returns
-// InvalidArgument naming the text otherwise.
+// ParseListenAddress reads "unix:PATH" (PATH absolute or relative, at most
+// 98 bytes: the socket is bound at a longer path first, which must fit a
+// sockaddr_un), "HOST:PORT", "[V6]:PORT", or ":PORT" (loopback, 127.0.0.1).
+// Returns InvalidArgument naming the text otherwise.
 absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text);
-
-// PrepareUnixSocket makes `path` bindable: creates each missing directory
-// above it (mode 0700, grandparents too), and removes a socket file left by a server that
-// no longer answers. Returns AlreadyExists when a server answers on it, and
-// FailedPrecondition when the path is something other than a socket.
-absl::Status PrepareUnixSocket(const std::string& path);
-
-// RestrictUnixSocket sets the socket file's mode to 0600 (owner only).
-absl::Status RestrictUnixSocket(const std::string& path);
 
 }  // namespace schedcache
 

@@ -2,6 +2,7 @@
 // everything else is schedcache::Server.
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -44,10 +45,16 @@ ABSL_FLAG(int, max_batch_events, schedcache::Limits{}.max_batch_events,
 ABSL_FLAG(int, max_message_bytes, schedcache::Limits{}.max_message_bytes,
           "Largest request message, bytes (>= 1)");
 ABSL_FLAG(int, max_streams, schedcache::Limits{}.max_streams,
-          "Most Ingest and WatchPreferences streams open at once (>= 1)");
+          "Most Ingest streams open at once (>= 1)");
+ABSL_FLAG(int, max_watch_streams, schedcache::Limits{}.max_watch_streams,
+          "Most WatchPreferences streams open at once, counted apart from "
+          "Ingest's (>= 1)");
 ABSL_FLAG(int, max_watch_queue, schedcache::Limits{}.max_watch_queue,
           "Preference changes buffered per watcher before they are dropped "
           "(and counted as missed) (>= 1)");
+ABSL_FLAG(int64_t, max_topology_cpus, schedcache::Limits{}.max_topology_cpus,
+          "Most CPUs a synthetic or XML topology may describe, for a "
+          "session or --topology; checked before hwloc builds it (>= 1)");
 ABSL_FLAG(double, shutdown_grace_seconds, 2.0,
           "On SIGTERM/SIGINT, how long calls in flight may take before they "
           "are cancelled (>= 0)");
@@ -127,13 +134,17 @@ absl::Status AtLeast(absl::string_view flag, T value, T low) {
 absl::Status ValidateFlags() {
   for (const absl::Status& status : {
            AtLeast("max_sessions", absl::GetFlag(FLAGS_max_sessions), 1),
-           AtLeast<int64_t>("max_processes",
-                            absl::GetFlag(FLAGS_max_processes), 1),
+           AtLeast<int64_t>("max_processes", absl::GetFlag(FLAGS_max_processes),
+                            1),
            AtLeast("max_batch_events", absl::GetFlag(FLAGS_max_batch_events),
                    1),
-           AtLeast("max_message_bytes",
-                   absl::GetFlag(FLAGS_max_message_bytes), 1),
+           AtLeast("max_message_bytes", absl::GetFlag(FLAGS_max_message_bytes),
+                   1),
            AtLeast("max_streams", absl::GetFlag(FLAGS_max_streams), 1),
+           AtLeast("max_watch_streams", absl::GetFlag(FLAGS_max_watch_streams),
+                   1),
+           AtLeast<int64_t>("max_topology_cpus",
+                            absl::GetFlag(FLAGS_max_topology_cpus), 1),
            AtLeast("max_watch_queue", absl::GetFlag(FLAGS_max_watch_queue), 1),
            AtLeast("shutdown_grace_seconds",
                    absl::GetFlag(FLAGS_shutdown_grace_seconds), 0.0),
@@ -186,6 +197,8 @@ int main(int argc, char** argv) {
   options.limits.max_batch_events = absl::GetFlag(FLAGS_max_batch_events);
   options.limits.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.limits.max_streams = absl::GetFlag(FLAGS_max_streams);
+  options.limits.max_watch_streams = absl::GetFlag(FLAGS_max_watch_streams);
+  options.limits.max_topology_cpus = absl::GetFlag(FLAGS_max_topology_cpus);
   options.limits.max_watch_queue = absl::GetFlag(FLAGS_max_watch_queue);
 
   absl::StatusOr<std::unique_ptr<schedcache::Server>> server =
@@ -204,6 +217,15 @@ int main(int argc, char** argv) {
 
   const int signal = schedcache::WaitForStopSignal();
   std::cerr << "schedcached: " << strsignal(signal) << ", stopping\n";
-  (*server)->Stop(absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+  const int builds_running = (*server)->Stop(
+      absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+  if (builds_running > 0) {
+    // hwloc cannot be interrupted: those threads are still building (for
+    // minutes, maybe) sessions nobody will get. Exit now, without the static
+    // destructors that would run under them.
+    std::cerr << "schedcached: abandoning " << builds_running
+              << " session build(s) in progress\n";
+    std::_Exit(0);
+  }
   return 0;
 }

@@ -7,7 +7,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
-#include "common/status_macros.h"
 #include "server/ingest_stream.h"
 #include "server/proto_convert.h"
 #include "server/session_config.h"
@@ -37,13 +36,17 @@ absl::Status Unwrap(absl::StatusOr<T> result, T* response) {
 
 SchedCacheService::SchedCacheService(const PolicyRegistry& registry,
                                      SessionManager& sessions,
+                                     SessionBuilder& builder,
                                      std::shared_ptr<const Topology> host,
                                      const Limits& limits)
     : registry_(registry),
       sessions_(sessions),
+      builder_(builder),
       host_(std::move(host)),
       limits_(limits),
-      streams_(limits.max_streams) {}
+      ingest_streams_(limits.max_streams, "Ingest", "--max_streams"),
+      watch_streams_(limits.max_watch_streams, "WatchPreferences",
+                     "--max_watch_streams") {}
 
 grpc::ServerUnaryReactor* SchedCacheService::GetTopology(
     grpc::CallbackServerContext* context, const v1::GetTopologyRequest* request,
@@ -82,18 +85,18 @@ grpc::ServerUnaryReactor* SchedCacheService::ListPolicies(
 grpc::ServerUnaryReactor* SchedCacheService::CreateSession(
     grpc::CallbackServerContext* context,
     const v1::CreateSessionRequest* request, v1::Session* response) {
-  const auto create = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(
-        SessionSettings settings,
-        BuildSessionSettings(*request, registry_, limits_.max_processes));
-    ASSIGN_OR_RETURN(std::shared_ptr<const Topology> topology,
-                     LoadSessionTopology(request->topology(), host_));
-    ASSIGN_OR_RETURN(std::shared_ptr<Session> session,
-                     sessions_.Create(std::move(settings), std::move(topology)));
-    *response = session->Describe();
-    return absl::OkStatus();
-  };
-  return Respond(context, create());
+  // Only what is quick happens here; the build runs on the builder's
+  // workers.
+  absl::StatusOr<SessionSettings> settings =
+      BuildSessionSettings(*request, registry_, limits_.max_processes);
+  if (!settings.ok()) return Respond(context, settings.status());
+  if (absl::Status source =
+          CheckTopologySource(request->topology(), limits_.max_topology_cpus);
+      !source.ok()) {
+    return Respond(context, source);
+  }
+  return builder_.Start(*context, *std::move(settings), request->topology(),
+                        response);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetSession(
@@ -127,7 +130,7 @@ grpc::ServerUnaryReactor* SchedCacheService::DeleteSession(
 
 grpc::ServerReadReactor<grpc::ByteBuffer>* SchedCacheService::Ingest(
     grpc::CallbackServerContext*, grpc::ByteBuffer* response) {
-  return new IngestStream(sessions_, streams_, limits_, response);
+  return new IngestStream(sessions_, ingest_streams_, limits_, response);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::Recommend(
@@ -148,7 +151,8 @@ grpc::ServerWriteReactor<v1::PreferenceChange>*
 SchedCacheService::WatchPreferences(
     grpc::CallbackServerContext* context,
     const v1::WatchPreferencesRequest* request) {
-  return WatchStream::Start(sessions_, streams_, limits_, *context, *request);
+  return WatchStream::Start(sessions_, watch_streams_, limits_, *context,
+                            *request);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetReport(

@@ -1,5 +1,6 @@
 // SchedCacheService: the schedcache.v1.SchedCache handlers. Each handler
 // validates its request and delegates: sessions to SessionManager/Session,
+// their creation to SessionBuilder (which builds off the callback threads),
 // streams to IngestStream/WatchStream. Handlers use gRPC's callback API and
 // never wait on anything but a session's short lock.
 //
@@ -12,6 +13,7 @@
 #include "policies/policy_registry.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 #include "server/limits.h"
+#include "server/session_builder.h"
 #include "server/session_manager.h"
 #include "server/stream_limiter.h"
 #include "topology/topology.h"
@@ -27,6 +29,7 @@ class SchedCacheService final
           v1::SchedCache::CallbackService> {
  public:
   SchedCacheService(const PolicyRegistry& registry, SessionManager& sessions,
+                    SessionBuilder& builder,
                     std::shared_ptr<const Topology> host, const Limits& limits);
 
   grpc::ServerUnaryReactor* GetTopology(
@@ -68,9 +71,11 @@ class SchedCacheService final
  private:
   const PolicyRegistry& registry_;
   SessionManager& sessions_;
+  SessionBuilder& builder_;
   const std::shared_ptr<const Topology> host_;
   const Limits limits_;
-  StreamLimiter streams_;
+  StreamLimiter ingest_streams_;
+  StreamLimiter watch_streams_;
 };
 
 }  // namespace schedcache

@@ -1,8 +1,9 @@
 // Server: schedcached as a library. Start discovers the host topology,
 // builds the policy registry (built-ins and plugins), creates the `default`
 // session, and serves SchedCache plus gRPC health checking and reflection
-// on every listen address. Tests start one in-process on a temporary Unix
-// socket or on 127.0.0.1 port 0; main.cc adds flags and signals.
+// on every listen address (each Unix socket through a UnixSocketClaim).
+// Tests start one in-process on a temporary Unix socket or on 127.0.0.1
+// port 0; main.cc adds flags and signals.
 //
 // Thread contract: thread-safe. Stop may be called from any thread, once or
 // more; the destructor stops a running server.
@@ -24,7 +25,9 @@
 #include "server/limits.h"
 #include "server/listen_address.h"
 #include "server/schedcache_service.h"
+#include "server/session_builder.h"
 #include "server/session_manager.h"
+#include "server/unix_socket_claim.h"
 #include "topology/topology.h"
 
 namespace schedcache {
@@ -41,12 +44,17 @@ struct ServerOptions {
   // .so policy plugins to load, in order.
   std::vector<std::string> policy_plugins;
   Limits limits;
+  // Builds the topologies of CreateSession's sessions, on the session
+  // builder's threads. Empty: LoadSessionTopology bounded by
+  // limits.max_topology_cpus. A seam for tests, which hold a build back to
+  // watch the server meanwhile.
+  SessionTopologyLoader session_topology_loader;
 };
 
 class Server {
  public:
   // Start brings the server up. Errors: InvalidArgument for a bad listen
-  // address, topology or policy; AlreadyExists when a server answers on a
+  // address, topology or policy; AlreadyExists when another server owns a
   // socket path; Unavailable when an address cannot be bound; a plugin's
   // load error.
   static absl::StatusOr<std::unique_ptr<Server>> Start(ServerOptions options);
@@ -61,22 +69,32 @@ class Server {
   const Topology& host_topology() const { return *host_; }
   const Topology& default_topology() const { return *default_topology_; }
 
-  // Stop ends every session's watch streams, refuses new calls, lets calls
-  // in flight finish for up to `grace`, cancels the rest, and removes the
-  // server's socket files.
-  void Stop(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
+  // Stop answers pending CreateSession calls UNAVAILABLE at once (without
+  // waiting for a build in progress), ends every session's watch streams,
+  // refuses new calls, lets calls in flight finish for up to `grace`,
+  // cancels the rest, and removes the server's socket files. Returns how
+  // many session builds are left running on their threads; a process that
+  // exits then should not run static destructors under them (main.cc).
+  // Later calls return 0.
+  int Stop(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   Server() = default;
 
+  // Listen starts the gRPC server on `listen`, claiming each Unix socket.
+  absl::Status Listen(const std::vector<ListenAddress>& listen,
+                      int max_message_bytes);
+
   std::shared_ptr<const Topology> host_;
   std::shared_ptr<const Topology> default_topology_;
-  std::unique_ptr<PolicyRegistry> registry_;
-  std::unique_ptr<SessionManager> sessions_;
+  // Shared with the session builder's threads, which may outlive Stop.
+  std::shared_ptr<const PolicyRegistry> registry_;
+  std::shared_ptr<SessionManager> sessions_;
+  std::unique_ptr<SessionBuilder> builder_;
   std::unique_ptr<SchedCacheService> service_;
+  std::vector<std::unique_ptr<UnixSocketClaim>> socket_claims_;
   std::unique_ptr<grpc::Server> grpc_server_;
   std::vector<std::string> addresses_;
-  std::vector<std::string> socket_paths_;
 
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/message_text.h"
 #include "server/proto_convert.h"
 #include "topology/topology_source.h"
 
@@ -15,6 +16,14 @@ namespace schedcache {
 namespace {
 
 constexpr size_t kMaxSessionNameLength = 64;
+// Longer than any number or value name; ParseTunableValue echoes the text.
+constexpr size_t kMaxTunableValueLength = 64;
+// The spec and xml_name become Topology::source(), which every rejected
+// sample's message repeats. hwloc's own synthetic exports of large machines
+// are a few hundred bytes.
+constexpr size_t kMaxTopologySpecLength = 4096;
+constexpr size_t kMaxXmlNameLength = 256;
+constexpr absl::string_view kSyntheticPrefix = "synthetic:";
 
 const TunableSpec* FindSpec(const std::vector<TunableSpec>& specs,
                             absl::string_view name) {
@@ -24,15 +33,34 @@ const TunableSpec* FindSpec(const std::vector<TunableSpec>& specs,
   return nullptr;
 }
 
+TopologyLimits TopologyLimitsOf(int64_t max_cpus) {
+  TopologyLimits limits;
+  limits.max_cpus = max_cpus;
+  limits.how_to_raise = "flag --max_topology_cpus";
+  return limits;
+}
+
 // PolicySlot pairs a session's policy with its factory's specs.
 struct PolicySlot {
   PolicyChoice* choice;
   std::vector<TunableSpec> specs;
 };
 
+// ParseValue parses a tunable's value, refusing first what is too long to
+// be one (the parser's message would echo all of it).
+absl::StatusOr<int64_t> ParseValue(const TunableSpec& spec,
+                                   absl::string_view value) {
+  if (value.size() > kMaxTunableValueLength) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tunables: the value of ", spec.name, ", ", QuoteForMessage(value),
+        ", is longer than ", kMaxTunableValueLength, " bytes"));
+  }
+  return ParseTunableValue(spec, value);
+}
+
 absl::Status SetPolicyTunable(PolicySlot& slot, const TunableSpec& spec,
                               absl::string_view value) {
-  ASSIGN_OR_RETURN(const int64_t parsed, ParseTunableValue(spec, value));
+  ASSIGN_OR_RETURN(const int64_t parsed, ParseValue(spec, value));
   slot.choice->tunables[spec.name] = parsed;
   return absl::OkStatus();
 }
@@ -50,19 +78,19 @@ absl::Status ApplySetting(const v1::TunableSetting& setting,
       if (slot.choice->name != policy) continue;
       const TunableSpec* spec = FindSpec(slot.specs, tunable);
       if (spec == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tunables: policy \"", policy, "\" has no tunable \"", tunable,
-            "\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat("tunables: policy \"", policy, "\" has no tunable ",
+                         QuoteForMessage(tunable)));
       }
       return SetPolicyTunable(slot, *spec, setting.value());
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tunables: \"", name, "\" names policy \"", policy,
-        "\", which is not one of this session's policies"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tunables: ", QuoteForMessage(name), " names policy ",
+                     QuoteForMessage(policy),
+                     ", which is not one of this session's policies"));
   }
   if (const TunableSpec* spec = FindSpec(ModelTunables::Specs(), name)) {
-    ASSIGN_OR_RETURN(model_values[name],
-                     ParseTunableValue(*spec, setting.value()));
+    ASSIGN_OR_RETURN(model_values[name], ParseValue(*spec, setting.value()));
     return absl::OkStatus();
   }
   bool found = false;
@@ -74,8 +102,8 @@ absl::Status ApplySetting(const v1::TunableSetting& setting,
   }
   if (!found) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "tunables: \"", name,
-        "\" is neither a model tunable nor a tunable of this session's "
+        "tunables: ", QuoteForMessage(name),
+        " is neither a model tunable nor a tunable of this session's "
         "policies (see ListPolicies)"));
   }
   return absl::OkStatus();
@@ -89,8 +117,8 @@ absl::Status ValidateSessionName(absl::string_view name) {
   });
   if (name.empty() || name.size() > kMaxSessionNameLength || !valid_chars) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "name: \"", name,
-        "\" is not a session name (1 to 64 characters of [A-Za-z0-9_.-])"));
+        "name: ", QuoteForMessage(name),
+        " is not a session name (1 to 64 characters of [A-Za-z0-9_.-])"));
   }
   return absl::OkStatus();
 }
@@ -109,8 +137,9 @@ absl::StatusOr<SessionSettings> BuildSessionSettings(
   absl::flat_hash_set<std::string> seen;
   for (const std::string& name : request.policies()) {
     if (registry.Find(name) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "policies: unknown policy \"", name, "\" (see ListPolicies)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("policies: unknown policy ", QuoteForMessage(name),
+                       " (see ListPolicies)"));
     }
     if (!seen.insert(name).second) {
       return absl::InvalidArgumentError(
@@ -140,8 +169,41 @@ absl::StatusOr<SessionSettings> BuildSessionSettings(
   return settings;
 }
 
+absl::Status CheckTopologySource(const v1::TopologySource& source,
+                                 int64_t max_cpus) {
+  switch (source.source_case()) {
+    case v1::TopologySource::SOURCE_NOT_SET:
+      return absl::OkStatus();
+    case v1::TopologySource::kXml:
+      if (source.xml_name().size() > kMaxXmlNameLength) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "topology.xml_name: ", QuoteForMessage(source.xml_name()),
+            " is longer than ", kMaxXmlNameLength, " bytes"));
+      }
+      return absl::OkStatus();
+    case v1::TopologySource::kSpec:
+      break;
+  }
+  const std::string& spec = source.spec();
+  if (spec == kHostSource) return absl::OkStatus();
+  if (!absl::StartsWith(spec, kSyntheticPrefix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "topology.spec: ", QuoteForMessage(spec),
+        " is neither \"host\" nor \"synthetic:...\"; send an XML file's "
+        "bytes in topology.xml"));
+  }
+  if (spec.size() > kMaxTopologySpecLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topology.spec: ", QuoteForMessage(spec),
+                     " is longer than ", kMaxTopologySpecLength, " bytes"));
+  }
+  return CheckSyntheticSource(spec, TopologyLimitsOf(max_cpus));
+}
+
 absl::StatusOr<std::shared_ptr<const Topology>> LoadSessionTopology(
-    const v1::TopologySource& source, std::shared_ptr<const Topology> host) {
+    const v1::TopologySource& source, std::shared_ptr<const Topology> host,
+    int64_t max_cpus) {
+  const TopologyLimits limits = TopologyLimitsOf(max_cpus);
   absl::StatusOr<Topology> topology;
   switch (source.source_case()) {
     case v1::TopologySource::SOURCE_NOT_SET:
@@ -149,17 +211,12 @@ absl::StatusOr<std::shared_ptr<const Topology>> LoadSessionTopology(
     case v1::TopologySource::kXml:
       topology = LoadTopologyFromXml(
           source.xml(),
-          source.xml_name().empty() ? "uploaded.xml" : source.xml_name());
+          source.xml_name().empty() ? "uploaded.xml" : source.xml_name(),
+          limits);
       break;
     case v1::TopologySource::kSpec:
       if (source.spec() == kHostSource) return host;
-      if (!absl::StartsWith(source.spec(), "synthetic:")) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "topology.spec: \"", source.spec(),
-            "\" is neither \"host\" nor \"synthetic:...\"; send an XML "
-            "file's bytes in topology.xml"));
-      }
-      topology = LoadTopology(source.spec());
+      topology = LoadTopology(source.spec(), limits);
       break;
   }
   if (!topology.ok()) return topology.status();

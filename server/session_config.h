@@ -32,10 +32,21 @@ absl::StatusOr<SessionSettings> BuildSessionSettings(
     const v1::CreateSessionRequest& request, const PolicyRegistry& registry,
     int64_t max_processes);
 
-// LoadSessionTopology builds the topology named by `source`; "host" (or no
-// source) returns `host` itself.
+// CheckTopologySource checks what can be checked of `source` without
+// building it: the spec's form, the lengths of the spec and of xml_name
+// (they become the topology's name, repeated in its messages), and the
+// synthetic description's CPU count against `max_cpus` (the server's
+// --max_topology_cpus). Returns InvalidArgument naming the field.
+absl::Status CheckTopologySource(const v1::TopologySource& source,
+                                 int64_t max_cpus);
+
+// LoadSessionTopology builds the topology named by `source`, bounded by
+// `max_cpus`; "host" (or no source) returns `host` itself. It may take
+// seconds (hwloc): never call it on a gRPC callback thread.
+// REQUIRES: CheckTopologySource(source, max_cpus) is OK.
 absl::StatusOr<std::shared_ptr<const Topology>> LoadSessionTopology(
-    const v1::TopologySource& source, std::shared_ptr<const Topology> host);
+    const v1::TopologySource& source, std::shared_ptr<const Topology> host,
+    int64_t max_cpus);
 
 }  // namespace schedcache
 

@@ -4,45 +4,56 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/service_defaults.h"
+#include "server/message_text.h"
 
 namespace schedcache {
+namespace {
 
-SessionManager::SessionManager(const PolicyRegistry& registry,
-                               int max_sessions)
-    : registry_(registry), max_sessions_(max_sessions) {}
+absl::Status SessionNotFound(absl::string_view name) {
+  return absl::NotFoundError(
+      absl::StrCat("session ", QuoteForMessage(name), " not found"));
+}
 
-absl::StatusOr<std::shared_ptr<Session>> SessionManager::Create(
-    SessionSettings settings, std::shared_ptr<const Topology> topology) {
-  const auto admit = [this](const std::string& name)
-                         ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) -> absl::Status {
-    if (closed_) return absl::UnavailableError("the server is stopping");
-    if (sessions_.contains(name)) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("session \"", name, "\" already exists"));
-    }
-    if (static_cast<int>(sessions_.size()) >= max_sessions_) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "session limit reached: ", max_sessions_,
-          " sessions exist (flag --max_sessions)"));
-    }
-    return absl::OkStatus();
-  };
-  {
-    absl::MutexLock lock(&mu_);
-    if (absl::Status status = admit(settings.name); !status.ok()) {
-      return status;
-    }
-  }
-  // Building the engine may take a while on a large topology: do it without
-  // the lock, then check again.
-  const std::string name = settings.name;
-  absl::StatusOr<std::shared_ptr<Session>> session =
-      Session::Create(std::move(settings), std::move(topology), registry_);
-  if (!session.ok()) return session.status();
+}  // namespace
+
+SessionManager::SessionManager(int max_sessions)
+    : max_sessions_(max_sessions) {}
+
+absl::Status SessionManager::Reserve(const std::string& name) {
   absl::MutexLock lock(&mu_);
-  if (absl::Status status = admit(name); !status.ok()) return status;
-  sessions_.emplace(name, *session);
-  return session;
+  if (closed_) return absl::UnavailableError("the server is stopping");
+  if (sessions_.contains(name)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("session ", QuoteForMessage(name), " already exists"));
+  }
+  if (reserved_.contains(name)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("session ", QuoteForMessage(name),
+                     " is being created by an earlier CreateSession"));
+  }
+  const size_t taken = sessions_.size() + reserved_.size();
+  if (taken >= static_cast<size_t>(max_sessions_)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("session limit reached: ", taken, " sessions (",
+                     reserved_.size(), " of them being created); the limit is ",
+                     max_sessions_, " (flag --max_sessions)"));
+  }
+  reserved_.insert(name);
+  return absl::OkStatus();
+}
+
+absl::Status SessionManager::Add(std::shared_ptr<Session> session) {
+  absl::MutexLock lock(&mu_);
+  reserved_.erase(session->name());
+  if (closed_) return absl::UnavailableError("the server is stopping");
+  const std::string name = session->name();
+  sessions_.emplace(name, std::move(session));
+  return absl::OkStatus();
+}
+
+void SessionManager::Release(absl::string_view name) {
+  absl::MutexLock lock(&mu_);
+  reserved_.erase(name);
 }
 
 absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(
@@ -50,9 +61,7 @@ absl::StatusOr<std::shared_ptr<Session>> SessionManager::Find(
   if (name.empty()) name = kDefaultSessionName;
   absl::MutexLock lock(&mu_);
   const auto it = sessions_.find(name);
-  if (it == sessions_.end()) {
-    return absl::NotFoundError(absl::StrCat("session \"", name, "\" not found"));
-  }
+  if (it == sessions_.end()) return SessionNotFound(name);
   return it->second;
 }
 
@@ -69,14 +78,12 @@ absl::Status SessionManager::Delete(absl::string_view name) {
   {
     absl::MutexLock lock(&mu_);
     const auto it = sessions_.find(name);
-    if (it == sessions_.end()) {
-      return absl::NotFoundError(
-          absl::StrCat("session \"", name, "\" not found"));
-    }
+    if (it == sessions_.end()) return SessionNotFound(name);
     session = std::move(it->second);
     sessions_.erase(it);
   }
-  // Ends its watch streams: no lock may be held.
+  // Ends its watch streams: no lock may be held. The name is valid (a
+  // session has it), so it is quoted whole.
   session->Close(absl::NotFoundError(
       absl::StrCat("session \"", name, "\" was deleted")));
   return absl::OkStatus();

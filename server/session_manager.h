@@ -1,5 +1,11 @@
 // SessionManager: the named sessions of one server, with the session limit.
 //
+// A session is built in two steps so that building (seconds, on a worker
+// thread; see session_builder.h) happens outside the manager: Reserve claims
+// the name and a slot when the request arrives, then Add registers the built
+// session, or Release gives the claim back. A reserved name is not a
+// session yet: Find, List and Delete do not see it.
+//
 // Thread contract: thread-safe. Sessions are handed out as shared_ptr, so a
 // request that found a session keeps it alive even if it is deleted
 // meanwhile (it then answers NotFound from the closed session).
@@ -12,6 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -22,15 +29,24 @@ namespace schedcache {
 
 class SessionManager {
  public:
-  // `registry` must outlive the manager.
-  SessionManager(const PolicyRegistry& registry, int max_sessions);
+  explicit SessionManager(int max_sessions);
 
-  // Create builds and adds a session. Returns AlreadyExists for a taken
-  // name, ResourceExhausted at --max_sessions, Unavailable after CloseAll,
-  // or the Engine's InvalidArgument.
-  absl::StatusOr<std::shared_ptr<Session>> Create(
-      SessionSettings settings, std::shared_ptr<const Topology> topology)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // Reserve claims `name` and one of --max_sessions' slots for a session
+  // about to be built, so that the limit and a second creation of one name
+  // are decided when the requests arrive. Returns AlreadyExists when a
+  // session or a build holds the name, ResourceExhausted at --max_sessions
+  // (builds included), Unavailable after CloseAll. Each OK Reserve needs
+  // exactly one Add or Release of the name.
+  absl::Status Reserve(const std::string& name) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Add registers `session` under the name it reserved, ending the
+  // reservation. After CloseAll it returns Unavailable and only ends the
+  // reservation. REQUIRES: Reserve(session->name()) returned OK.
+  absl::Status Add(std::shared_ptr<Session> session) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Release ends a reservation whose session will not be added (its build
+  // failed, or its creation was cancelled).
+  void Release(absl::string_view name) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Find returns the session called `name` ("" means "default"), or
   // NotFound naming it.
@@ -48,12 +64,12 @@ class SessionManager {
   void CloseAll() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  const PolicyRegistry& registry_;
   const int max_sessions_;
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<Session>, std::less<>> sessions_
       ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> reserved_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 

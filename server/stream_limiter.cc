@@ -7,9 +7,9 @@ namespace schedcache {
 absl::Status StreamLimiter::Admit() {
   absl::MutexLock lock(&mu_);
   if (open_ >= max_streams_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "stream limit reached: ", max_streams_,
-        " Ingest/WatchPreferences streams are open (flag --max_streams)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("stream limit reached: ", max_streams_, " ", kind_,
+                     " streams are open (flag ", flag_, ")"));
   }
   ++open_;
   return absl::OkStatus();

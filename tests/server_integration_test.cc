@@ -451,18 +451,6 @@ TEST_F(LimitsTest, MaxMessageBytes) {
             absl::StatusCode::kResourceExhausted);
 }
 
-TEST_F(LimitsTest, MaxStreams) {
-  std::unique_ptr<TestServer> test = Start(Limits{.max_streams = 1});
-  ASSERT_NE(test, nullptr);
-  std::unique_ptr<client::PreferenceWatch> first = test->client->Watch("default");
-  std::unique_ptr<client::PreferenceWatch> second =
-      test->client->Watch("default");
-  EXPECT_FALSE(second->Next().has_value());
-  absl::Status status = second->Finish();
-  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(status.message(), HasSubstr("--max_streams"));
-}
-
 TEST(ServerStart, RefusesSocketWhereServerAnswers) {
   absl::StatusOr<std::unique_ptr<TestServer>> first =
       TestServer::Start(Transport::kUnix);

@@ -233,6 +233,43 @@ TEST_F(ServiceE2eTest, ErrorsAndUsage) {
             1);
 }
 
+TEST_F(ServiceE2eTest, TopologyVerbAsksTheServerInTheSameFormats) {
+  CreateSession("t");
+  const std::string source = "synthetic:pack:1 l3:2 core:4 pu:2";
+  for (const std::string format : {"table", "json"}) {
+    CommandResult here = RunCommand({kBin + "schedcache", "topology",
+                                     "--source", source, "--format", format});
+    ASSERT_EQ(here.exit_code, 0) << here.err;
+    CommandResult asked =
+        Cli({"topology", "--session", "t", "--format", format});
+    ASSERT_EQ(asked.exit_code, 0) << asked.err;
+    EXPECT_EQ(asked.out, here.out) << format;
+  }
+  EXPECT_THAT(Cli({"topology", "--session", "t"}).out,
+              StartsWith("source: synthetic:pack:1 l3:2 core:4 pu:2\n"
+                         "1 packages, 1 NUMA nodes, 8 cores, 16 CPUs (SMT 2), "
+                         "2 L3 LLCs\n"));
+  // Without --session: the server's host, the machine this test runs on.
+  CommandResult host_here = RunCommand({kBin + "schedcache", "topology"});
+  CommandResult host_asked = Cli({"topology"});
+  ASSERT_EQ(host_asked.exit_code, 0) << host_asked.err;
+  EXPECT_EQ(host_asked.out, host_here.out);
+
+  CommandResult missing = Cli({"topology", "--session", "nosuch"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("session \"nosuch\" not found"));
+  CommandResult both = Cli({"topology", "--source", source});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("give one or the other"));
+  EXPECT_EQ(RunCommand({kBin + "schedcache", "topology",
+                        "--server=unix:" + dir_.path() + "/nothing.sock"})
+                .exit_code,
+            1);
+  CommandResult help = RunCommand({kBin + "schedcache", "topology", "--help"});
+  EXPECT_THAT(help.out, HasSubstr("--server ADDR"));
+  EXPECT_THAT(help.out, HasSubstr("ask this schedcached instead"));
+}
+
 TEST_F(ServiceE2eTest, PoliciesListsBuiltins) {
   CommandResult policies = Cli({"policies"});
   ASSERT_EQ(policies.exit_code, 0) << policies.err;
@@ -281,7 +318,7 @@ TEST_F(ServiceE2eTest, StaleSocketIsReplacedLiveOneIsNot) {
   CommandResult second = RunCommand(
       {kBin + "schedcached", "--listen=unix:" + socket_});
   EXPECT_EQ(second.exit_code, 1);
-  EXPECT_THAT(second.err, HasSubstr("already answers"));
+  EXPECT_THAT(second.err, HasSubstr("another server owns " + socket_));
   // A killed server leaves its socket behind; a new one replaces it.
   server_->Signal(SIGKILL);
   server_->WaitForExit(absl::Seconds(5));
@@ -297,8 +334,8 @@ TEST(SchedcachedFlags, BadLimitValuesExitTwoNamingTheFlag) {
   for (const char* flag :
        {"--max_streams=-1", "--max_streams=0", "--max_batch_events=-5",
         "--max_message_bytes=-1", "--max_watch_queue=-1",
-        "--shutdown_grace_seconds=-3", "--max_processes=0",
-        "--max_sessions=0"}) {
+        "--shutdown_grace_seconds=-3", "--max_processes=0", "--max_sessions=0",
+        "--max_watch_streams=0", "--max_topology_cpus=0"}) {
     CommandResult started = RunCommand(
         {kBin + "schedcached", "--listen=unix:" + dir.path() + "/s.sock", flag});
     EXPECT_EQ(started.exit_code, 2) << flag;
@@ -317,10 +354,10 @@ TEST(SchedcachedFlags, StrayArgumentExitsTwo) {
 
 TEST(SchedcachedHelp, ListsItsFlags) {
   CommandResult help = RunCommand({kBin + "schedcached", "--help"});
-  for (const char* flag : {"--listen", "--topology", "--policy_plugin",
-                           "--max_sessions", "--max_processes",
-                           "--max_batch_events", "--max_message_bytes",
-                           "--max_streams"}) {
+  for (const char* flag :
+       {"--listen", "--topology", "--policy_plugin", "--max_sessions",
+        "--max_processes", "--max_batch_events", "--max_message_bytes",
+        "--max_streams", "--max_watch_streams", "--max_topology_cpus"}) {
     EXPECT_THAT(help.out + help.err, HasSubstr(flag));
   }
 }

@@ -148,4 +148,20 @@ std::optional<int> Process::WaitForExit(absl::Duration timeout) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+std::optional<size_t> Process::WaitForFirstExit(
+    const std::vector<Process*>& processes, absl::Duration timeout) {
+  std::vector<pollfd> fds;
+  for (const Process* process : processes) {
+    fds.push_back(pollfd{process->pidfd_, POLLIN, 0});
+  }
+  if (::poll(fds.data(), fds.size(),
+             static_cast<int>(absl::ToInt64Milliseconds(timeout))) <= 0) {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents != 0) return i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace schedcache::testing

@@ -48,6 +48,10 @@ class Process {
   // WaitForExit waits up to `timeout` and returns the exit code (or -1 when
   // killed by a signal), or nullopt when it is still running.
   std::optional<int> WaitForExit(absl::Duration timeout);
+  // WaitForFirstExit waits up to `timeout` until one of `processes` has
+  // exited and returns its index (WaitForExit then reaps it), or nullopt.
+  static std::optional<size_t> WaitForFirstExit(
+      const std::vector<Process*>& processes, absl::Duration timeout);
 
  private:
   Process(pid_t pid, int stdout_fd, int pidfd);

@@ -2,8 +2,10 @@
 
 #include <hwloc.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -15,6 +17,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -38,6 +41,109 @@ using HwlocTopology =
 absl::Status SourceError(absl::string_view source, absl::string_view problem) {
   return absl::InvalidArgumentError(
       absl::StrCat("topology ", source, ": ", problem));
+}
+
+// WithinLimits is true when `cpus` CPUs fit `limits`.
+bool WithinLimits(uint64_t cpus, const TopologyLimits& limits) {
+  return cpus <= static_cast<uint64_t>(std::max<int64_t>(limits.max_cpus, 0));
+}
+
+// TooManyCpus is the error for a source of `cpus` CPUs beyond the limit;
+// UINT64_MAX stands for "at least UINT64_MAX".
+absl::Status TooManyCpus(absl::string_view source, uint64_t cpus,
+                         const TopologyLimits& limits) {
+  std::string problem =
+      absl::StrCat("describes ", cpus == UINT64_MAX ? "at least " : "", cpus,
+                   " CPUs, more than the limit of ", limits.max_cpus);
+  if (!limits.how_to_raise.empty()) {
+    absl::StrAppend(&problem, " (", limits.how_to_raise, ")");
+  }
+  return SourceError(source, problem);
+}
+
+// Saturating arithmetic for counts read from input: UINT64_MAX stands for
+// "at least UINT64_MAX", so a product of huge counts stays huge.
+uint64_t SaturatingProduct(uint64_t a, uint64_t b) {
+  uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
+uint64_t SaturatingSum(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+// SyntheticCpuCount is the number of CPUs (PUs) hwloc builds for a synthetic
+// description: the product of its levels' counts, found without building
+// anything. It reads the description as hwloc 2.x's synthetic backend does
+// (optional attributes "(...)" of the root, then items separated by spaces
+// or newlines, each "[...]", memory attached to the level above, which adds
+// no CPU, or "[TYPE:]COUNT" with optional attributes "(...)"), so the count
+// is never below what hwloc would build. hwloc also takes counts in hex, in
+// octal or signed; here a count is decimal digits (octal digits read as
+// decimal only count more). InvalidArgument names the source and the offset
+// of what cannot be read.
+absl::StatusOr<uint64_t> SyntheticCpuCount(absl::string_view source,
+                                           absl::string_view description) {
+  size_t pos = 0;
+  const auto unreadable = [&](absl::string_view problem, size_t at) {
+    return SourceError(source, absl::StrCat(problem, " at offset ", at,
+                                            " of the description"));
+  };
+  // SkipPast moves past the next `close` (hwloc looks for it anywhere
+  // further on); false when there is none.
+  const auto skip_past = [&](char close) {
+    const size_t end = description.find(close, pos);
+    if (end == absl::string_view::npos) return false;
+    pos = end + 1;
+    return true;
+  };
+  if (absl::StartsWith(description, "(") && !skip_past(')')) {
+    return unreadable("'(' without ')'", pos);
+  }
+  uint64_t cpus = 1;
+  while ((pos = description.find_first_not_of(" \n", pos)) !=
+         absl::string_view::npos) {
+    if (description[pos] == '[') {
+      if (!skip_past(']')) return unreadable("'[' without ']'", pos);
+      continue;
+    }
+    if (!absl::ascii_isdigit(description[pos]) && !skip_past(':')) {
+      return unreadable("a level without \":COUNT\"", pos);
+    }
+    const size_t start = pos;
+    uint64_t count = 0;
+    for (; pos < description.size() && absl::ascii_isdigit(description[pos]);
+         ++pos) {
+      count = SaturatingSum(SaturatingProduct(count, 10),
+                            static_cast<uint64_t>(description[pos] - '0'));
+    }
+    // "0x10" is hex to hwloc: refused rather than read as 0.
+    if (pos == start ||
+        (pos < description.size() && absl::ascii_isalpha(description[pos]))) {
+      return unreadable("a level count that is not a decimal number", start);
+    }
+    if (count == 0) return unreadable("a level of 0 objects", start);
+    cpus = SaturatingProduct(cpus, count);
+    if (pos < description.size() && description[pos] == '(' &&
+        !skip_past(')')) {
+      return unreadable("'(' without ')'", pos);
+    }
+  }
+  return cpus;
+}
+
+// ExportedPuCount counts the PU objects of XML bytes as hwloc's exports
+// write them (`type="PU"`): exact for any lstopo export, and cheap enough to
+// run before hwloc reads the bytes. A hand-written file may spell the type
+// otherwise; Discover counts again, exactly, once hwloc has read it.
+uint64_t ExportedPuCount(absl::string_view xml_bytes) {
+  constexpr absl::string_view kPuType = "type=\"PU\"";
+  uint64_t count = 0;
+  for (size_t at = xml_bytes.find(kPuType); at != absl::string_view::npos;
+       at = xml_bytes.find(kPuType, at + kPuType.size())) {
+    ++count;
+  }
+  return count;
 }
 
 CpuSet FromHwlocBitmap(hwloc_const_bitmap_t bitmap) {
@@ -133,10 +239,13 @@ absl::StatusOr<TopologySpec> SpecFromHwloc(hwloc_topology_t topology,
 }
 
 // Discover loads an hwloc topology from the backend `select` chooses (it
-// returns hwloc's 0 / -1) and builds the Topology.
+// returns hwloc's 0 / -1) and builds the Topology. `limits` is nullptr for
+// the host; otherwise a topology of more CPUs is refused as soon as hwloc
+// has read it, before the conversion (which costs more per CPU).
 absl::StatusOr<Topology> Discover(
-    absl::string_view source, bool is_host,
+    absl::string_view source, const TopologyLimits* limits,
     absl::FunctionRef<int(hwloc_topology_t)> select) {
+  const bool is_host = limits == nullptr;
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) {
     return absl::ResourceExhaustedError(
@@ -160,32 +269,50 @@ absl::StatusOr<Topology> Discover(
     return SourceError(source, absl::StrCat("hwloc cannot load it (",
                                             std::strerror(errno), ")"));
   }
+  if (const int pus = hwloc_get_nbobjs_by_type(raw, HWLOC_OBJ_PU);
+      limits != nullptr && !WithinLimits(static_cast<uint64_t>(pus), *limits)) {
+    return TooManyCpus(source, static_cast<uint64_t>(pus), *limits);
+  }
   ASSIGN_OR_RETURN(TopologySpec spec, SpecFromHwloc(raw, source, is_host));
   return Topology::Create(std::move(spec));
 }
 
 }  // namespace
 
-absl::StatusOr<Topology> LoadTopology(absl::string_view source) {
+absl::StatusOr<Topology> LoadTopology(absl::string_view source,
+                                      const TopologyLimits& limits) {
   if (source == kHostSource) {
     // No backend selected: hwloc discovers this machine natively.
-    return Discover(source, /*is_host=*/true,
+    return Discover(source, /*limits=*/nullptr,
                     [](hwloc_topology_t) { return 0; });
   }
   if (absl::string_view description = source;
       absl::ConsumePrefix(&description, kSyntheticPrefix)) {
+    RETURN_IF_ERROR(CheckSyntheticSource(source, limits));
     const std::string text(description);
-    return Discover(source, /*is_host=*/false, [&](hwloc_topology_t topology) {
+    return Discover(source, &limits, [&](hwloc_topology_t topology) {
       return hwloc_topology_set_synthetic(topology, text.c_str());
     });
   }
   if (absl::StartsWith(source, kXmlPrefix)) {
     ASSIGN_OR_RETURN(std::string bytes, ReadTopologyXml(source));
-    return LoadTopologyFromXml(bytes, source);
+    return LoadTopologyFromXml(bytes, source, limits);
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "topology source \"", source,
       "\" is unknown: use host, synthetic:DESCRIPTION or xml:PATH"));
+}
+
+absl::Status CheckSyntheticSource(absl::string_view source,
+                                  const TopologyLimits& limits) {
+  absl::string_view description = source;
+  if (!absl::ConsumePrefix(&description, kSyntheticPrefix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "topology source \"", source, "\" is not synthetic:DESCRIPTION"));
+  }
+  ASSIGN_OR_RETURN(const uint64_t cpus, SyntheticCpuCount(source, description));
+  if (!WithinLimits(cpus, limits)) return TooManyCpus(source, cpus, limits);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source) {
@@ -211,14 +338,19 @@ absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source) {
 }
 
 absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
-                                             absl::string_view name) {
+                                             absl::string_view name,
+                                             const TopologyLimits& limits) {
   // hwloc wants a NUL-terminated buffer and an int length that counts the NUL.
   if (xml_bytes.size() >= static_cast<size_t>(INT_MAX)) {
     return SourceError(name, absl::StrCat("XML of ", xml_bytes.size(),
                                           " bytes is too large"));
   }
+  if (const uint64_t pus = ExportedPuCount(xml_bytes);
+      !WithinLimits(pus, limits)) {
+    return TooManyCpus(name, pus, limits);
+  }
   const std::string buffer(xml_bytes);
-  return Discover(name, /*is_host=*/false, [&](hwloc_topology_t topology) {
+  return Discover(name, &limits, [&](hwloc_topology_t topology) {
     return hwloc_topology_set_xmlbuffer(topology, buffer.c_str(),
                                         static_cast<int>(buffer.size() + 1));
   });

@@ -10,6 +10,7 @@
 #ifndef SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
 #define SCHEDCACHE_TOPOLOGY_TOPOLOGY_SOURCE_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -29,6 +30,21 @@ inline constexpr absl::string_view kHostSource = "host";
 inline constexpr absl::string_view kEpyc9654Shape =
     "synthetic:pack:2 numa:1 l3:12 core:8 pu:2";
 
+// TopologyLimits bounds what a synthetic or XML source may describe. hwloc's
+// time to build a topology grows faster than linearly with the CPUs under one
+// object (one core of 12,000 PUs takes about 20 s, of 30,000 minutes), so the
+// bound is checked before hwloc builds anything: on a synthetic description
+// by multiplying its levels' counts, on XML by counting the PU objects as
+// hwloc exports write them (`type="PU"`), and again, exactly, once hwloc has
+// read the XML and before it is converted. The host is never bounded: it is
+// the machine itself, not input.
+struct TopologyLimits {
+  int64_t max_cpus = 16'384;
+  // how_to_raise ends the error message, e.g. "flag --max_topology_cpus";
+  // empty adds nothing.
+  std::string how_to_raise;
+};
+
 // LoadTopology builds a Topology from `source`, one of
 //   "host"               hwloc discovery of this machine (online CPUs only
 //                        are usable; I/O devices are not discovered);
@@ -38,14 +54,25 @@ inline constexpr absl::string_view kEpyc9654Shape =
 // The LLC of a CPU is the largest data or unified cache containing it (L3
 // normally, L2 where there is no L3); a CPU with no cache gets an LLC of its
 // own. Returns NotFound for an unreadable XML file and InvalidArgument for an
-// unknown prefix or content hwloc rejects; messages name the source.
-absl::StatusOr<Topology> LoadTopology(absl::string_view source);
+// unknown prefix, content hwloc rejects, or more CPUs than `limits.max_cpus`
+// (the message names the source, the CPU count and the limit); messages name
+// the source.
+absl::StatusOr<Topology> LoadTopology(absl::string_view source,
+                                      const TopologyLimits& limits = {});
+
+// CheckSyntheticSource returns the error LoadTopology would give a
+// "synthetic:DESC" source for its form or its CPU count, without building
+// anything (microseconds, where the build may take minutes).
+absl::Status CheckSyntheticSource(absl::string_view source,
+                                  const TopologyLimits& limits = {});
 
 // LoadTopologyFromXml builds a Topology from the bytes of an hwloc XML export.
 // `name` becomes Topology::source() and appears in error messages. Returns
-// InvalidArgument when hwloc cannot read the bytes or they describe no CPUs.
+// InvalidArgument when hwloc cannot read the bytes, they describe no CPUs, or
+// more than `limits.max_cpus`.
 absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
-                                             absl::string_view name);
+                                             absl::string_view name,
+                                             const TopologyLimits& limits = {});
 
 // ReadTopologyXml reads the file of an "xml:PATH" source, for a caller that
 // sends the bytes elsewhere (the CLI uploads them). Returns NotFound naming

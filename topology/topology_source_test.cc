@@ -10,6 +10,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -279,6 +281,153 @@ TEST(LoadTopologyFromXml, BytesOfRealExportLoad) {
   // MANIFEST.tsv: 8 cores, no L3, two L2s of 4 cores.
   ASSERT_EQ(topo->llcs().size(), 2u);
   EXPECT_EQ(topo->llcs()[0].level, 2);
+}
+
+TopologyLimits LimitOf(int64_t max_cpus) {
+  TopologyLimits limits;
+  limits.max_cpus = max_cpus;
+  return limits;
+}
+
+// A bound the limit tests can tell from the default, with a hint to raise it.
+const TopologyLimits kLimitOf119{.max_cpus = 119,
+                                 .how_to_raise = "flag --max_topology_cpus"};
+
+TEST(TopologyLimits, SyntheticCountIsTheProductOfItsLevels) {
+  // 2 packages x 3 L3s x 4 cores x 5 PUs = 120 CPUs; the NUMA node attached
+  // to each package adds none, nor do the attributes in parentheses.
+  constexpr char kSource[] =
+      "synthetic:(memory=2GB) pack:2 [numa(memory=1GB)] l3:3(size=8MiB) "
+      "core:4 pu:5";
+  absl::StatusOr<Topology> refused = LoadTopology(kSource, kLimitOf119);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            absl::StrCat("topology ", kSource,
+                         ": describes 120 CPUs, more than the limit of 119 "
+                         "(flag --max_topology_cpus)"));
+  absl::StatusOr<Topology> loaded =
+      LoadTopology(kSource, LimitOf(120));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->cpus().size(), 120u);
+  EXPECT_EQ(loaded->numa_nodes().size(), 2u);
+}
+
+TEST(TopologyLimits, SyntheticBeyondTheLimitIsRefusedBeforeHwlocBuildsIt) {
+  // hwloc needs about 20 s for one core of 12,000 PUs and grows faster than
+  // linearly: a million would take hours. Only a refusal before hwloc runs
+  // returns here, and only ours names the count.
+  absl::StatusOr<Topology> refused =
+      LoadTopology("synthetic:pack:1 l3:1 core:1 pu:1000000");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("describes 1000000 CPUs, more than the limit of "
+                        "16384"));
+}
+
+TEST(TopologyLimits, SyntheticCountsSaturateInsteadOfWrapping) {
+  // (2^32 - 1)^3 is about 2^96: a wrapped 64-bit product could come out
+  // small; a saturated one stays above every limit.
+  for (const char* source :
+       {"synthetic:pack:4294967295 core:4294967295 pu:4294967295",
+        "synthetic:pu:99999999999999999999999999999999"}) {
+    absl::StatusOr<Topology> refused = LoadTopology(source);
+    EXPECT_THAT(refused.status().message(),
+                HasSubstr("describes at least 18446744073709551615 CPUs"))
+        << source;
+  }
+}
+
+TEST(TopologyLimits, UnreadableSyntheticNamesTheOffset) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"pack:2 pu:0x10", "a level count that is not a decimal number at "
+                         "offset 10"},
+      {"pack:2 pu:-3", "a level count that is not a decimal number at "
+                       "offset 10"},
+      {"pack:0 pu:2", "a level of 0 objects at offset 5"},
+      {"pack:2 [numa pu:2", "'[' without ']' at offset 7"},
+      {"(memory=1GB pack:2", "'(' without ')' at offset 0"},
+      {"pack:2(indexes=0,1 pu:2", "'(' without ')' at offset 6"},
+      {"pack", "a level without \":COUNT\" at offset 0"},
+  };
+  for (const auto& [description, problem] : cases) {
+    const std::string source = "synthetic:" + description;
+    absl::StatusOr<Topology> refused = LoadTopology(source);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(refused.status().message(),
+              absl::StrCat("topology ", source, ": ", problem, " of the "
+                           "description"));
+  }
+}
+
+// CoresXml is an hwloc 2 XML export of one package of `cores` cores of two
+// PUs, the PU objects' type spelled `pu_type` (hwloc reads it without
+// regard to case).
+std::string CoresXml(int cores, absl::string_view pu_type) {
+  const int all = (1 << (2 * cores)) - 1;
+  std::string xml = absl::StrFormat(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n"
+      "<object type=\"Machine\" os_index=\"0\" cpuset=\"0x%x\" "
+      "complete_cpuset=\"0x%x\" nodeset=\"0x1\" complete_nodeset=\"0x1\">\n"
+      "<object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x%x\" "
+      "complete_cpuset=\"0x%x\" nodeset=\"0x1\" complete_nodeset=\"0x1\"/>\n",
+      all, all, all, all);
+  for (int core = 0; core < cores; ++core) {
+    absl::StrAppendFormat(&xml,
+                          "<object type=\"Core\" os_index=\"%d\" "
+                          "cpuset=\"0x%x\" complete_cpuset=\"0x%x\">\n",
+                          core, 3 << (2 * core), 3 << (2 * core));
+    for (int pu = 2 * core; pu < 2 * core + 2; ++pu) {
+      absl::StrAppendFormat(&xml,
+                            "<object type=\"%s\" os_index=\"%d\" "
+                            "cpuset=\"0x%x\" complete_cpuset=\"0x%x\"/>\n",
+                            pu_type, pu, 1 << pu, 1 << pu);
+    }
+    xml += "</object>\n";
+  }
+  return xml + "</object>\n</topology>\n";
+}
+
+TEST(TopologyLimits, XmlWithinTheLimitLoads) {
+  absl::StatusOr<Topology> loaded = LoadTopologyFromXml(
+      CoresXml(3, "PU"), "six.xml", LimitOf(6));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->cpus().size(), 6u);
+}
+
+TEST(TopologyLimits, XmlExportBeyondTheLimitIsRefusedBeforeHwlocReadsIt) {
+  // Not XML at all, yet refused for its count: hwloc never saw it (it would
+  // have said it cannot read it).
+  const std::string bytes = "junk type=\"PU\" type=\"PU\" type=\"PU\"";
+  absl::StatusOr<Topology> refused = LoadTopologyFromXml(
+      bytes, "junk.xml", LimitOf(2));
+  EXPECT_EQ(refused.status().message(),
+            "topology junk.xml: describes 3 CPUs, more than the limit of 2");
+}
+
+TEST(TopologyLimits, XmlSpellingPusOtherwiseIsCountedOnceRead) {
+  // `type="pu"` escapes the count of exported PUs; hwloc reads 6 PUs.
+  absl::StatusOr<Topology> refused = LoadTopologyFromXml(
+      CoresXml(3, "pu"), "six.xml", LimitOf(5));
+  EXPECT_EQ(refused.status().message(),
+            "topology six.xml: describes 6 CPUs, more than the limit of 5");
+}
+
+TEST(TopologyLimits, XmlFileIsBoundedLikeBytes) {
+  const std::string path = ::testing::TempDir() + "/six_cpus.xml";
+  std::ofstream(path) << CoresXml(3, "PU");
+  absl::StatusOr<Topology> refused =
+      LoadTopology("xml:" + path, LimitOf(5));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("describes 6 CPUs, more than the limit of 5"));
+}
+
+TEST(TopologyLimits, HostIsNeverBounded) {
+  absl::StatusOr<Topology> host =
+      LoadTopology(kHostSource, LimitOf(0));
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_FALSE(host->cpus().empty());
 }
 
 }  // namespace
