@@ -108,6 +108,7 @@ class Engine::Impl {
   absl::StatusOr<std::vector<PolicyDecision>> Recommend(
       const RecommendRequest& request);
   EngineReport Report() const;
+  uint64_t processes_tracked() const { return processes_.size(); }
 
   const EngineOptions& options() const { return options_; }
   const ModelContext& context() const { return context_; }
@@ -531,6 +532,9 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Recommend(
   return impl_->Recommend(request);
 }
 EngineReport Engine::Report() const { return impl_->Report(); }
+uint64_t Engine::processes_tracked() const {
+  return impl_->processes_tracked();
+}
 void Engine::SetChangeListener(
     std::function<void(const PreferenceChange&)> listener) {
   impl_->set_listener(std::move(listener));

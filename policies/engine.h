@@ -115,6 +115,9 @@ class Engine {
 
   // Report summarises every policy, in session order.
   EngineReport Report() const;
+  // processes_tracked is Report().processes_tracked without building the
+  // report.
+  uint64_t processes_tracked() const;
 
   // SetChangeListener installs the callback for PreferenceChange events; it
   // runs synchronously inside ApplySample/Recommend, so it must be quick and

@@ -187,7 +187,7 @@ v1::Session Session::Describe() const {
   out.set_enabled(engine_->enabled());
   out.set_events_accepted(events_accepted_);
   out.set_events_rejected(events_rejected_);
-  out.set_processes_tracked(engine_->Report().processes_tracked);
+  out.set_processes_tracked(engine_->processes_tracked());
   return out;
 }
 
