@@ -29,9 +29,7 @@ constexpr int64_t kP = 10'000'000;
 std::unique_ptr<Engine> MustMake(std::vector<std::string> policies,
                                  EngineOptions options = {},
                                  GridShape shape = GridShape{1, 2, 4}) {
-  auto engine = MakeEngine(MakeGrid(shape), policies, options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  return engine.ok() ? *std::move(engine) : nullptr;
+  return testing::MustMakeEngine(MakeGrid(shape), options, policies);
 }
 
 TEST(EngineCreate, RejectsUnknownRepeatedAndMissingPolicies) {

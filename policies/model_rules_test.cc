@@ -18,29 +18,19 @@
 namespace schedcache {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::GridShape;
-using testing::MakeEngine;
+using ::testing::HasSubstr;
 using testing::MakeGrid;
+using testing::MustMakeEngine;
 using testing::SampleAt;
 using testing::ScanNow;
 
 constexpr int64_t kP = 10'000'000;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-std::unique_ptr<Engine> MustMake(std::shared_ptr<const Topology> topology,
-                                 EngineOptions options = {},
-                                 std::vector<std::string> policies = {
-                                     "full-scan", "visited-scan"}) {
-  auto engine = MakeEngine(std::move(topology), policies, options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  return engine.ok() ? *std::move(engine) : nullptr;
-}
-
 absl::StatusOr<std::vector<PolicyDecision>> RecommendAt(Engine& engine,
                                                         int32_t tgid,
-                                                        int64_t ts,
-                                                        bool scan) {
+                                                        int64_t ts, bool scan) {
   RecommendRequest request;
   request.tgid = tgid;
   request.scan = scan;
@@ -80,8 +70,7 @@ std::vector<PolicyDecision> FourThreadsOnTheSecondLlc(Engine& engine) {
   EXPECT_TRUE(engine.ApplySample(SampleAt(2, 5, 100, 102, 1000, false)).ok());
   auto decisions = RecommendAt(engine, 100, 0, false);
   EXPECT_TRUE(decisions.ok()) << decisions.status();
-  return decisions.ok() ? *std::move(decisions)
-                        : std::vector<PolicyDecision>{};
+  return decisions.ok() ? *std::move(decisions) : std::vector<PolicyDecision>{};
 }
 
 TEST(SmtThreads, InvalidNrUsesTheMachineWideWidthOnAHybridPart) {
@@ -98,7 +87,7 @@ TEST(SmtThreads, InvalidNrUsesTheMachineWideWidthOnAHybridPart) {
   //    5120 < 4096 fails: too many threads, no preference.
   //  - the E-core's own width (the old reading): smt = 1, 2560 < 4096
   //    holds and LLC 1 would stay preferred.
-  auto engine = MustMake(MakeHybrid());
+  auto engine = MustMakeEngine(MakeHybrid());
   ASSERT_NE(engine, nullptr);
   const std::vector<PolicyDecision> d = FourThreadsOnTheSecondLlc(*engine);
   ASSERT_EQ(d.size(), 2u);
@@ -113,7 +102,7 @@ TEST(SmtThreads, AMachineWithoutSmtKeepsThePreferenceOfTheSameStream) {
   // The same stream on 1-thread cores everywhere ("1 node x 2 LLCs x 4
   // CPUs", SMT 1): smt = 1, 2 * 1280 = 2560 < 4096, so LLC 1 (CPU 4) stays
   // preferred: the decision above is the machine-wide width's doing.
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   const std::vector<PolicyDecision> d = FourThreadsOnTheSecondLlc(*engine);
   ASSERT_EQ(d.size(), 2u);
@@ -128,7 +117,7 @@ TEST(ProcessStart, AZeroDeltaFirstSampleStartsTheProcessAtItsCpuEpoch) {
   // t = 1: a tick on CPU 0 (epoch ceil(1/P) = 1 > 0) triggers a scan. Had
   // the process started only at this sample, its epoch would be 1 and the
   // tick would trigger nothing.
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 0, false, 2)).ok());
   ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
@@ -141,7 +130,7 @@ TEST(ProcessStart, AZeroDeltaStartMakesALaterAccountTimeOut) {
   // Started at epoch 0 (t = 0, delta 0); the next sample at t = 6P is in
   // epoch 6 and 6 - 0 > 5: account times the process out. Started lazily
   // at that sample (epoch 6) it would still have no data.
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 0, false, 2)).ok());
   ASSERT_TRUE(
@@ -152,7 +141,7 @@ TEST(ProcessStart, AZeroDeltaStartMakesALaterAccountTimeOut) {
 }
 
 TEST(ProcessStart, HandOversAndQueriesNeverStartAProcess) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 0, 10, 1}).ok());
   const auto query = RecommendAt(*engine, 10, 0, /*scan=*/true);
@@ -175,7 +164,7 @@ TEST(ProcessStart, OnlySampledThreadsCountAsThreadsSeen) {
   // sampled. With no nr_threads given, the process has 1 thread seen, so
   // the scan aborts: invalid_nr, single thread. (Counting the hand-overs
   // would give 3 threads and an executed scan.)
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 1, 10, 2}).ok());
   ASSERT_TRUE(engine->ApplyHandOver(HandOver{0, 2, 10, 3}).ok());
@@ -189,7 +178,7 @@ TEST(ProcessStart, OnlySampledThreadsCountAsThreadsSeen) {
 TEST(SessionClock, ASampleTooFarAheadIsRejectedOnItsOwn) {
   EngineOptions options;
   options.model.max_clock_jump_ns = 100;
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), options);
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), options);
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
   // Exactly max_clock_jump_ns ahead is fine; one more is rejected, naming
@@ -211,7 +200,7 @@ TEST(SessionClock, ASampleTooFarAheadIsRejectedOnItsOwn) {
 TEST(SessionClock, TheLargestTimestampNeitherStartsNorBlocksTheSession) {
   // 2^63 - 1 is outside [0, 2^62] (ModelContext::kMaxTimestampNs): as the
   // first sample it starts nothing, and later it does not block CPU 0.
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   const absl::Status first =
       engine->ApplySample(SampleAt(kInt64Max, 0, 1, 1, 1000, true));
@@ -230,7 +219,7 @@ TEST(SessionClock, HugeDeltasSaturateInsteadOfWrapping) {
   // runs on the preferred LLC. runtime_total = 3D saturates at 2^64 - 1
   // (wrapping would give 3D - 2^64 = 2^63 - 3, and a share above 1), so
   // the share is D / (2^64 - 1) = 0.5 (to 1e-9).
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
@@ -245,17 +234,18 @@ TEST(SessionClock, ARecommendOutsideTheClockWindowIsRejected) {
   // The reproducer: a Recommend at 1e18 used to move the clock so far that
   // no later tick ever found a new epoch. Now it is rejected and the next
   // tick (t = P + 1, epoch 2 > 0) still scans.
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}));
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 0, 10, 1, 1000, true, 2)).ok());
   const auto far = RecommendAt(*engine, 10, 1'000'000'000'000'000'000, true);
   EXPECT_EQ(far.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(far.status().message(),
-              HasSubstr("timestamp_ns 1000000000000000000 is outside [10000000"));
+  EXPECT_THAT(
+      far.status().message(),
+      HasSubstr("timestamp_ns 1000000000000000000 is outside [10000000"));
   const auto behind = RecommendAt(*engine, 10, kP - 1, true);
   EXPECT_EQ(behind.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(RecommendAt(*engine, 10, 0, false).ok());      // 0: the clock
-  EXPECT_TRUE(RecommendAt(*engine, 10, kP, false).ok());     // the clock
+  EXPECT_TRUE(RecommendAt(*engine, 10, 0, false).ok());   // 0: the clock
+  EXPECT_TRUE(RecommendAt(*engine, 10, kP, false).ok());  // the clock
   ASSERT_TRUE(
       engine->ApplySample(SampleAt(2 * kP + 1, 0, 10, 1, 1000, true)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
@@ -270,7 +260,7 @@ TEST(Decisions, ANoneReferenceDecidesAtEveryTrigger) {
   // is open at P + 1, it executes and keeps LLC 0). 2 decisions, and
   // full-scan never agrees with none's "no preference".
   auto engine =
-      MustMake(MakeGrid(GridShape{1, 2, 4}), {}, {"none", "full-scan"});
+      MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), {}, {"none", "full-scan"});
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
   ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
@@ -291,7 +281,7 @@ TEST(Decisions, ADisabledSessionSkipsEveryTriggerAndDecidesNothing) {
   // agreement share at all.
   EngineOptions options;
   options.model.enable = Enable::kOff;
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), options);
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), options);
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
   ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());

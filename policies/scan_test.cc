@@ -10,8 +10,8 @@ namespace schedcache {
 namespace {
 
 using testing::GridShape;
-using testing::MakeEngine;
 using testing::MakeGrid;
+using testing::MustMakeEngine;
 using testing::SampleAt;
 using testing::ScanNow;
 
@@ -21,15 +21,6 @@ EngineOptions QueryMode() {
   EngineOptions options;
   options.trigger = ScanTrigger::kQuery;
   return options;
-}
-
-std::unique_ptr<Engine> MustMake(std::shared_ptr<const Topology> topology,
-                                 EngineOptions options,
-                                 std::vector<std::string> policies = {
-                                     "full-scan", "visited-scan"}) {
-  auto engine = MakeEngine(std::move(topology), policies, options);
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  return engine.ok() ? *std::move(engine) : nullptr;
 }
 
 // Both seed policies must give the same golden answer in these cases.
@@ -45,7 +36,7 @@ TEST(TwoTimesRule, StaysAtExactlyTwiceAndSwitchesAbove) {
   // "1 node x 2 LLCs x 4 CPUs": LLC 0 = CPUs 0-3, LLC 1 = CPUs 4-7. Every
   // busy CPU runs only this process, so entry.runtime == cpu_runtime == r
   // on each and every busy CPU has the same occupancy o(r) = 2^20 r/(r+1).
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), QueryMode());
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 8)).ok());
   // Scan 1 at t = 0: only LLC 0 is busy: pref = CPU 0.
@@ -77,15 +68,16 @@ TEST(SummedOccupancy, EightCpuLlcWithThreeBusyBeatsFourCpuLlcWithTwo) {
   spec.llcs.push_back({3, testing::kLlcBytes32MiB, CpuSet::FromRange(4, 11)});
   auto topology = Topology::Create(spec);
   ASSERT_TRUE(topology.ok()) << topology.status();
-  auto engine = MustMake(std::make_shared<const Topology>(*topology),
-                         QueryMode());
+  auto engine =
+      MustMakeEngine(std::make_shared<const Topology>(*topology), QueryMode());
   ASSERT_NE(engine, nullptr);
   // Each busy CPU: r = 1000, o = floor(2^20*1000/1001) = 1047528.
   // Summed: LLC 0 = 2o < LLC 1 = 3o. (Averaged, LLC 0 would win: 2o/4 >
   // 3o/8.)
   int tid = 1;
   for (int cpu : {0, 1, 4, 5, 6}) {
-    ASSERT_TRUE(engine->ApplySample(SampleAt(0, cpu, 10, tid++, 1000, false, 8)).ok());
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(0, cpu, 10, tid++, 1000, false, 8)).ok());
   }
   std::vector<PolicyDecision> d = ScanNow(*engine, 10, 1, 0);
   ExpectBoth(d, 4, 1);
@@ -96,7 +88,7 @@ TEST(SummedOccupancy, EightCpuLlcWithThreeBusyBeatsFourCpuLlcWithTwo) {
 TEST(LlcOrder, AnEqualLaterLlcDoesNotWinTheTie) {
   // CPU 0 (LLC 0) and CPU 4 (LLC 1) each hold o = 1047528: LLC 0 is met
   // first (lowest CPU of the mask), LLC 1 is not strictly larger.
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), QueryMode());
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 4, 10, 2, 1000, false, 8)).ok());
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false)).ok());
@@ -108,12 +100,14 @@ TEST(LlcOrder, AnEqualLaterLlcDoesNotWinTheTie) {
 class NrRunningAvg : public ::testing::Test {
  protected:
   void SetUpEngine(int cpus_per_llc) {
-    engine_ = MustMake(MakeGrid(GridShape{1, 2, cpus_per_llc}), QueryMode());
+    engine_ =
+        MustMakeEngine(MakeGrid(GridShape{1, 2, cpus_per_llc}), QueryMode());
     ASSERT_NE(engine_, nullptr);
     // Threads 1..8 each ran on CPU tid-1, so both policies visit CPUs 0-7.
     for (int cpu = 0; cpu < 8; ++cpu) {
       ASSERT_TRUE(
-          engine_->ApplySample(SampleAt(0, cpu, 10, cpu + 1, 1000, false, 16)).ok());
+          engine_->ApplySample(SampleAt(0, cpu, 10, cpu + 1, 1000, false, 16))
+              .ok());
     }
   }
   // ScanWith makes threads 1..running current on CPUs 0..running-1 (the
@@ -158,19 +152,21 @@ TEST_F(NrRunningAvg, SmallLlcsUseTheMinimumDivisorOfTwo) {
 }
 
 TEST(Account, ResetsThePreferenceWhenNoScanForMoreThanTheTimeout) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), QueryMode());
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 8)).ok());
   ExpectBoth(ScanNow(*engine, 10, 1, 0), 0, 0);  // mm.epoch = 0
   // t = 5P: ceil(5P/P) = 5 epochs; 5 - 0 > 5 is false: kept.
-  ASSERT_TRUE(engine->ApplySample(SampleAt(5 * kP, 0, 10, 1, 1000, false)).ok());
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(5 * kP, 0, 10, 1, 1000, false)).ok());
   RecommendRequest request;
   request.tgid = 10;
   auto d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ((*d)[0].preferred_llc, 0);
   // t = 5P + 1: 6 epochs; 6 - 0 > 5: account resets pref_cpu.
-  ASSERT_TRUE(engine->ApplySample(SampleAt(5 * kP + 1, 0, 10, 1, 1000, false)).ok());
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(5 * kP + 1, 0, 10, 1, 1000, false)).ok());
   d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   for (const PolicyDecision& one : *d) {
@@ -180,7 +176,7 @@ TEST(Account, ResetsThePreferenceWhenNoScanForMoreThanTheTimeout) {
 }
 
 TEST(ScanGate, ASecondScanWithinOnePeriodIsSkipped) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), QueryMode());
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 8)).ok());
   // next_scan starts at the first sample's time (0): runs at once.
@@ -193,7 +189,7 @@ TEST(ScanGate, ASecondScanWithinOnePeriodIsSkipped) {
 }
 
 TEST(ScanGate, AnAbortedScanUsesTheSlotAndLeavesTheAverage) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), QueryMode());
   ASSERT_NE(engine, nullptr);
   // One thread: invalid_nr aborts the scan.
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 1)).ok());
@@ -211,7 +207,7 @@ TEST(ScanGate, AnAbortedScanUsesTheSlotAndLeavesTheAverage) {
 }
 
 TEST(Tick, ScansOnlyWhenTheProcessEpochIsBehindTheCpu) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), EngineOptions{});
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), EngineOptions{});
   ASSERT_NE(engine, nullptr);
   // t = 0: mm.epoch = cpu_epoch = 0, no scan.
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
@@ -230,7 +226,7 @@ TEST(Tick, ScansOnlyWhenTheProcessEpochIsBehindTheCpu) {
 }
 
 TEST(Tick, AZeroDeltaTickStillDecaysItsCpuAndScans) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), EngineOptions{});
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), EngineOptions{});
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
   // A tick with delta 0 one epoch later: the CPU reaches epoch 1, so the
@@ -240,7 +236,7 @@ TEST(Tick, AZeroDeltaTickStillDecaysItsCpuAndScans) {
 }
 
 TEST(QueryMode, TicksNeverScanAndAScanRequestRaisesTheProcessEpoch) {
-  auto engine = MustMake(MakeGrid(GridShape{1, 2, 4}), QueryMode());
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), QueryMode());
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
   ASSERT_TRUE(engine->ApplySample(SampleAt(3 * kP, 0, 10, 1, 1000, true)).ok());
@@ -249,7 +245,8 @@ TEST(QueryMode, TicksNeverScanAndAScanRequestRaisesTheProcessEpoch) {
   // 8 - 3 = 5, not > 5) keeps the preference; without the raise the
   // process would have timed out (8 - 0 > 5).
   ExpectBoth(ScanNow(*engine, 10, 1, 3 * kP), 0, 0);
-  ASSERT_TRUE(engine->ApplySample(SampleAt(8 * kP, 0, 10, 1, 1000, false)).ok());
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(8 * kP, 0, 10, 1, 1000, false)).ok());
   RecommendRequest request;
   request.tgid = 10;
   auto d = engine->Recommend(request);

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "gtest/gtest.h"
+
 namespace schedcache::testing {
 
 absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
@@ -11,6 +13,14 @@ absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
   for (const std::string& name : policies) choices.push_back({name, {}});
   return Engine::Create(std::move(topology), TestRegistry(), std::move(choices),
                         options);
+}
+
+std::unique_ptr<Engine> MustMakeEngine(
+    std::shared_ptr<const Topology> topology, EngineOptions options,
+    const std::vector<std::string>& policies) {
+  auto engine = MakeEngine(std::move(topology), policies, options);
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  return engine.ok() ? *std::move(engine) : nullptr;
 }
 
 std::vector<PolicyDecision> ScanNow(Engine& engine, int32_t tgid, int32_t tid,

@@ -20,6 +20,12 @@ absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
     std::shared_ptr<const Topology> topology,
     const std::vector<std::string>& policies, EngineOptions options = {});
 
+// MustMakeEngine is MakeEngine for a test that needs the engine: a failure
+// to build it fails the test and returns nullptr (ASSERT_NE on it).
+std::unique_ptr<Engine> MustMakeEngine(
+    std::shared_ptr<const Topology> topology, EngineOptions options = {},
+    const std::vector<std::string>& policies = {"full-scan", "visited-scan"});
+
 // ScanNow asks every policy for a fresh scan for `tid` of `tgid` at `ts`
 // and returns the decisions (empty on error).
 std::vector<PolicyDecision> ScanNow(Engine& engine, int32_t tgid, int32_t tid,
