@@ -23,6 +23,17 @@ if(SCHEDCACHE_TSAN)
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
 endif()
+# Fuzzing: every target gets libFuzzer's coverage instrumentation, so the
+# one sanitizer build that runs the tests also links the fuzz targets.
+if(SCHEDCACHE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR
+      "SCHEDCACHE_FUZZ needs clang's libFuzzer (CC=clang CXX=clang++), "
+      "not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+  add_link_options(-fsanitize=fuzzer-no-link)
+endif()
 if(SCHEDCACHE_THREAD_SAFETY AND NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "SCHEDCACHE_THREAD_SAFETY needs clang (CXX=clang++)")
 endif()
@@ -78,4 +89,26 @@ function(schedcache_test name)
   schedcache_apply_warnings(${name})
   include(GoogleTest)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+endfunction()
+
+# schedcache_fuzzer(NAME SRCS ... DEPS ... [DICT FILE])
+# A libFuzzer target, built only with SCHEDCACHE_FUZZ; NAME ends in _fuzzer,
+# which is how .ci/fuzz finds it in build/bin. DICT, a libFuzzer dictionary
+# beside the sources, is copied to bin/NAME.dict, where .ci/fuzz looks.
+function(schedcache_fuzzer name)
+  if(NOT SCHEDCACHE_FUZZ)
+    return()
+  endif()
+  if(NOT name MATCHES "_fuzzer$")
+    message(FATAL_ERROR "fuzz target ${name}: the name must end in _fuzzer")
+  endif()
+  cmake_parse_arguments(ARG "" "DICT" "SRCS;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SRCS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  schedcache_apply_warnings(${name})
+  if(ARG_DICT)
+    configure_file(${ARG_DICT} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name}.dict
+                   COPYONLY)
+  endif()
 endfunction()
