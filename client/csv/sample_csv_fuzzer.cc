@@ -10,13 +10,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <variant>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client/csv/sample_csv.h"
+#include "client/trace/line_reader.h"
 #include "common/fuzzing.h"
 #include "policies/builtin_policies.h"
 #include "policies/engine.h"
@@ -36,19 +36,23 @@ std::unique_ptr<Engine> MakeFuzzEngine() {
 }
 
 void FuzzOneInput(const std::string& text) {
-  // getline yields one line per '\n', and one more for text after the last.
-  const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n')) +
-                    (text.empty() || text.back() == '\n' ? 0 : 1);
-  std::istringstream in(text);
-  SampleCsvReader reader(in);
+  // One line per '\n', and one more for text after the last.
+  const int64_t lines = std::count(text.begin(), text.end(), '\n') +
+                        (text.empty() || text.back() == '\n' ? 0 : 1);
+  LineReader input = LineReader::FromText(text, "fuzz-input");
+  SampleCsvReader reader(input);
   std::unique_ptr<Engine> engine = MakeFuzzEngine();
   uint64_t accepted = 0;
-  int last_line = 0;
+  int64_t last_line = 0;
   while (true) {
     absl::StatusOr<std::optional<CsvEvent>> next = reader.Next();
     if (next.ok() && !next->has_value()) break;
-    // Without a header the input is not a sample CSV: feed and ab stop.
-    if (!next.ok() && !reader.header_seen()) return;
+    // Without a header the input is not a sample CSV, and a line over the
+    // limit ends any input: feed and ab stop.
+    if (!next.ok() && (!reader.header_seen() ||
+                       next.status().code() != absl::StatusCode::kInvalidArgument)) {
+      return;
+    }
     FUZZ_CHECK(reader.line() > last_line && reader.line() <= lines,
                absl::StrCat("read line ", reader.line(), " after line ",
                             last_line, " of ", lines));
