@@ -15,7 +15,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string description(reinterpret_cast<const char*>(data), size);
   const absl::StatusOr<schedcache::Topology> topology =
-      schedcache::LoadTopology(absl::StrCat("synthetic:", description));
+      schedcache::LoadTopology(absl::StrCat("synthetic:", description),
+                               schedcache::FuzzTopologyLimits());
   if (topology.ok()) schedcache::CheckTopologyInvariants(*topology);
   return 0;
 }

@@ -9,8 +9,15 @@
 #include "absl/strings/str_cat.h"
 #include "common/fuzzing.h"
 #include "topology/topology.h"
+#include "topology/topology_source.h"
 
 namespace schedcache {
+
+// FuzzTopologyLimits bounds the topologies the fuzz targets build: hwloc's
+// own build time grows faster than linearly with the CPUs under one object
+// (a few seconds for 10,000 under ASan), which would read as a hang of ours;
+// 1024 CPUs keeps every input fast and still covers every code path.
+inline TopologyLimits FuzzTopologyLimits() { return TopologyLimits{1024, ""}; }
 
 namespace topology_fuzzing_internal {
 

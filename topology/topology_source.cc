@@ -15,11 +15,14 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
 
@@ -132,6 +135,42 @@ absl::StatusOr<uint64_t> SyntheticCpuCount(absl::string_view source,
   return cpus;
 }
 
+// CheckSyntheticIndexes accepts the "indexes=" attributes of a synthetic
+// description only as a list of decimal os indexes, each below 4 *
+// limits.max_cpus: hwloc 2.9 aborts on some of its interleaving forms (an
+// assert in hwloc_synthetic_process_indexes), and sizes every bitmap of the
+// topology by the largest index (one index of 2^31 took 6.8 GB).
+absl::Status CheckSyntheticIndexes(absl::string_view source,
+                                   absl::string_view description,
+                                   const TopologyLimits& limits) {
+  constexpr absl::string_view kIndexes = "indexes=";
+  const uint64_t bound = SaturatingProduct(
+      static_cast<uint64_t>(std::max<int64_t>(limits.max_cpus, 0)), 4);
+  for (size_t at = description.find(kIndexes); at != absl::string_view::npos;
+       at = description.find(kIndexes, at + kIndexes.size())) {
+    const size_t start = at + kIndexes.size();
+    const size_t end = std::min(description.find_first_of(" )\n", start),
+                                description.size());
+    const absl::string_view list = description.substr(start, end - start);
+    for (absl::string_view index : absl::StrSplit(list, ',')) {
+      uint64_t value = 0;
+      if (index.empty() || !absl::c_all_of(index, absl::ascii_isdigit) ||
+          !absl::SimpleAtoi(index, &value)) {
+        return SourceError(
+            source, absl::StrCat("indexes= at offset ", at,
+                                 " must be a list of decimal os indexes"));
+      }
+      if (value >= bound) {
+        return SourceError(source,
+                           absl::StrCat("os index ", index, " at offset ", at,
+                                        " is not below ", bound,
+                                        " (4 times the CPU limit)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // ExportedPuCount counts the PU objects of XML bytes as hwloc's exports
 // write them (`type="PU"`): exact for any lstopo export, and cheap enough to
 // run before hwloc reads the bytes. A hand-written file may spell the type
@@ -242,10 +281,24 @@ absl::StatusOr<TopologySpec> SpecFromHwloc(hwloc_topology_t topology,
 // returns hwloc's 0 / -1) and builds the Topology. `limits` is nullptr for
 // the host; otherwise a topology of more CPUs is refused as soon as hwloc
 // has read it, before the conversion (which costs more per CPU).
+// KeepHwlocPluginsLoaded holds one hwloc topology handle for the life of the
+// process. hwloc loads its plugins (the libxml2 XML backend among them) with
+// the first handle and unloads them when the last is destroyed; unloaded,
+// libxml2's parser state is lost each time (LeakSanitizer reports it), and
+// each topology would pay for loading the plugins again.
+void KeepHwlocPluginsLoaded() {
+  static const hwloc_topology_t kKeeper = [] {
+    hwloc_topology_t keeper = nullptr;
+    return hwloc_topology_init(&keeper) == 0 ? keeper : nullptr;
+  }();
+  (void)kKeeper;
+}
+
 absl::StatusOr<Topology> Discover(
     absl::string_view source, const TopologyLimits* limits,
     absl::FunctionRef<int(hwloc_topology_t)> select) {
   const bool is_host = limits == nullptr;
+  KeepHwlocPluginsLoaded();
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) {
     return absl::ResourceExhaustedError(
@@ -312,7 +365,7 @@ absl::Status CheckSyntheticSource(absl::string_view source,
   }
   ASSIGN_OR_RETURN(const uint64_t cpus, SyntheticCpuCount(source, description));
   if (!WithinLimits(cpus, limits)) return TooManyCpus(source, cpus, limits);
-  return absl::OkStatus();
+  return CheckSyntheticIndexes(source, description, limits);
 }
 
 absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source) {

@@ -263,6 +263,16 @@ TEST(LoadTopologyFromXml, GarbageBytesAreInvalidArgument) {
   EXPECT_THAT(topo.status().message(), HasSubstr("upload"));
 }
 
+TEST(LoadTopologyFromXml, MalformedXmlThatCrashedHwlocsMinimalParser) {
+  // A fuzz finding: hwloc's own minimal XML parser dereferenced NULL on this
+  // (strspn in hwloc__nolibxml_import_next_attr). With the libxml2 backend
+  // (libhwloc-plugins) it is an error like any other malformed XML.
+  absl::StatusOr<Topology> topo =
+      LoadTopologyFromXml("<topologyversion=\"2.0", "cut upload");
+  EXPECT_EQ(topo.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(topo.status().message(), HasSubstr("cut upload"));
+}
+
 TEST(LoadTopologyFromXml, EmptyBytesAreInvalidArgument) {
   absl::StatusOr<Topology> topo = LoadTopologyFromXml("", "empty upload");
   EXPECT_EQ(topo.status().code(), absl::StatusCode::kInvalidArgument);
@@ -387,6 +397,30 @@ std::string CoresXml(int cores, absl::string_view pu_type) {
     xml += "</object>\n";
   }
   return xml + "</object>\n</topology>\n";
+}
+
+TEST(TopologyLimits, SyntheticIndexesAreAListOfBoundedOsIndexes) {
+  // A list of os indexes is hwloc's own numbering: PUs 3, 2, 1, 0.
+  absl::StatusOr<Topology> listed =
+      LoadTopology("synthetic:pack:2 pu:2(indexes=3,2,1,0)", kLimitOf119);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->all_cpus().ToString(), "0-3");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // A fuzz finding: hwloc 2.9 asserts (aborts) on this interleaving.
+      {"(indexes=pu71*4)pack#core:9 pu:2",
+       "indexes= at offset 1 must be a list of decimal os indexes"},
+      {"pack:2 pu:2(indexes=0,,1)", "must be a list of decimal os indexes"},
+      // hwloc sized every bitmap by it: 6.8 GB for one index of 2^31.
+      {"pack:2 pu:2(indexes=0,1,2,2000000000)",
+       "os index 2000000000 at offset 12 is not below 476"},
+  };
+  for (const auto& [description, problem] : cases) {
+    absl::StatusOr<Topology> topo =
+        LoadTopology(absl::StrCat("synthetic:", description), kLimitOf119);
+    EXPECT_EQ(topo.status().code(), absl::StatusCode::kInvalidArgument)
+        << description;
+    EXPECT_THAT(topo.status().message(), HasSubstr(problem)) << description;
+  }
 }
 
 TEST(TopologyLimits, XmlWithinTheLimitLoads) {

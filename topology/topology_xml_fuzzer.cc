@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::StatusOr<schedcache::Topology> topology =
       schedcache::LoadTopologyFromXml(
           absl::string_view(reinterpret_cast<const char*>(data), size),
-          "fuzz.xml");
+          "fuzz.xml", schedcache::FuzzTopologyLimits());
   if (topology.ok()) schedcache::CheckTopologyInvariants(*topology);
   return 0;
 }
