@@ -30,7 +30,11 @@ class TraceReplayer {
       CountMalformed(line.error, text);
       return absl::OkStatus();
     }
-    if (line.kind != Kind::kOtherSched && line.timestamp_ns < last_used_ns_) {
+    // Every scheduler line counts for the order, not only the replayed ones:
+    // an earlier line far ahead (a wakeup, say) has moved the end of the
+    // replay there, and a line before it would make every running thread
+    // tick all the way up to it.
+    if (seen_any_ && line.timestamp_ns < stats_.last_timestamp_ns) {
       CountMalformed("timestamp is before the previous scheduler event", text);
       return absl::OkStatus();
     }
@@ -56,7 +60,6 @@ class TraceReplayer {
     if (line.kind == Kind::kOtherSched) return absl::OkStatus();
 
     ASSIGN_OR_RETURN(const int32_t cpu, MapCpu(line.cpu));
-    last_used_ns_ = line.timestamp_ns;
     sink_.OnInputLine(stats_.lines);
     ++stats_.sched_events;
     stats_.cpus_seen.Set(cpu);
@@ -130,7 +133,6 @@ class TraceReplayer {
   SchedStateMachine machine_;
   ReplayStats stats_;
   bool seen_any_ = false;
-  int64_t last_used_ns_ = INT64_MIN;
 };
 
 // Replay replays every line of `reader`.

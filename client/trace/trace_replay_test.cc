@@ -177,8 +177,9 @@ TEST(TraceReplay, TimeGoingBackwardsIsMalformed) {
 
 TEST(TraceReplay, SkipsLinesThatAreNotSchedulerEvents) {
   std::string text = "version = 6\n";
-  text += "  bash-7 [000] d.h1. 10.000050: irq_handler_entry: irq=1 name=x\n";
-  text += "  bash-7 [000] ..... 10.000060: sched_wakeup: comm=a pid=9 "
+  // In time order, as ftrace writes them: before the first switch.
+  text += "  bash-7 [000] d.h1. 9.999950: irq_handler_entry: irq=1 name=x\n";
+  text += "  bash-7 [000] ..... 9.999960: sched_wakeup: comm=a pid=9 "
           "prio=120 target_cpu=000\n";
   text += "[LOST 3 EVENTS]\n";
   text += kWithoutTgid;
@@ -289,6 +290,27 @@ TEST(TraceReplay, AGapOfExactlyAnHourIsReplayedTickByTick) {
   EXPECT_EQ(stats->malformed_lines, 0);
   EXPECT_EQ(stats->tick_samples, 3599);
   EXPECT_EQ(stats->samples, 3600);
+}
+
+TEST(TraceReplay, ALineBeforeAnEarlierOtherEventFarAheadIsMalformed) {
+  // A fuzz finding: a line of another scheduler event (not replayed) at
+  // 100000 s, then a switch at 10 s. Had the switch been taken, the end of
+  // the replay would be 100000 s and thread 5 would tick at HZ 250 for 28
+  // hours (25 million samples). It is before the previous scheduler event:
+  // malformed, and nothing is replayed.
+  const std::string text =
+      "  <idle>-0 [000] d..2. 100000.000000000: sched_wakeup: comm=w pid=5 "
+      "prio=120 target_cpu=000\n"
+      "  <idle>-0 [000] d..2. 10.000000000: sched_switch: prev_comm=swapper "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=5 "
+      "next_prio=120\n";
+  RecordingSink sink;
+  absl::StatusOr<ReplayStats> stats = Replay(text, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 1);
+  ASSERT_EQ(stats->first_malformed.size(), 1u);
+  EXPECT_EQ(stats->first_malformed[0].line_number, 2);
+  EXPECT_EQ(stats->samples, 0);
 }
 
 TEST(TraceReplay, MalformedLinesAreKeptEscapedAndCut) {
