@@ -1,9 +1,9 @@
 // What the fuzz targets (the *_fuzzer.cc files, built with SCHEDCACHE_FUZZ)
-// share: the topology they model, FUZZ_CHECK (how a target reports a
-// broken promise of the code under test) and ValueOrAbort. libFuzzer treats an abort as a
-// crash and saves the input, so a failed check prints what was expected and
-// the values seen, then aborts. Only fuzz targets use it: on the project's
-// own paths bad input is an absl::Status, never an abort.
+// share: the topology they model, ValueOrAbort, and FUZZ_CHECK, how a
+// target reports a broken promise of the code under test. libFuzzer treats
+// an abort as a crash and saves the input, so a failed check prints what
+// was expected and the values seen, then aborts. Only fuzz targets use it:
+// on the project's own paths bad input is an absl::Status, never an abort.
 #ifndef SCHEDCACHE_COMMON_FUZZING_H_
 #define SCHEDCACHE_COMMON_FUZZING_H_
 
