@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/fuzzing.h"
-#include "policies/builtin_policies.h"
 #include "google/protobuf/stubs/logging.h"
+#include "policies/builtin_policies.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/limits.h"
 #include "server/proto_convert.h"
@@ -62,22 +62,23 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
   IngestTally tally;
   const absl::Status applied = session->ApplyBatch(batch, tally);
   FUZZ_CHECK(applied.ok(), applied.ToString());
-  FUZZ_CHECK(tally.accepted() + tally.rejected() == static_cast<uint64_t>(events),
-             absl::StrCat(events, " events: ", tally.accepted(),
-                          " accepted, ", tally.rejected(), " rejected"));
+  FUZZ_CHECK(
+      tally.accepted() + tally.rejected() == static_cast<uint64_t>(events),
+      absl::StrCat(events, " events: ", tally.accepted(), " accepted, ",
+                   tally.rejected(), " rejected"));
   const v1::Report report = session->Report();
-  FUZZ_CHECK(report.samples_applied() + report.handovers_applied() ==
-                     tally.accepted() &&
-                 report.events_rejected() == tally.rejected(),
-             absl::StrCat("tally ", tally.accepted(), " accepted, ",
-                          tally.rejected(), " rejected; report ",
-                          report.ShortDebugString()));
+  FUZZ_CHECK(
+      report.samples_applied() + report.handovers_applied() ==
+              tally.accepted() &&
+          report.events_rejected() == tally.rejected(),
+      absl::StrCat("tally ", tally.accepted(), " accepted, ", tally.rejected(),
+                   " rejected; report ", report.ShortDebugString()));
   const v1::Session described = session->Describe();
-  FUZZ_CHECK(described.events_accepted() == tally.accepted() &&
-                 described.events_rejected() == tally.rejected(),
-             absl::StrCat("tally ", tally.accepted(), " accepted, ",
-                          tally.rejected(), " rejected; session ",
-                          described.ShortDebugString()));
+  FUZZ_CHECK(
+      described.events_accepted() == tally.accepted() &&
+          described.events_rejected() == tally.rejected(),
+      absl::StrCat("tally ", tally.accepted(), " accepted, ", tally.rejected(),
+                   " rejected; session ", described.ShortDebugString()));
 
   v1::RecommendRequest recommend;
   recommend.set_tgid(FirstTgid(batch));

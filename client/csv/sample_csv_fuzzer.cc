@@ -28,11 +28,12 @@ namespace {
 std::unique_ptr<Engine> MakeFuzzEngine() {
   static const PolicyRegistry& registry =
       *new PolicyRegistry(ValueOrAbort(BuildPolicyRegistry({})));
-  static const auto topology =
-      std::make_shared<const Topology>(ValueOrAbort(LoadTopology(kFuzzTopology)));
-  return ValueOrAbort(Engine::Create(
-      topology, registry,
-      {{"full-scan", {}}, {"visited-scan", {}}, {"none", {}}}, EngineOptions{}));
+  static const auto topology = std::make_shared<const Topology>(
+      ValueOrAbort(LoadTopology(kFuzzTopology)));
+  return ValueOrAbort(
+      Engine::Create(topology, registry,
+                     {{"full-scan", {}}, {"visited-scan", {}}, {"none", {}}},
+                     EngineOptions{}));
 }
 
 void FuzzOneInput(const std::string& text) {
@@ -49,8 +50,9 @@ void FuzzOneInput(const std::string& text) {
     if (next.ok() && !next->has_value()) break;
     // Without a header the input is not a sample CSV, and a line over the
     // limit ends any input: feed and ab stop.
-    if (!next.ok() && (!reader.header_seen() ||
-                       next.status().code() != absl::StatusCode::kInvalidArgument)) {
+    if (!next.ok() &&
+        (!reader.header_seen() ||
+         next.status().code() != absl::StatusCode::kInvalidArgument)) {
       return;
     }
     FUZZ_CHECK(reader.line() > last_line && reader.line() <= lines,
@@ -60,8 +62,7 @@ void FuzzOneInput(const std::string& text) {
     if (!next.ok()) continue;
     const absl::Status applied = std::visit(
         [&engine](const auto& event) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(event)>,
-                                       Sample>) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(event)>, Sample>) {
             return engine->ApplySample(event);
           } else {
             return engine->ApplyHandOver(event);
