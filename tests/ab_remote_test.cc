@@ -3,6 +3,7 @@
 // report (single scans).
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,17 +48,34 @@ class AbRemote : public ::testing::Test {
     return options;
   }
 
+  // Both is one evaluation run in this process and on the server.
+  struct Both {
+    AbResult local;
+    AbResult remote;
+  };
+  // RunBoth runs `options` both ways, or records why not (a failed run, or
+  // a different number of policies) and returns nullopt.
+  std::optional<Both> RunBoth(const AbOptions& options) {
+    absl::StatusOr<AbResult> local =
+        RunAb(options, *registry_, InProcessSessions(*registry_));
+    absl::StatusOr<AbResult> remote = RunAb(options, *registry_, Remote());
+    EXPECT_TRUE(local.ok()) << local.status();
+    EXPECT_TRUE(remote.ok()) << remote.status();
+    if (!local.ok() || !remote.ok()) return std::nullopt;
+    EXPECT_EQ(remote->policies.size(), local->policies.size());
+    if (remote->policies.size() != local->policies.size()) return std::nullopt;
+    return Both{*std::move(local), *std::move(remote)};
+  }
+
   std::unique_ptr<PolicyRegistry> registry_;
   std::unique_ptr<TestServer> server_;
 };
 
 TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
-  absl::StatusOr<AbResult> local =
-      RunAb(Redis(), *registry_, InProcessSessions(*registry_));
-  absl::StatusOr<AbResult> remote = RunAb(Redis(), *registry_, Remote());
-  ASSERT_TRUE(local.ok()) << local.status();
-  ASSERT_TRUE(remote.ok()) << remote.status();
-  ASSERT_EQ(remote->policies.size(), local->policies.size());
+  const std::optional<Both> both = RunBoth(Redis());
+  ASSERT_TRUE(both.has_value());
+  const AbResult* local = &both->local;
+  const AbResult* remote = &both->remote;
   for (size_t i = 0; i < local->policies.size(); ++i) {
     const PolicyReport& l = local->policies[i].report;
     const PolicyReport& r = remote->policies[i].report;
@@ -95,15 +113,11 @@ TEST_F(AbRemote, ReportStatisticsAreOneDefinitionWhateverTheReference) {
     AbOptions options = Redis();
     options.session.policies = c.policies;
     options.session.settings = c.settings;
-    absl::StatusOr<AbResult> local =
-        RunAb(options, *registry_, InProcessSessions(*registry_));
-    absl::StatusOr<AbResult> remote = RunAb(options, *registry_, Remote());
-    ASSERT_TRUE(local.ok()) << local.status();
-    ASSERT_TRUE(remote.ok()) << remote.status();
-    ASSERT_EQ(remote->policies.size(), local->policies.size());
-    for (size_t i = 0; i < local->policies.size(); ++i) {
-      const PolicyReport& l = local->policies[i].report;
-      const PolicyReport& r = remote->policies[i].report;
+    const std::optional<Both> both = RunBoth(options);
+    ASSERT_TRUE(both.has_value());
+    for (size_t i = 0; i < both->local.policies.size(); ++i) {
+      const PolicyReport& l = both->local.policies[i].report;
+      const PolicyReport& r = both->remote.policies[i].report;
       EXPECT_EQ(r.decisions, l.decisions) << l.name;
       EXPECT_EQ(r.agreements, l.agreements) << l.name;
       EXPECT_EQ(r.agreement, l.agreement) << l.name;
