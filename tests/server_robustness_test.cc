@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 #include "tests/server_fixture.h"
+#include "topology/testing/xml_samples.h"
 
 namespace schedcache::testing {
 namespace {
@@ -166,6 +167,21 @@ TEST_F(ServerRobustnessTest, TopologyPastTheCpuLimitIsRefusedAtOnce) {
             "topology uploaded.xml: describes 16385 CPUs, more than the limit "
             "of 16384 (flag --max_topology_cpus)");
   ExpectHealthy();
+}
+
+TEST_F(ServerRobustnessTest, XmlThatCrashesHwlocIsRefusedAndTheServerLivesOn) {
+  // Before hwloc read uploads in a reader process, these bytes killed
+  // schedcached with SIGSEGV inside hwloc_insert_object_by_parent.
+  v1::CreateSessionRequest uploaded = TwoLlcSessionRequest("crash");
+  uploaded.mutable_topology()->set_xml(std::string(kXmlThatCrashesHwloc));
+  absl::Status status = client().CreateSession(uploaded).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              StartsWith("topology uploaded.xml: hwloc failed reading it: "
+                         "the reader process "));
+  ExpectHealthy();
+  // The name was not taken by the failed build.
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("crash")).ok());
 }
 
 TEST_F(ServerRobustnessTest, DeletingDefaultUnderItsIngestStreamEndsIt) {

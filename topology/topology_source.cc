@@ -24,7 +24,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/time.h"
 #include "common/status_macros.h"
+#include "topology/reader_process.h"
+#include "topology/xml_reader_wire.h"
 
 namespace schedcache {
 namespace {
@@ -73,6 +76,23 @@ uint64_t SaturatingProduct(uint64_t a, uint64_t b) {
 uint64_t SaturatingSum(uint64_t a, uint64_t b) {
   uint64_t sum;
   return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+// MaxOsIndex bounds the os indexes of a bounded source's CPUs: each is below
+// 4 times its CPU limit. hwloc and CpuSet size every bitmap by the largest
+// index (one synthetic index of 2^31 took 6.8 GB), and real machines number
+// their CPUs densely.
+uint64_t MaxOsIndex(const TopologyLimits& limits) {
+  return SaturatingProduct(
+      static_cast<uint64_t>(std::max<int64_t>(limits.max_cpus, 0)), 4);
+}
+
+absl::Status OsIndexTooLarge(absl::string_view source, uint64_t index,
+                             const TopologyLimits& limits) {
+  return SourceError(source,
+                     absl::StrCat("CPU os index ", index, " is not below ",
+                                  MaxOsIndex(limits),
+                                  " (4 times the CPU limit)"));
 }
 
 // SyntheticCpuCount is the number of CPUs (PUs) hwloc builds for a synthetic
@@ -136,16 +156,14 @@ absl::StatusOr<uint64_t> SyntheticCpuCount(absl::string_view source,
 }
 
 // CheckSyntheticIndexes accepts the "indexes=" attributes of a synthetic
-// description only as a list of decimal os indexes, each below 4 *
-// limits.max_cpus: hwloc 2.9 aborts on some of its interleaving forms (an
-// assert in hwloc_synthetic_process_indexes), and sizes every bitmap of the
-// topology by the largest index (one index of 2^31 took 6.8 GB).
+// description only as a list of decimal os indexes, each below
+// MaxOsIndex(limits): hwloc 2.9 aborts on some of its interleaving forms (an
+// assert in hwloc_synthetic_process_indexes).
 absl::Status CheckSyntheticIndexes(absl::string_view source,
                                    absl::string_view description,
                                    const TopologyLimits& limits) {
   constexpr absl::string_view kIndexes = "indexes=";
-  const uint64_t bound = SaturatingProduct(
-      static_cast<uint64_t>(std::max<int64_t>(limits.max_cpus, 0)), 4);
+  const uint64_t bound = MaxOsIndex(limits);
   for (size_t at = description.find(kIndexes); at != absl::string_view::npos;
        at = description.find(kIndexes, at + kIndexes.size())) {
     const size_t start = at + kIndexes.size();
@@ -227,10 +245,13 @@ std::map<int, int> NumaNodeOfCpu(hwloc_topology_t topology) {
   return node_of;
 }
 
-// SpecFromHwloc turns a loaded hwloc topology into a TopologySpec.
+// SpecFromHwloc turns a loaded hwloc topology into a TopologySpec. `limits`
+// is nullptr for the host; otherwise a CPU os index must be below
+// MaxOsIndex(*limits).
 absl::StatusOr<TopologySpec> SpecFromHwloc(hwloc_topology_t topology,
                                            absl::string_view source,
-                                           bool is_host) {
+                                           const TopologyLimits* limits) {
+  const bool is_host = limits == nullptr;
   TopologySpec spec;
   spec.source = std::string(source);
   const std::map<int, int> node_of = NumaNodeOfCpu(topology);
@@ -242,6 +263,9 @@ absl::StatusOr<TopologySpec> SpecFromHwloc(hwloc_topology_t topology,
     if (pu->os_index == HWLOC_UNKNOWN_INDEX || pu->os_index > INT_MAX) {
       return SourceError(source, absl::StrCat("PU L#", pu->logical_index,
                                               " has no usable os index"));
+    }
+    if (limits != nullptr && pu->os_index >= MaxOsIndex(*limits)) {
+      return OsIndexTooLarge(source, pu->os_index, *limits);
     }
     CpuSpec cpu;
     cpu.os_index = static_cast<int>(pu->os_index);
@@ -277,10 +301,6 @@ absl::StatusOr<TopologySpec> SpecFromHwloc(hwloc_topology_t topology,
   return spec;
 }
 
-// Discover loads an hwloc topology from the backend `select` chooses (it
-// returns hwloc's 0 / -1) and builds the Topology. `limits` is nullptr for
-// the host; otherwise a topology of more CPUs is refused as soon as hwloc
-// has read it, before the conversion (which costs more per CPU).
 // KeepHwlocPluginsLoaded holds one hwloc topology handle for the life of the
 // process. hwloc loads its plugins (the libxml2 XML backend among them) with
 // the first handle and unloads them when the last is destroyed; unloaded,
@@ -294,10 +314,13 @@ void KeepHwlocPluginsLoaded() {
   (void)kKeeper;
 }
 
-absl::StatusOr<Topology> Discover(
+// ReadSpec loads an hwloc topology from the backend `select` chooses (it
+// returns hwloc's 0 / -1) and describes it as a TopologySpec. `limits` is
+// nullptr for the host; otherwise a topology of more CPUs is refused as soon
+// as hwloc has read it, before the conversion (which costs more per CPU).
+absl::StatusOr<TopologySpec> ReadSpec(
     absl::string_view source, const TopologyLimits* limits,
     absl::FunctionRef<int(hwloc_topology_t)> select) {
-  const bool is_host = limits == nullptr;
   KeepHwlocPluginsLoaded();
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) {
@@ -326,8 +349,38 @@ absl::StatusOr<Topology> Discover(
       limits != nullptr && !WithinLimits(static_cast<uint64_t>(pus), *limits)) {
     return TooManyCpus(source, static_cast<uint64_t>(pus), *limits);
   }
-  ASSIGN_OR_RETURN(TopologySpec spec, SpecFromHwloc(raw, source, is_host));
+  return SpecFromHwloc(raw, source, limits);
+}
+
+absl::StatusOr<Topology> Discover(
+    absl::string_view source, const TopologyLimits* limits,
+    absl::FunctionRef<int(hwloc_topology_t)> select) {
+  ASSIGN_OR_RETURN(TopologySpec spec, ReadSpec(source, limits, select));
   return Topology::Create(std::move(spec));
+}
+
+// ReadXmlSpecHere is hwloc's XML import in this process: what a reader
+// process runs for LoadTopologyFromXml.
+absl::StatusOr<TopologySpec> ReadXmlSpecHere(
+    const xml_reader_wire::Request& request) {
+  // hwloc wants a NUL-terminated buffer and an int length that counts the NUL.
+  const int length = static_cast<int>(request.xml.size() + 1);
+  return ReadSpec(request.name, &request.limits, [&](hwloc_topology_t raw) {
+    return hwloc_topology_set_xmlbuffer(raw, request.xml.c_str(), length);
+  });
+}
+
+// kXmlReader names the reader process service of LoadTopologyFromXml; one
+// started for it answers before main().
+constexpr absl::string_view kXmlReader = "topology-xml";
+
+__attribute__((constructor)) void ServeXmlReaderProcess() {
+  reader_process::ServeIfReaderProcess(kXmlReader, [](absl::string_view bytes) {
+    absl::StatusOr<xml_reader_wire::Request> request =
+        xml_reader_wire::DecodeRequest(bytes);
+    return xml_reader_wire::EncodeAnswer(
+        request.ok() ? ReadXmlSpecHere(*request) : request.status());
+  });
 }
 
 }  // namespace
@@ -393,7 +446,6 @@ absl::StatusOr<std::string> ReadTopologyXml(absl::string_view source) {
 absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
                                              absl::string_view name,
                                              const TopologyLimits& limits) {
-  // hwloc wants a NUL-terminated buffer and an int length that counts the NUL.
   if (xml_bytes.size() >= static_cast<size_t>(INT_MAX)) {
     return SourceError(name, absl::StrCat("XML of ", xml_bytes.size(),
                                           " bytes is too large"));
@@ -402,11 +454,24 @@ absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
       !WithinLimits(pus, limits)) {
     return TooManyCpus(name, pus, limits);
   }
-  const std::string buffer(xml_bytes);
-  return Discover(name, &limits, [&](hwloc_topology_t topology) {
-    return hwloc_topology_set_xmlbuffer(topology, buffer.c_str(),
-                                        static_cast<int>(buffer.size() + 1));
-  });
+  // hwloc 2.9 crashes on some XML (a NULL cpuset in
+  // hwloc_insert_object_by_parent, one bit away from a real export), so it
+  // reads the bytes in a reader process: a crash there is an error here.
+  absl::StatusOr<std::string> answer = reader_process::Call(
+      kXmlReader, xml_reader_wire::EncodeRequest(
+          {std::string(name), limits, std::string(xml_bytes)}),
+      limits.xml_read_time);
+  if (absl::IsAborted(answer.status()) ||
+      absl::IsDeadlineExceeded(answer.status())) {
+    return SourceError(name, absl::StrCat("hwloc failed reading it: ",
+                                          answer.status().message()));
+  }
+  if (!answer.ok()) {
+    return absl::InternalError(
+        absl::StrCat("topology ", name, ": ", answer.status().message()));
+  }
+  ASSIGN_OR_RETURN(TopologySpec spec, xml_reader_wire::DecodeAnswer(*answer));
+  return Topology::Create(std::move(spec));
 }
 
 }  // namespace schedcache

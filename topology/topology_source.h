@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "topology/topology.h"
 
 namespace schedcache {
@@ -43,6 +44,10 @@ struct TopologyLimits {
   // how_to_raise ends the error message, e.g. "flag --max_topology_cpus";
   // empty adds nothing.
   std::string how_to_raise;
+  // xml_read_time bounds hwloc's reading of XML (in a reader process, see
+  // LoadTopologyFromXml). An export of 16,384 CPUs (17 MB) reads in under a
+  // second here, in a few under ASan.
+  absl::Duration xml_read_time = absl::Seconds(30);
 };
 
 // LoadTopology builds a Topology from `source`, one of
@@ -68,8 +73,12 @@ absl::Status CheckSyntheticSource(absl::string_view source,
 
 // LoadTopologyFromXml builds a Topology from the bytes of an hwloc XML export.
 // `name` becomes Topology::source() and appears in error messages. Returns
-// InvalidArgument when hwloc cannot read the bytes, they describe no CPUs, or
-// more than `limits.max_cpus`.
+// InvalidArgument when hwloc cannot read the bytes, they describe no CPUs,
+// more than `limits.max_cpus` or a CPU os index of 4 times that or more.
+// hwloc reads the bytes in a reader process (topology/reader_process.h): XML
+// that crashes hwloc, or keeps it busy past `limits.xml_read_time`, is
+// InvalidArgument saying so, and the caller lives on. Internal when no
+// reader process can be started (the message says why).
 absl::StatusOr<Topology> LoadTopologyFromXml(absl::string_view xml_bytes,
                                              absl::string_view name,
                                              const TopologyLimits& limits = {});

@@ -16,10 +16,12 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "topology/testing/xml_samples.h"
 
 namespace schedcache {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
 const std::string kTopologyDir =
@@ -455,6 +457,42 @@ TEST(TopologyLimits, XmlFileIsBoundedLikeBytes) {
       LoadTopology("xml:" + path, LimitOf(5));
   EXPECT_THAT(refused.status().message(),
               HasSubstr("describes 6 CPUs, more than the limit of 5"));
+}
+
+TEST(LoadTopologyFromXml, XmlThatCrashesHwlocIsInvalidArgumentAndNothingMore) {
+  absl::StatusOr<Topology> crashed =
+      LoadTopologyFromXml(kXmlThatCrashesHwloc, "no-complete.xml");
+  EXPECT_EQ(crashed.status().code(), absl::StatusCode::kInvalidArgument);
+  // Under ASan the reader process reports the SEGV and exits with status 1.
+  EXPECT_THAT(crashed.status().message(),
+              AnyOf(HasSubstr("topology no-complete.xml: hwloc failed reading "
+                              "it: the reader process was killed by signal "
+                              "11 (Segmentation fault)"),
+                    HasSubstr("topology no-complete.xml: hwloc failed reading "
+                              "it: the reader process exited with status 1")));
+  // This process lives on and reads the next XML.
+  absl::StatusOr<Topology> next =
+      LoadTopologyFromXml(CoresXml(2, "PU"), "four.xml");
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->cpus().size(), 4u);
+}
+
+TEST(TopologyLimits, XmlCpuOsIndexIsBelowFourTimesTheLimit) {
+  // Six CPUs (the limit) but one numbered 30: bitmaps are sized by the
+  // largest index, and 30 >= 4 * 6.
+  std::string xml = CoresXml(3, "PU");
+  xml = absl::StrReplaceAll(xml, {{"\"0x3f\"", "\"0x4000001f\""},
+                                  {"\"0x30\"", "\"0x40000010\""},
+                                  {"\"0x20\"", "\"0x40000000\""},
+                                  {"os_index=\"5\"", "os_index=\"30\""}});
+  absl::StatusOr<Topology> refused =
+      LoadTopologyFromXml(xml, "sparse.xml", LimitOf(6));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "topology sparse.xml: CPU os index 30 is not below 24 (4 times "
+            "the CPU limit)");
+  // Within the bound of a limit of 8 (32), the same XML loads.
+  EXPECT_TRUE(LoadTopologyFromXml(xml, "sparse.xml", LimitOf(8)).ok());
 }
 
 TEST(TopologyLimits, HostIsNeverBounded) {
