@@ -1,6 +1,7 @@
 #include "host/pinned_maps.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -108,8 +109,8 @@ absl::StatusOr<std::optional<FoundMap>> FindPinned(const std::string& path,
   if (bpf_obj_get_info_by_fd(fd.get(), &info, &info_len) != 0) {
     return BpfError(errno, "BPF_OBJ_GET_INFO_BY_FD", path);
   }
-  const auto mismatch = [&](absl::string_view field, uint32_t found,
-                            uint32_t expected) {
+  const auto mismatch = [&](absl::string_view field, const auto& found,
+                            const auto& expected) {
     return absl::FailedPreconditionError(absl::StrCat(
         path, ": ", field, " is ", found, ", map ABI ",
         SCHEDCACHE_MAP_ABI_VERSION, " expects ", expected, " (",
@@ -117,7 +118,12 @@ absl::StatusOr<std::optional<FoundMap>> FindPinned(const std::string& path,
         "); it was pinned by another schedcache version or another program: "
         "stop its readers and remove the pinned prefs, llcs and meta"));
   };
-  if (info.type != spec.type) return mismatch("map type", info.type, spec.type);
+  if (info.type != spec.type) {
+    const char* found =
+        libbpf_bpf_map_type_str(static_cast<bpf_map_type>(info.type));
+    return mismatch("map type", found != nullptr ? found : "unknown",
+                    libbpf_bpf_map_type_str(spec.type));
+  }
   if (info.key_size != spec.key_size) {
     return mismatch("key_size", info.key_size, spec.key_size);
   }
@@ -197,7 +203,8 @@ absl::Status CheckBpffs(const std::string& dir) {
   if (statfs(dir.c_str(), &fs) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("pin directory ", dir, ": ", std::strerror(errno),
-                     "; create it on a bpffs (mount -t bpf bpf ", dir, ")"));
+                     "; make it a bpffs (mkdir ", dir, " && mount -t bpf bpf ",
+                     dir, ") or a directory inside a mounted one"));
   }
   if (static_cast<uint64_t>(fs.f_type) != BPF_FS_MAGIC) {
     return absl::FailedPreconditionError(absl::StrCat(

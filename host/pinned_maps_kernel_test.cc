@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -75,16 +76,26 @@ class PinnedMapsKernelTest : public ::testing::Test {
   struct SuiteBpffs {
     std::string root;
     std::string skip_reason;
+    bool keep = false;  // leave the maps for inspection
   };
   static SuiteBpffs& Suite() {
     static SuiteBpffs* const suite = new SuiteBpffs;
     return *suite;
   }
+  // SCHEDCACHE_TEST_KEEP_MAPS_IN=DIR (a mounted bpffs) runs the tests
+  // there instead and leaves each test's maps in DIR/<test name> for
+  // inspection (docs/INTEGRATION.md shows them with bpftool).
   static void SetUpTestSuite() {
+    if (const char* keep = std::getenv("SCHEDCACHE_TEST_KEEP_MAPS_IN")) {
+      Suite().keep = true;
+      Suite().root = keep;
+      Suite().skip_reason = std::string(CheckBpffs(keep).message());
+      return;
+    }
     Suite().skip_reason = MountPrivateBpffs(Suite().root);
   }
   static void TearDownTestSuite() {
-    if (Suite().root.empty()) return;
+    if (Suite().root.empty() || Suite().keep) return;
     umount2(Suite().root.c_str(), MNT_DETACH);
     rmdir(Suite().root.c_str());
   }
@@ -97,7 +108,7 @@ class PinnedMapsKernelTest : public ::testing::Test {
         << dir_ << ": " << std::strerror(errno);
   }
   void TearDown() override {
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+    if (!dir_.empty() && !Suite().keep) std::filesystem::remove_all(dir_);
   }
 
   std::string Path(const char* map) const { return dir_ + "/" + map; }
@@ -351,6 +362,20 @@ TEST_F(PinnedMapsKernelTest,
                                         "expects 32 (struct schedcache_pref)"));
   EXPECT_FALSE(std::filesystem::exists(Path("llcs")));
   EXPECT_FALSE(std::filesystem::exists(Path("meta")));
+}
+
+TEST_F(PinnedMapsKernelTest, RefusesAPinnedMapOfAnotherType) {
+  // A plain hash where prefs must be an LRU hash; sizes as prefs'.
+  const MapFd other(bpf_map_create(BPF_MAP_TYPE_HASH, "prefs", 4,
+                                   sizeof(schedcache_pref), 8, nullptr));
+  ASSERT_GE(other.get(), 0) << std::strerror(errno);
+  ASSERT_EQ(bpf_obj_pin(other.get(), Path("prefs").c_str()), 0);
+
+  const absl::StatusOr<PinnedMaps> maps = PinnedMaps::Open(dir_);
+  EXPECT_EQ(maps.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(maps.status().message(),
+              HasSubstr(Path("prefs") +
+                        ": map type is hash, map ABI 1 expects lru_hash"));
 }
 
 TEST_F(PinnedMapsKernelTest, RefusesMetaOfAnotherAbi) {

@@ -47,6 +47,7 @@ TEST(CheckBpffs, NamesAMissingDirectory) {
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("pin directory " + missing));
   EXPECT_THAT(status.message(), HasSubstr("No such file or directory"));
+  EXPECT_THAT(status.message(), HasSubstr("mount -t bpf bpf " + missing));
 }
 
 TEST(PinnedMapsOpen, RefusesADirectoryNotOnABpffsAndCreatesNothing) {
