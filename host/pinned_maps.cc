@@ -173,6 +173,21 @@ absl::StatusOr<MapFd> CreatePinned(const std::string& path, const MapSpec& spec,
   return fd;
 }
 
+// CheckOptions refuses capacities the kernel would refuse with a bare
+// EINVAL, and modes that are not permission bits.
+absl::Status CheckOptions(const PinnedMapsOptions& options) {
+  if (options.prefs_capacity == 0 || options.llcs_capacity == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "map capacities must be at least 1: prefs_capacity ",
+        options.prefs_capacity, ", llcs_capacity ", options.llcs_capacity));
+  }
+  if ((options.pin_mode & ~mode_t{07777}) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "pin_mode %04o is not a file mode (at most 07777)", options.pin_mode));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status BpfError(int err, absl::string_view call, absl::string_view path) {
@@ -325,6 +340,7 @@ PinnedMaps::PinnedMaps(std::string dir, MapFd prefs, MapFd llcs, MapFd meta,
 
 absl::StatusOr<PinnedMaps> PinnedMaps::Open(const std::string& dir,
                                             const PinnedMapsOptions& options) {
+  RETURN_IF_ERROR(CheckOptions(options));
   RETURN_IF_ERROR(CheckBpffs(dir));
   // Indexes into the arrays below, in creation order: meta last, so a
   // pinned meta means a complete set.

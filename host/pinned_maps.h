@@ -119,6 +119,7 @@ class PinnedMaps {
   // layout is FailedPrecondition naming the file, the found and the
   // expected values, and nothing is created. A new meta is pinned last,
   // holding its ABI version, so a pinned meta means a complete set.
+  // InvalidArgument for a zero capacity or a pin_mode beyond 07777.
   static absl::StatusOr<PinnedMaps> Open(const std::string& dir,
                                          const PinnedMapsOptions& options = {});
 

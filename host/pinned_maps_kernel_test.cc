@@ -159,7 +159,8 @@ class PinnedMapsKernelTest : public ::testing::Test {
 
   // RunProbe asks the probe about `tgid`.
   static pref_probe_ctx RunProbe(const Probe& probe, uint32_t tgid) {
-    pref_probe_ctx ctx{.tgid = tgid, .llc = -2, .cpu = -2, .in_mask = 2};
+    pref_probe_ctx ctx{
+        .tgid = tgid, .llc = -2, .cpu = -2, .in_mask = 2, .now_ns = 0};
     bpf_program* program =
         bpf_object__find_program_by_name(probe.get(), "pref_probe");
     LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ctx,
@@ -307,6 +308,17 @@ TEST_F(PinnedMapsKernelTest, ProbeSeesEachProcessLlcAndNoneOnceDeleted) {
   EXPECT_EQ(maps->counters().deletes, 1u);
   EXPECT_EQ(maps->counters().deletes_absent, 1u);
   EXPECT_EQ(maps->counters().failed_writes, 0u);
+}
+
+TEST_F(PinnedMapsKernelTest, BpfClockNowNsIsTheClockBpfProgramsRead) {
+  ASSERT_TRUE(PinnedMaps::Open(dir_).ok());
+  const Probe probe = LoadProbe();
+  ASSERT_TRUE(probe);
+  const uint64_t before = BpfClockNowNs();
+  const pref_probe_ctx run = RunProbe(probe, 1);
+  const uint64_t after = BpfClockNowNs();
+  EXPECT_LE(before, run.now_ns);
+  EXPECT_LE(run.now_ns, after);
 }
 
 TEST_F(PinnedMapsKernelTest, ReopenReusesTheMapsAndTheirEntries) {

@@ -58,6 +58,19 @@ TEST(PinnedMapsOpen, RefusesADirectoryNotOnABpffsAndCreatesNothing) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+TEST(PinnedMapsOpen, RefusesAZeroCapacityOrAModeBeyondPermissionBits) {
+  TempDir dir;
+  const auto no_prefs = PinnedMaps::Open(dir.path(), {.prefs_capacity = 0});
+  EXPECT_EQ(no_prefs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(no_prefs.status().message(),
+              HasSubstr("map capacities must be at least 1: prefs_capacity 0, "
+                        "llcs_capacity 1024"));
+  const auto bad_mode = PinnedMaps::Open(dir.path(), {.pin_mode = 010600});
+  EXPECT_EQ(bad_mode.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad_mode.status().message(),
+              HasSubstr("pin_mode 10600 is not a file mode"));
+}
+
 TEST(EncodeLlcs, SetsMaskBitsFirstCpuAndCount) {
   // llc 0 = {5, 4, 65}: bits 4 and 5 of word 0 (0x30), bit 1 of word 1
   // (65 = 64 + 1 → 0x2); the first CPU is the lowest, 4, not the first

@@ -32,6 +32,7 @@ int pref_probe(struct pref_probe_ctx *ctx)
 	ctx->llc = schedcache_preferred_llc(&prefs, &llcs, ctx->tgid, &llc, &cpu);
 	ctx->cpu = cpu;
 	ctx->in_mask = llc ? schedcache_llc_has_cpu(llc, cpu) : 0;
+	ctx->now_ns = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -11,6 +11,7 @@ struct pref_probe_ctx {
 	__s32 llc;     /* out: schedcache_preferred_llc's answer, -1: none */
 	__s32 cpu;     /* out: the CPU it picked, -1: none */
 	__u32 in_mask; /* out: 1 when cpu is in the returned LLC's mask */
+	__u64 now_ns;  /* out: bpf_ktime_get_ns() during the run */
 };
 
 #endif /* SCHEDCACHE_HOST_TESTING_PREF_PROBE_H_ */
