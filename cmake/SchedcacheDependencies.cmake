@@ -8,6 +8,15 @@ find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.9)
+# host/'s pinned BPF maps: Debian 12's libbpf 1.1.
+pkg_check_modules(LIBBPF REQUIRED IMPORTED_TARGET libbpf>=1.1)
+# clang -target bpf builds the BPF program of host/'s real-kernel test;
+# without it that one test is left out, and configure says so.
+find_program(SCHEDCACHE_BPF_CLANG NAMES clang-14 clang)
+if(NOT SCHEDCACHE_BPF_CLANG)
+  message(STATUS "clang not found: host/pinned_maps_kernel_test (which "
+                 "needs clang -target bpf) is not built; install clang")
+endif()
 find_package(ZLIB REQUIRED)
 if(SCHEDCACHE_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
