@@ -1,6 +1,7 @@
 #include "host/raw_event_parser.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -100,8 +101,8 @@ ParseCounts& ParseCounts::operator+=(const ParseCounts& other) {
   return *this;
 }
 
-absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Create(
-    tep_handle* tep) {
+absl::StatusOr<std::unique_ptr<RawEventParser::Fields>>
+RawEventParser::FindFields(tep_handle* tep) {
   auto f = std::make_unique<Fields>();
   ASSIGN_OR_RETURN(tep_event * sched_switch, FindSchedEvent(tep, "sched_switch"));
   ASSIGN_OR_RETURN(tep_event * migrate, FindSchedEvent(tep, "sched_migrate_task"));
@@ -127,17 +128,40 @@ absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Create(
   ASSIGN_OR_RETURN(f->child_pid, FindField(fork, "child_pid", f->fork_layout));
   ASSIGN_OR_RETURN(f->exit_pid, FindField(exit, "pid", f->exit_layout));
   ASSIGN_OR_RETURN(f->group_dead, FindField(exit, "group_dead", f->exit_layout));
-  kbuffer* kbuf = tep_kbuffer(tep);
+  return f;
+}
+
+absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Load(
+    const std::string& tracing_dir) {
+  const char* const systems[] = {"sched", nullptr};
+  TepPtr tep(tracefs_local_events_system(tracing_dir.c_str(), systems));
+  if (tep == nullptr) {
+    const int error = errno;
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load the sched event formats from ", tracing_dir,
+                     "/events: ", std::strerror(error)));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Fields> fields, FindFields(tep.get()));
+  std::unique_ptr<kbuffer, KbufferFree> kbuf(tep_kbuffer(tep.get()));
   if (kbuf == nullptr) {
     return absl::ResourceExhaustedError("tep_kbuffer: cannot allocate a kbuffer");
   }
-  return std::unique_ptr<RawEventParser>(new RawEventParser(kbuf, std::move(f)));
+  return std::unique_ptr<RawEventParser>(
+      new RawEventParser(std::move(tep), std::move(kbuf), std::move(fields)));
 }
 
-RawEventParser::RawEventParser(kbuffer* kbuf, std::unique_ptr<Fields> fields)
-    : kbuf_(kbuf), fields_(std::move(fields)) {}
+RawEventParser::RawEventParser(TepPtr tep,
+                               std::unique_ptr<kbuffer, KbufferFree> kbuf,
+                               std::unique_ptr<Fields> fields)
+    : tep_(std::move(tep)), kbuf_(std::move(kbuf)), fields_(std::move(fields)) {}
 
-RawEventParser::~RawEventParser() { kbuffer_free(kbuf_); }
+RawEventParser::~RawEventParser() = default;
+
+void RawEventParser::TepFree::operator()(tep_handle* tep) const { tep_free(tep); }
+
+void RawEventParser::KbufferFree::operator()(kbuffer* kbuf) const {
+  kbuffer_free(kbuf);
+}
 
 bool RawEventParser::DecodeRecord(const std::uint8_t* data, int size,
                                   RawSchedEvent& event,
@@ -185,22 +209,22 @@ ParseCounts RawEventParser::ParseSubbuffer(
   // the bytes we hold before walking, so a torn read cannot lead it past
   // the end.
   void* page = const_cast<std::uint8_t*>(subbuffer.data());
-  if (subbuffer.size() < kSubbufferHeaderBytes || kbuffer_load_subbuffer(kbuf_, page) < 0 ||
-      static_cast<std::size_t>(kbuffer_start_of_data(kbuf_)) +
-              static_cast<std::size_t>(kbuffer_subbuffer_size(kbuf_)) >
+  if (subbuffer.size() < kSubbufferHeaderBytes || kbuffer_load_subbuffer(kbuf_.get(), page) < 0 ||
+      static_cast<std::size_t>(kbuffer_start_of_data(kbuf_.get())) +
+              static_cast<std::size_t>(kbuffer_subbuffer_size(kbuf_.get())) >
           subbuffer.size()) {
     ++counts.bad_subbuffers;
     return counts;
   }
   unsigned long long timestamp = 0;
-  for (void* data = kbuffer_read_event(kbuf_, &timestamp); data != nullptr;
-       data = kbuffer_next_event(kbuf_, &timestamp)) {
+  for (void* data = kbuffer_read_event(kbuf_.get(), &timestamp); data != nullptr;
+       data = kbuffer_next_event(kbuf_.get(), &timestamp)) {
     RawSchedEvent event;
     event.timestamp_ns = timestamp;
     event.cpu = cpu;
     bool unknown_type = false;
     if (DecodeRecord(static_cast<const std::uint8_t*>(data),
-                     kbuffer_event_size(kbuf_), event, unknown_type)) {
+                     kbuffer_event_size(kbuf_.get()), event, unknown_type)) {
       sink.OnEvent(event);
       ++counts.events;
     } else if (unknown_type) {

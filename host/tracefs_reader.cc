@@ -30,20 +30,6 @@ int SubbufferSize(tracefs_instance* instance) {
   return static_cast<int>(sysconf(_SC_PAGESIZE));
 }
 
-// LoadSchedFormats parses the sched event formats (and the ring buffer's
-// header_page) from the instance's own events directory.
-absl::StatusOr<tep_handle*> LoadSchedFormats(const std::string& directory) {
-  const char* const systems[] = {"sched", nullptr};
-  tep_handle* tep = tracefs_local_events_system(directory.c_str(), systems);
-  if (tep == nullptr) {
-    const int error = errno;
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot load the sched event formats from ", directory,
-                     "/events: ", std::strerror(error)));
-  }
-  return tep;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<TracefsReader>> TracefsReader::Open(
@@ -53,26 +39,19 @@ absl::StatusOr<std::unique_ptr<TracefsReader>> TracefsReader::Open(
     return absl::FailedPreconditionError(
         absl::StrCat("session ", session.name(), " is already stopped"));
   }
-  ASSIGN_OR_RETURN(tep_handle * tep, LoadSchedFormats(session.directory()));
-  absl::StatusOr<std::unique_ptr<RawEventParser>> parser =
-      RawEventParser::Create(tep);
-  if (!parser.ok()) {
-    tep_free(tep);
-    return parser.status();
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<RawEventParser> parser,
+                   RawEventParser::Load(session.directory()));
   const int stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (stop_fd < 0) {
     const int error = errno;
-    tep_free(tep);
     return absl::ResourceExhaustedError(
         absl::StrCat("eventfd: ", std::strerror(error)));
   }
   const int subbuffer_size = SubbufferSize(instance);
-  // From here the reader owns tep and stop_fd, so every error path below
-  // releases them through its destructor.
-  std::unique_ptr<TracefsReader> reader(
-      new TracefsReader(tep, *std::move(parser), stop_fd, subbuffer_size,
-                        options.read_period));
+  // From here the reader owns stop_fd and the pipes opened so far, so every
+  // error path below releases them through its destructor.
+  std::unique_ptr<TracefsReader> reader(new TracefsReader(
+      std::move(parser), stop_fd, subbuffer_size, options.read_period));
   const ssize_t ring_kb = tracefs_instance_get_buffer_size(instance, 0);
   reader->max_subbuffers_per_wake_ =
       std::max<int>(1, static_cast<int>(ring_kb * 1024 / subbuffer_size));
@@ -96,12 +75,10 @@ absl::StatusOr<std::unique_ptr<TracefsReader>> TracefsReader::Open(
   return reader;
 }
 
-TracefsReader::TracefsReader(tep_handle* tep,
-                             std::unique_ptr<RawEventParser> parser,
+TracefsReader::TracefsReader(std::unique_ptr<RawEventParser> parser,
                              int stop_fd, int subbuffer_size,
                              absl::Duration read_period)
-    : tep_(tep),
-      parser_(std::move(parser)),
+    : parser_(std::move(parser)),
       stop_fd_(stop_fd),
       read_period_(read_period),
       subbuffer_(static_cast<std::size_t>(subbuffer_size)) {}
@@ -113,8 +90,6 @@ TracefsReader::~TracefsReader() {
   }
   close(stop_fd_);
 }
-
-void TracefsReader::TepFree::operator()(tep_handle* tep) const { tep_free(tep); }
 
 void TracefsReader::RequestStop() {
   const std::uint64_t one = 1;

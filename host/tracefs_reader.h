@@ -34,7 +34,6 @@
 #include "host/sched_event.h"
 #include "host/tracefs_session.h"
 
-struct tep_handle;
 struct tracefs_cpu;
 
 namespace schedcache::host {
@@ -81,19 +80,13 @@ class TracefsReader {
     int fd = -1;
     tracefs_cpu* reader = nullptr;
   };
-  TracefsReader(tep_handle* tep, std::unique_ptr<RawEventParser> parser,
+  TracefsReader(std::unique_ptr<RawEventParser> parser,
                 int stop_fd, int subbuffer_size, absl::Duration read_period);
   // ReadCpu reads up to `max_subbuffers` sub-buffers from one CPU without
   // blocking.
   absl::Status ReadCpu(const CpuPipe& pipe, int max_subbuffers,
                        SchedEventSink& sink);
 
-  struct TepFree {
-    void operator()(tep_handle* tep) const;
-  };
-  // Declared before parser_, which points into its formats, so it is freed
-  // after the parser.
-  const std::unique_ptr<tep_handle, TepFree> tep_;
   const std::unique_ptr<RawEventParser> parser_;
   const int stop_fd_;
   const absl::Duration read_period_;
