@@ -88,7 +88,8 @@ absl::StatusOr<Recording> Record(absl::Duration duration) {
   reader->set_subbuffer_tap(
       [&recording](int cpu, absl::Span<const std::uint8_t> subbuffer) {
         recording.subbuffers.push_back(
-            {cpu, std::vector<std::uint8_t>(subbuffer.begin(), subbuffer.end())});
+            {cpu,
+             std::vector<std::uint8_t>(subbuffer.begin(), subbuffer.end())});
       });
   CountingSink sink;
   const absl::Time end = absl::Now() + duration;
@@ -126,7 +127,8 @@ void BM_ParseSubbuffers(benchmark::State& bench, const Recording* recording,
   }
   benchmark::DoNotOptimize(sink.checksum);
   if (unparsed != 0) {
-    bench.SkipWithError(absl::StrCat(unparsed, " records did not parse").c_str());
+    bench.SkipWithError(
+        absl::StrCat(unparsed, " records did not parse").c_str());
   }
   using benchmark::Counter;
   bench.counters["events_per_second"] =
@@ -156,7 +158,8 @@ absl::Status RecordAndParse(Inputs& inputs) {
 
 void RegisterAll(Inputs& inputs) {
   if (absl::Status status = RecordAndParse(inputs); !status.ok()) {
-    inputs.unavailable = absl::StrCat("cannot record sub-buffers: ", status.ToString());
+    inputs.unavailable =
+        absl::StrCat("cannot record sub-buffers: ", status.ToString());
     benchmark::RegisterBenchmark("BM_ParseSubbuffers/real", BM_Unavailable,
                                  &inputs.unavailable);
     return;

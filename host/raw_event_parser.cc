@@ -59,8 +59,8 @@ absl::StatusOr<tep_format_field*> FindField(tep_event* event, const char* name,
                                             bool is_comm = false) {
   tep_format_field* field = tep_find_field(event, name);
   if (field == nullptr) {
-    return absl::NotFoundError(absl::StrCat("event sched/", event->name,
-                                            " has no field ", name));
+    return absl::NotFoundError(
+        absl::StrCat("event sched/", event->name, " has no field ", name));
   }
   const bool size_ok = is_comm ? field->size == kTaskCommLength
                                : (field->size == 1 || field->size == 2 ||
@@ -104,8 +104,10 @@ ParseCounts& ParseCounts::operator+=(const ParseCounts& other) {
 absl::StatusOr<std::unique_ptr<RawEventParser::Fields>>
 RawEventParser::FindFields(tep_handle* tep) {
   auto f = std::make_unique<Fields>();
-  ASSIGN_OR_RETURN(tep_event * sched_switch, FindSchedEvent(tep, "sched_switch"));
-  ASSIGN_OR_RETURN(tep_event * migrate, FindSchedEvent(tep, "sched_migrate_task"));
+  ASSIGN_OR_RETURN(tep_event * sched_switch,
+                   FindSchedEvent(tep, "sched_switch"));
+  ASSIGN_OR_RETURN(tep_event * migrate,
+                   FindSchedEvent(tep, "sched_migrate_task"));
   ASSIGN_OR_RETURN(tep_event * fork, FindSchedEvent(tep, "sched_process_fork"));
   ASSIGN_OR_RETURN(tep_event * exit, FindSchedEvent(tep, "sched_process_exit"));
   f->common_type = tep_find_common_field(sched_switch, "common_type");
@@ -116,18 +118,27 @@ RawEventParser::FindFields(tep_handle* tep) {
   f->migrate_layout.id = migrate->id;
   f->fork_layout.id = fork->id;
   f->exit_layout.id = exit->id;
-  ASSIGN_OR_RETURN(f->prev_pid, FindField(sched_switch, "prev_pid", f->switch_layout));
-  ASSIGN_OR_RETURN(f->prev_state, FindField(sched_switch, "prev_state", f->switch_layout));
-  ASSIGN_OR_RETURN(f->next_pid, FindField(sched_switch, "next_pid", f->switch_layout));
-  ASSIGN_OR_RETURN(f->next_comm, FindField(sched_switch, "next_comm", f->switch_layout,
-                                           /*is_comm=*/true));
-  ASSIGN_OR_RETURN(f->migrate_pid, FindField(migrate, "pid", f->migrate_layout));
-  ASSIGN_OR_RETURN(f->orig_cpu, FindField(migrate, "orig_cpu", f->migrate_layout));
-  ASSIGN_OR_RETURN(f->dest_cpu, FindField(migrate, "dest_cpu", f->migrate_layout));
-  ASSIGN_OR_RETURN(f->parent_pid, FindField(fork, "parent_pid", f->fork_layout));
+  ASSIGN_OR_RETURN(f->prev_pid,
+                   FindField(sched_switch, "prev_pid", f->switch_layout));
+  ASSIGN_OR_RETURN(f->prev_state,
+                   FindField(sched_switch, "prev_state", f->switch_layout));
+  ASSIGN_OR_RETURN(f->next_pid,
+                   FindField(sched_switch, "next_pid", f->switch_layout));
+  ASSIGN_OR_RETURN(f->next_comm,
+                   FindField(sched_switch, "next_comm", f->switch_layout,
+                             /*is_comm=*/true));
+  ASSIGN_OR_RETURN(f->migrate_pid,
+                   FindField(migrate, "pid", f->migrate_layout));
+  ASSIGN_OR_RETURN(f->orig_cpu,
+                   FindField(migrate, "orig_cpu", f->migrate_layout));
+  ASSIGN_OR_RETURN(f->dest_cpu,
+                   FindField(migrate, "dest_cpu", f->migrate_layout));
+  ASSIGN_OR_RETURN(f->parent_pid,
+                   FindField(fork, "parent_pid", f->fork_layout));
   ASSIGN_OR_RETURN(f->child_pid, FindField(fork, "child_pid", f->fork_layout));
   ASSIGN_OR_RETURN(f->exit_pid, FindField(exit, "pid", f->exit_layout));
-  ASSIGN_OR_RETURN(f->group_dead, FindField(exit, "group_dead", f->exit_layout));
+  ASSIGN_OR_RETURN(f->group_dead,
+                   FindField(exit, "group_dead", f->exit_layout));
   return f;
 }
 
@@ -144,7 +155,8 @@ absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Load(
   ASSIGN_OR_RETURN(std::unique_ptr<Fields> fields, FindFields(tep.get()));
   std::unique_ptr<kbuffer, KbufferFree> kbuf(tep_kbuffer(tep.get()));
   if (kbuf == nullptr) {
-    return absl::ResourceExhaustedError("tep_kbuffer: cannot allocate a kbuffer");
+    return absl::ResourceExhaustedError(
+        "tep_kbuffer: cannot allocate a kbuffer");
   }
   return std::unique_ptr<RawEventParser>(
       new RawEventParser(std::move(tep), std::move(kbuf), std::move(fields)));
@@ -153,11 +165,15 @@ absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Load(
 RawEventParser::RawEventParser(TepPtr tep,
                                std::unique_ptr<kbuffer, KbufferFree> kbuf,
                                std::unique_ptr<Fields> fields)
-    : tep_(std::move(tep)), kbuf_(std::move(kbuf)), fields_(std::move(fields)) {}
+    : tep_(std::move(tep)),
+      kbuf_(std::move(kbuf)),
+      fields_(std::move(fields)) {}
 
 RawEventParser::~RawEventParser() = default;
 
-void RawEventParser::TepFree::operator()(tep_handle* tep) const { tep_free(tep); }
+void RawEventParser::TepFree::operator()(tep_handle* tep) const {
+  tep_free(tep);
+}
 
 void RawEventParser::KbufferFree::operator()(kbuffer* kbuf) const {
   kbuffer_free(kbuf);
@@ -209,7 +225,8 @@ ParseCounts RawEventParser::ParseSubbuffer(
   // the bytes we hold before walking, so a torn read cannot lead it past
   // the end.
   void* page = const_cast<std::uint8_t*>(subbuffer.data());
-  if (subbuffer.size() < kSubbufferHeaderBytes || kbuffer_load_subbuffer(kbuf_.get(), page) < 0 ||
+  if (subbuffer.size() < kSubbufferHeaderBytes ||
+      kbuffer_load_subbuffer(kbuf_.get(), page) < 0 ||
       static_cast<std::size_t>(kbuffer_start_of_data(kbuf_.get())) +
               static_cast<std::size_t>(kbuffer_subbuffer_size(kbuf_.get())) >
           subbuffer.size()) {
@@ -217,8 +234,8 @@ ParseCounts RawEventParser::ParseSubbuffer(
     return counts;
   }
   unsigned long long timestamp = 0;
-  for (void* data = kbuffer_read_event(kbuf_.get(), &timestamp); data != nullptr;
-       data = kbuffer_next_event(kbuf_.get(), &timestamp)) {
+  for (void* data = kbuffer_read_event(kbuf_.get(), &timestamp);
+       data != nullptr; data = kbuffer_next_event(kbuf_.get(), &timestamp)) {
     RawSchedEvent event;
     event.timestamp_ns = timestamp;
     event.cpu = cpu;

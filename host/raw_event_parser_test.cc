@@ -40,7 +40,8 @@ constexpr char kCommonFields[] =
     "format:\n"
     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
     "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+    "\tfield:unsigned char "
+    "common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
     "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
 
 std::string Format(const char* name, int id, const std::string& fields,
@@ -69,29 +70,33 @@ class FakeTracingDir {
     std::ofstream(root_ / "events/header_page") << kHeaderPage;
     std::filesystem::create_directories(root_ / "events/sched");
     std::ofstream(root_ / "events/sched/enable") << "0\n";
-    Write(skip, "sched_switch",
-          Format("sched_switch", kSwitchId,
-                 "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-                 "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-                 "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-                 "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-                 "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-                 "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-                 "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n",
-                 "\"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid"));
+    Write(
+        skip, "sched_switch",
+        Format("sched_switch", kSwitchId,
+               "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+               "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+               "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+               "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+               "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+               "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+               "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n",
+               "\"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid"));
     Write(skip, "sched_migrate_task",
-          Format("sched_migrate_task", kMigrateId,
-                 "\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
-                 "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
-                 "\tfield:int prio;\toffset:16;\tsize:4;\tsigned:1;\n"
-                 "\tfield:int orig_cpu;\toffset:20;\tsize:4;\tsigned:1;\n"
-                 "\tfield:int dest_cpu;\toffset:24;\tsize:4;\tsigned:1;\n",
-                 "\"pid=%d\", REC->pid"));
+          Format(
+              "sched_migrate_task", kMigrateId,
+              "\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
+              "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+              "\tfield:int prio;\toffset:16;\tsize:4;\tsigned:1;\n"
+              "\tfield:int orig_cpu;\toffset:20;\tsize:4;\tsigned:1;\n"
+              "\tfield:int dest_cpu;\toffset:24;\tsize:4;\tsigned:1;\n",
+              "\"pid=%d\", REC->pid"));
     Write(skip, "sched_process_fork",
           Format("sched_process_fork", kForkId,
-                 "\tfield:__data_loc char[] parent_comm;\toffset:8;\tsize:4;\tsigned:0;\n"
+                 "\tfield:__data_loc char[] "
+                 "parent_comm;\toffset:8;\tsize:4;\tsigned:0;\n"
                  "\tfield:pid_t parent_pid;\toffset:12;\tsize:4;\tsigned:1;\n"
-                 "\tfield:__data_loc char[] child_comm;\toffset:16;\tsize:4;\tsigned:0;\n"
+                 "\tfield:__data_loc char[] "
+                 "child_comm;\toffset:16;\tsize:4;\tsigned:0;\n"
                  "\tfield:pid_t child_pid;\toffset:20;\tsize:4;\tsigned:1;\n",
                  "\"pid=%d child_pid=%d\", REC->parent_pid, REC->child_pid"));
     Write(skip, "sched_process_exit",
@@ -106,7 +111,8 @@ class FakeTracingDir {
   std::string path() const { return root_.string(); }
 
  private:
-  void Write(const std::string& skip, const char* event, const std::string& text) {
+  void Write(const std::string& skip, const char* event,
+             const std::string& text) {
     if (skip == event) return;
     const std::filesystem::path dir = root_ / "events/sched" / event;
     std::filesystem::create_directories(dir);
@@ -149,7 +155,8 @@ class SubbufferBuilder {
   }
   SubbufferBuilder& Add(std::uint32_t delta, const Payload& payload) {
     const std::size_t words = (payload.bytes().size() + 3) / 4;
-    const std::uint32_t header = static_cast<std::uint32_t>(words) | (delta << 5);
+    const std::uint32_t header =
+        static_cast<std::uint32_t>(words) | (delta << 5);
     const std::size_t at = bytes_.size();
     bytes_.resize(at + 4 + words * 4);
     std::memcpy(bytes_.data() + at, &header, sizeof(header));
@@ -210,7 +217,8 @@ TEST(RawEventParser, DecodesEachKindWithItsFieldsAndTimestamps) {
           .Add(30, Payload(kForkId, 32)
                        .Put(12, std::int32_t{404})
                        .Put(20, std::int32_t{405}))
-          .Add(40, Payload(kExitId, 36).Put(24, std::int32_t{405}).Put(32, true))
+          .Add(40,
+               Payload(kExitId, 36).Put(24, std::int32_t{405}).Put(32, true))
           .Finish();
   CollectingSink sink;
   const ParseCounts counts = parser->ParseSubbuffer(page, /*cpu=*/3, sink);

@@ -44,18 +44,19 @@ absl::StatusOr<RingBufferStats> ParseRingBufferStats(absl::string_view text,
         absl::StrSplit(line, absl::MaxSplits(':', 1));
     if (key_value.first.size() == line.size()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(source, ":", line_number, ": expected `key: value`, got \"",
-                       line, "\""));
+          absl::StrCat(source, ":", line_number,
+                       ": expected `key: value`, got \"", line, "\""));
     }
     const absl::string_view key = absl::StripAsciiWhitespace(key_value.first);
     for (std::size_t i = 0; i < kUsedKeys.size(); ++i) {
       if (key != kUsedKeys[i].name) continue;
-      const absl::string_view value = absl::StripAsciiWhitespace(key_value.second);
+      const absl::string_view value =
+          absl::StripAsciiWhitespace(key_value.second);
       std::uint64_t number = 0;
       if (!absl::SimpleAtoi(value, &number) || value.front() == '-') {
-        return absl::InvalidArgumentError(absl::StrCat(
-            source, ":", line_number, ": ", key,
-            " is not a non-negative integer: \"", value, "\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat(source, ":", line_number, ": ", key,
+                         " is not a non-negative integer: \"", value, "\""));
       }
       stats.*kUsedKeys[i].field = number;
       seen[i] = true;

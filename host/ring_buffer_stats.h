@@ -22,7 +22,9 @@ struct RingBufferStats {
   // Events refused because the buffer was full (non-overwrite mode).
   std::uint64_t dropped_events = 0;
 
-  std::uint64_t lost() const { return overrun + commit_overrun + dropped_events; }
+  std::uint64_t lost() const {
+    return overrun + commit_overrun + dropped_events;
+  }
   RingBufferStats& operator+=(const RingBufferStats& other);
   friend bool operator==(const RingBufferStats&,
                          const RingBufferStats&) = default;

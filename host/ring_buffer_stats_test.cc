@@ -34,9 +34,11 @@ TEST(ParseRingBufferStats, ReadsTheThreeLossCounters) {
 
 TEST(ParseRingBufferStats, AddsUpAcrossCpus) {
   RingBufferStats total{.overrun = 1, .commit_overrun = 2, .dropped_events = 3};
-  total += RingBufferStats{.overrun = 10, .commit_overrun = 20, .dropped_events = 30};
-  EXPECT_EQ(total, (RingBufferStats{.overrun = 11, .commit_overrun = 22,
-                                    .dropped_events = 33}));
+  total += RingBufferStats{
+      .overrun = 10, .commit_overrun = 20, .dropped_events = 30};
+  EXPECT_EQ(total,
+            (RingBufferStats{
+                .overrun = 11, .commit_overrun = 22, .dropped_events = 33}));
 }
 
 TEST(ParseRingBufferStats, RejectsANonNumberNamingFileLineAndValue) {

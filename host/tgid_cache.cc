@@ -16,7 +16,8 @@
 
 namespace schedcache::host {
 
-TgidCache::TgidCache(std::string proc_root) : proc_root_(std::move(proc_root)) {}
+TgidCache::TgidCache(std::string proc_root)
+    : proc_root_(std::move(proc_root)) {}
 
 absl::StatusOr<int> TgidCache::Tgid(int tid) {
   if (tid == 0) return 0;
@@ -47,9 +48,8 @@ absl::StatusOr<int> TgidCache::ReadTgid(int tid) const {
     ::close(fd);
   }
   if (error == ENOENT || error == ESRCH) {
-    return absl::NotFoundError(
-        absl::StrCat("thread ", tid, " is gone (", path, ": ",
-                     std::strerror(error), ")"));
+    return absl::NotFoundError(absl::StrCat("thread ", tid, " is gone (", path,
+                                            ": ", std::strerror(error), ")"));
   }
   if (error != 0) {
     return absl::UnavailableError(

@@ -35,7 +35,9 @@ class FakeProc {
     std::filesystem::create_directories(root_ / std::to_string(tid));
     std::ofstream(root_ / std::to_string(tid) / "status") << text;
   }
-  void Remove(int tid) { std::filesystem::remove_all(root_ / std::to_string(tid)); }
+  void Remove(int tid) {
+    std::filesystem::remove_all(root_ / std::to_string(tid));
+  }
   std::string root() const { return root_.string(); }
 
  private:
@@ -97,7 +99,8 @@ TEST(ParseTgidFromStatus, RejectsAMissingOrBadTgidNamingFileAndValue) {
                   .status()
                   .message(),
               AllOf(HasSubstr("/p/3/status"), HasSubstr("no \"Tgid:\" line")));
-  const absl::StatusOr<int> bad = ParseTgidFromStatus("Tgid:\tabc\n", "/p/4/status");
+  const absl::StatusOr<int> bad =
+      ParseTgidFromStatus("Tgid:\tabc\n", "/p/4/status");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.status().message(),
               AllOf(HasSubstr("/p/4/status"), HasSubstr("\"abc\"")));

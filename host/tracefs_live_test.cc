@@ -134,7 +134,8 @@ TEST_F(TracefsLiveTest, RecordsAWorkloadAndRemovesTheInstance) {
   const int busy_tid_1 = ReadInt(busy_pipe[0]);
   const int busy_tid_2 = ReadInt(busy_pipe[0]);
   const int forked_child = ReadInt(fork_pipe[0]);
-  for (const int fd : {busy_pipe[0], busy_pipe[1], fork_pipe[0], fork_pipe[1]}) {
+  for (const int fd :
+       {busy_pipe[0], busy_pipe[1], fork_pipe[0], fork_pipe[1]}) {
     close(fd);
   }
   ASSERT_GT(busy_tid_1, 0);
@@ -160,8 +161,8 @@ TEST_F(TracefsLiveTest, RecordsAWorkloadAndRemovesTheInstance) {
   EXPECT_FALSE(std::filesystem::exists(directory));
 
   ASSERT_TRUE(lost.ok()) << lost.status();
-  EXPECT_EQ(lost->lost(), 0u) << "overrun " << lost->overrun << ", dropped "
-                              << lost->dropped_events;
+  EXPECT_EQ(lost->lost(), 0u)
+      << "overrun " << lost->overrun << ", dropped " << lost->dropped_events;
   EXPECT_EQ(counters.parse.unparsed, 0u);
   EXPECT_EQ(counters.parse.unknown_type, 0u);
   EXPECT_EQ(counters.parse.bad_subbuffers, 0u);
@@ -180,25 +181,39 @@ TEST_F(TracefsLiveTest, RecordsAWorkloadAndRemovesTheInstance) {
     last_ns = event.timestamp_ns;
   }
   for (const int tid : {busy_tid_1, busy_tid_2}) {
-    EXPECT_TRUE(HasEvent(sink.events, [tid](const RawSchedEvent& e) {
-      return e.kind == SchedEventKind::kSwitch && e.next_pid == tid &&
-             e.next_comm_view() == "sc-busy";
-    })) << "no switch to busy thread " << tid;
-    EXPECT_TRUE(HasEvent(sink.events, [tid](const RawSchedEvent& e) {
-      return e.kind == SchedEventKind::kSwitch && e.prev_pid == tid;
-    })) << "no switch away from busy thread " << tid;
+    EXPECT_TRUE(HasEvent(sink.events,
+                         [tid](const RawSchedEvent& e) {
+                           return e.kind == SchedEventKind::kSwitch &&
+                                  e.next_pid == tid &&
+                                  e.next_comm_view() == "sc-busy";
+                         }))
+        << "no switch to busy thread " << tid;
+    EXPECT_TRUE(HasEvent(sink.events,
+                         [tid](const RawSchedEvent& e) {
+                           return e.kind == SchedEventKind::kSwitch &&
+                                  e.prev_pid == tid;
+                         }))
+        << "no switch away from busy thread " << tid;
   }
-  EXPECT_TRUE(HasEvent(sink.events, [&](const RawSchedEvent& e) {
-    return e.kind == SchedEventKind::kFork && e.parent_pid == forker &&
-           e.child_pid == forked_child;
-  })) << "no fork of " << forked_child << " by " << forker;
-  EXPECT_TRUE(HasEvent(sink.events, [&](const RawSchedEvent& e) {
-    return e.kind == SchedEventKind::kExit && e.pid == forked_child &&
-           e.group_dead;
-  })) << "no exit of " << forked_child;
-  EXPECT_TRUE(HasEvent(sink.events, [&](const RawSchedEvent& e) {
-    return e.kind == SchedEventKind::kExit && e.pid == forker;
-  })) << "no exit of " << forker;
+  EXPECT_TRUE(HasEvent(sink.events,
+                       [&](const RawSchedEvent& e) {
+                         return e.kind == SchedEventKind::kFork &&
+                                e.parent_pid == forker &&
+                                e.child_pid == forked_child;
+                       }))
+      << "no fork of " << forked_child << " by " << forker;
+  EXPECT_TRUE(HasEvent(sink.events,
+                       [&](const RawSchedEvent& e) {
+                         return e.kind == SchedEventKind::kExit &&
+                                e.pid == forked_child && e.group_dead;
+                       }))
+      << "no exit of " << forked_child;
+  EXPECT_TRUE(HasEvent(sink.events,
+                       [&](const RawSchedEvent& e) {
+                         return e.kind == SchedEventKind::kExit &&
+                                e.pid == forker;
+                       }))
+      << "no exit of " << forker;
 }
 
 TEST_F(TracefsLiveTest, DestructorRemovesTheInstanceWithoutStop) {
@@ -225,6 +240,23 @@ TEST_F(TracefsLiveTest, StopTwiceIsSafe) {
   EXPECT_FALSE(std::filesystem::exists((*session)->directory()));
 }
 
+TEST_F(TracefsLiveTest, StopWithAReaderOpenFailsAndARetryAfterItSucceeds) {
+  absl::StatusOr<std::unique_ptr<TracefsSession>> session =
+      TracefsSession::Start({});
+  ASSERT_TRUE(session.ok()) << session.status();
+  absl::StatusOr<std::unique_ptr<TracefsReader>> reader =
+      TracefsReader::Open(**session, {});
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const absl::Status refused = (*session)->Stop();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.message()),
+              ::testing::HasSubstr((*session)->directory()));
+  EXPECT_TRUE(std::filesystem::exists((*session)->directory()));
+  reader->reset();
+  EXPECT_TRUE((*session)->Stop().ok());
+  EXPECT_FALSE(std::filesystem::exists((*session)->directory()));
+}
+
 TEST_F(TracefsLiveTest, StopRequestEndsRunBeforeTheDeadline) {
   absl::StatusOr<std::unique_ptr<TracefsSession>> session =
       TracefsSession::Start({});
@@ -247,8 +279,8 @@ TEST_F(TracefsLiveTest, RejectsABadBufferSizeNamingTheValue) {
   EXPECT_EQ(session.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(session.status().message()),
               ::testing::HasSubstr("-5"));
-  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(
-      tracing_dir_, "/instances/", kInstancePrefix, getpid())));
+  EXPECT_FALSE(std::filesystem::exists(
+      absl::StrCat(tracing_dir_, "/instances/", kInstancePrefix, getpid())));
 }
 
 TEST_F(TracefsLiveTest, RemovesStaleInstancesOfDeadPidsOnly) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -56,7 +57,8 @@ absl::StatusOr<std::unique_ptr<TracefsReader>> TracefsReader::Open(
   reader->max_subbuffers_per_wake_ =
       std::max<int>(1, static_cast<int>(ring_kb * 1024 / subbuffer_size));
   for (const int cpu : session.cpus()) {
-    const std::string file = absl::StrCat("per_cpu/cpu", cpu, "/trace_pipe_raw");
+    const std::string file =
+        absl::StrCat("per_cpu/cpu", cpu, "/trace_pipe_raw");
     CpuPipe pipe{.cpu = cpu};
     pipe.fd = tracefs_instance_file_open(instance, file.c_str(),
                                          O_RDONLY | O_NONBLOCK);
@@ -105,13 +107,13 @@ absl::Status TracefsReader::ReadCpu(const CpuPipe& pipe, int max_subbuffers,
     if (got < 0 && (errno == EAGAIN || errno == EINTR)) return absl::OkStatus();
     if (got < 0) {
       const int error = errno;
-      return absl::DataLossError(absl::StrCat(
-          "reading the raw ring buffer of CPU ", pipe.cpu, " failed: ",
-          std::strerror(error)));
+      return absl::DataLossError(
+          absl::StrCat("reading the raw ring buffer of CPU ", pipe.cpu,
+                       " failed: ", std::strerror(error)));
     }
     if (got == 0) return absl::OkStatus();
-    const absl::Span<const std::uint8_t> subbuffer(subbuffer_.data(),
-                                                   static_cast<std::size_t>(got));
+    const absl::Span<const std::uint8_t> subbuffer(
+        subbuffer_.data(), static_cast<std::size_t>(got));
     if (tap_) tap_(pipe.cpu, subbuffer);
     ++counters_.subbuffers;
     counters_.parse += parser_->ParseSubbuffer(subbuffer, pipe.cpu, sink);
@@ -140,8 +142,10 @@ absl::Status TracefsReader::Run(absl::Time deadline, SchedEventSink& sink) {
 }
 
 absl::Status TracefsReader::Drain(SchedEventSink& sink) {
+  // Tracing is off, so each buffer only shrinks and reading it until it is
+  // empty ends.
   for (const CpuPipe& pipe : pipes_) {
-    RETURN_IF_ERROR(ReadCpu(pipe, max_subbuffers_per_wake_, sink));
+    RETURN_IF_ERROR(ReadCpu(pipe, std::numeric_limits<int>::max(), sink));
   }
   return absl::OkStatus();
 }

@@ -67,6 +67,7 @@ class TracefsReader {
   // Returns the first read error (naming the CPU), else OK.
   absl::Status Run(absl::Time deadline, SchedEventSink& sink);
   // Drain reads what the buffers still hold, without waiting.
+  // REQUIRES: the session's tracing is off (TracefsSession::TurnOff).
   absl::Status Drain(SchedEventSink& sink);
   // RequestStop makes Run return soon.
   void RequestStop();
@@ -80,8 +81,8 @@ class TracefsReader {
     int fd = -1;
     tracefs_cpu* reader = nullptr;
   };
-  TracefsReader(std::unique_ptr<RawEventParser> parser,
-                int stop_fd, int subbuffer_size, absl::Duration read_period);
+  TracefsReader(std::unique_ptr<RawEventParser> parser, int stop_fd,
+                int subbuffer_size, absl::Duration read_period);
   // ReadCpu reads up to `max_subbuffers` sub-buffers from one CPU without
   // blocking.
   absl::Status ReadCpu(const CpuPipe& pipe, int max_subbuffers,

@@ -66,7 +66,8 @@ absl::Status Configure(tracefs_instance* instance,
   // Disabling every event of a reused instance may fail when none was on.
   tracefs_event_disable(instance, nullptr, nullptr);
   RETURN_IF_ERROR(WriteInstanceFile(instance, "trace_clock", "mono"));
-  if (tracefs_instance_set_buffer_size(instance, options.buffer_size_kb, -1) < 0) {
+  if (tracefs_instance_set_buffer_size(instance, options.buffer_size_kb, -1) <
+      0) {
     const int error = errno;
     return CallFailed(error, absl::StrCat("cannot set buffer_size_kb to ",
                                           options.buffer_size_kb, " in ",
@@ -79,10 +80,10 @@ absl::Status Configure(tracefs_instance* instance,
   for (const char* event : kEvents) {
     if (tracefs_event_enable(instance, "sched", event) < 0) {
       const int error = errno;
-      return CallFailed(
-          error, absl::StrCat("cannot enable sched/", event, " in ",
-                              InstanceDir(instance),
-                              " (is the tracepoint in this kernel?)"));
+      return CallFailed(error,
+                        absl::StrCat("cannot enable sched/", event, " in ",
+                                     InstanceDir(instance),
+                                     " (is the tracepoint in this kernel?)"));
     }
   }
   if (tracefs_trace_on(instance) < 0) {
@@ -103,16 +104,22 @@ std::vector<int> CpusWithBuffers(tracefs_instance* instance) {
   return cpus;
 }
 
-// Destroy removes the instance's directory and frees the handle.
-absl::Status Destroy(tracefs_instance* instance) {
-  absl::Status status;
+// Remove removes the instance's directory; the handle stays valid.
+absl::Status Remove(tracefs_instance* instance) {
   if (tracefs_instance_destroy(instance) < 0) {
     const int error = errno;
-    status = CallFailed(
+    return CallFailed(
         error, absl::StrCat("cannot remove ", InstanceDir(instance),
                             " (is a reader still holding one of its files "
                             "open?)"));
   }
+  return absl::OkStatus();
+}
+
+// RemoveAndFree removes the instance's directory and frees the handle,
+// whether or not the removal worked.
+absl::Status RemoveAndFree(tracefs_instance* instance) {
+  absl::Status status = Remove(instance);
   tracefs_instance_free(instance);
   return status;
 }
@@ -143,12 +150,12 @@ absl::StatusOr<std::unique_ptr<TracefsSession>> TracefsSession::Start(
   tracefs_instance* instance = tracefs_instance_create(name.c_str());
   if (instance == nullptr) {
     const int error = errno;
-    return CallFailed(error, absl::StrCat("cannot create tracefs instance ",
-                                          name, " in ", tracefs_tracing_dir(),
-                                          "/instances"));
+    return CallFailed(
+        error, absl::StrCat("cannot create tracefs instance ", name, " in ",
+                            tracefs_tracing_dir(), "/instances"));
   }
   if (absl::Status status = Configure(instance, options); !status.ok()) {
-    Destroy(instance).IgnoreError();  // The Configure error says more.
+    RemoveAndFree(instance).IgnoreError();  // The Configure error says more.
     return status;
   }
   std::vector<int> cpus = CpusWithBuffers(instance);
@@ -175,19 +182,23 @@ absl::Status TracefsSession::TurnOff() {
   if (instance_ == nullptr) return absl::OkStatus();
   if (tracefs_trace_off(instance_) < 0) {
     const int error = errno;
-    return CallFailed(error, absl::StrCat("cannot turn tracing off in ", directory_));
+    return CallFailed(error,
+                      absl::StrCat("cannot turn tracing off in ", directory_));
   }
   return absl::OkStatus();
 }
 
 absl::Status TracefsSession::Stop() {
   absl::MutexLock lock(&mutex_);
-  if (instance_ == nullptr) return stop_status_;
+  if (instance_ == nullptr) return absl::OkStatus();
   tracefs_trace_off(instance_);
   tracefs_event_disable(instance_, nullptr, nullptr);
-  stop_status_ = Destroy(instance_);
+  // On failure the handle is kept, so a later Stop (or the destructor)
+  // tries again once whatever held the instance open is gone.
+  RETURN_IF_ERROR(Remove(instance_));
+  tracefs_instance_free(instance_);
   instance_ = nullptr;
-  return stop_status_;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RingBufferStats> TracefsSession::ReadLostEvents() {
@@ -203,7 +214,8 @@ absl::StatusOr<RingBufferStats> TracefsSession::ReadLostEvents() {
     char* text = tracefs_instance_file_read(instance_, file.c_str(), &size);
     if (text == nullptr) {
       const int error = errno;
-      return CallFailed(error, absl::StrCat("cannot read ", directory_, "/", file));
+      return CallFailed(error,
+                        absl::StrCat("cannot read ", directory_, "/", file));
     }
     const absl::Cleanup free_text = [text] { std::free(text); };
     ASSIGN_OR_RETURN(const RingBufferStats stats,
@@ -231,9 +243,10 @@ absl::StatusOr<int> RemoveStaleInstances() {
     tracefs_instance* instance = tracefs_instance_alloc(nullptr, *name);
     if (instance == nullptr) {
       const int error = errno;
-      return CallFailed(error, absl::StrCat("cannot open stale instance ", *name));
+      return CallFailed(error,
+                        absl::StrCat("cannot open stale instance ", *name));
     }
-    RETURN_IF_ERROR(Destroy(instance));
+    RETURN_IF_ERROR(RemoveAndFree(instance));
     ++removed;
   }
   return removed;

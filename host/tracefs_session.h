@@ -57,7 +57,10 @@ class TracefsSession {
       const TracefsSessionOptions& options);
 
   // Stop turns tracing off, disables the events and removes the instance.
-  // Safe to call twice (the second call returns the first one's status).
+  // Safe to call twice: once the instance is gone it returns OK. When the
+  // kernel refuses the removal (a TracefsReader still has its files open)
+  // it returns FailedPrecondition naming the directory and keeps the
+  // instance, so a later Stop, or the destructor, tries again.
   absl::Status Stop() ABSL_LOCKS_EXCLUDED(mutex_);
   ~TracefsSession();
   TracefsSession(const TracefsSession&) = delete;
@@ -88,7 +91,6 @@ class TracefsSession {
   const std::vector<int> cpus_;
   absl::Mutex mutex_;
   tracefs_instance* instance_ ABSL_GUARDED_BY(mutex_);
-  absl::Status stop_status_ ABSL_GUARDED_BY(mutex_);
 };
 
 // RemoveStaleInstances removes `schedcache-<pid>` instances whose pid is no
