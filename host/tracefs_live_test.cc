@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -117,98 +118,138 @@ bool HasEvent(const std::vector<RawSchedEvent>& events,
   return false;
 }
 
-TEST_F(TracefsLiveTest, RecordsAWorkloadAndRemovesTheInstance) {
-  const std::uint64_t window_start_ns = MonotonicNs();
+// Workload is what the test's processes reported about themselves.
+struct Workload {
+  pid_t busy = -1;
+  int busy_tids[2] = {-1, -1};
+  pid_t forker = -1;
+  int forked_child = -1;
+};
+
+// StartWorkload forks the busy process and the forking one and waits for
+// their reports (each child writes them at once).
+void StartWorkload(Workload& workload) {
+  int busy_pipe[2], fork_pipe[2];
+  ASSERT_EQ(pipe(busy_pipe), 0);
+  ASSERT_EQ(pipe(fork_pipe), 0);
+  workload.busy = StartBusyProcess(busy_pipe[1], absl::Milliseconds(600));
+  workload.forker = StartForkingProcess(fork_pipe[1]);
+  workload.busy_tids[0] = ReadInt(busy_pipe[0]);
+  workload.busy_tids[1] = ReadInt(busy_pipe[0]);
+  workload.forked_child = ReadInt(fork_pipe[0]);
+  for (const int fd :
+       {busy_pipe[0], busy_pipe[1], fork_pipe[0], fork_pipe[1]}) {
+    close(fd);
+  }
+  ASSERT_GT(workload.busy_tids[0], 0);
+  ASSERT_GT(workload.busy_tids[1], 0);
+  ASSERT_GT(workload.forked_child, 0);
+}
+
+// Capture is what one recording produced, read before the instance went.
+struct Capture {
+  std::vector<RawSchedEvent> events;
+  ReaderCounters counters;
+  RingBufferStats lost;
+  std::uint64_t window_start_ns = 0;
+  std::uint64_t window_end_ns = 0;
+  std::string directory;
+};
+
+// RecordWorkload records the workload for 1 s, reaps it, drains the
+// buffers and stops the session, in the order TracefsReader documents.
+void RecordWorkload(Workload& workload, Capture& capture) {
+  capture.window_start_ns = MonotonicNs();
   absl::StatusOr<std::unique_ptr<TracefsSession>> session =
       TracefsSession::Start({});
   ASSERT_TRUE(session.ok()) << session.status();
   absl::StatusOr<std::unique_ptr<TracefsReader>> reader =
       TracefsReader::Open(**session, {});
   ASSERT_TRUE(reader.ok()) << reader.status();
-
-  int busy_pipe[2], fork_pipe[2];
-  ASSERT_EQ(pipe(busy_pipe), 0);
-  ASSERT_EQ(pipe(fork_pipe), 0);
-  const pid_t busy = StartBusyProcess(busy_pipe[1], absl::Milliseconds(600));
-  const pid_t forker = StartForkingProcess(fork_pipe[1]);
-  const int busy_tid_1 = ReadInt(busy_pipe[0]);
-  const int busy_tid_2 = ReadInt(busy_pipe[0]);
-  const int forked_child = ReadInt(fork_pipe[0]);
-  for (const int fd :
-       {busy_pipe[0], busy_pipe[1], fork_pipe[0], fork_pipe[1]}) {
-    close(fd);
-  }
-  ASSERT_GT(busy_tid_1, 0);
-  ASSERT_GT(busy_tid_2, 0);
-  ASSERT_GT(forked_child, 0);
-
+  ASSERT_NO_FATAL_FAILURE(StartWorkload(workload));
   CollectingSink sink;
   ASSERT_TRUE((*reader)->Run(absl::Now() + absl::Seconds(1), sink).ok());
   int busy_status = -1, forker_status = -1;
-  ASSERT_EQ(waitpid(busy, &busy_status, 0), busy);
-  ASSERT_EQ(waitpid(forker, &forker_status, 0), forker);
+  ASSERT_EQ(waitpid(workload.busy, &busy_status, 0), workload.busy);
+  ASSERT_EQ(waitpid(workload.forker, &forker_status, 0), workload.forker);
   EXPECT_EQ(busy_status, 0);
   EXPECT_EQ(forker_status, 0);
   ASSERT_TRUE((*session)->TurnOff().ok());
   ASSERT_TRUE((*reader)->Drain(sink).ok());
-  const std::uint64_t window_end_ns = MonotonicNs();
-  const absl::StatusOr<RingBufferStats> lost = (*session)->ReadLostEvents();
-  const ReaderCounters counters = (*reader)->counters();
-  reader->reset();
-  const std::string directory = (*session)->directory();
-  ASSERT_TRUE(std::filesystem::exists(directory));
-  ASSERT_TRUE((*session)->Stop().ok());
-  EXPECT_FALSE(std::filesystem::exists(directory));
-
+  capture.window_end_ns = MonotonicNs();
+  absl::StatusOr<RingBufferStats> lost = (*session)->ReadLostEvents();
   ASSERT_TRUE(lost.ok()) << lost.status();
-  EXPECT_EQ(lost->lost(), 0u)
-      << "overrun " << lost->overrun << ", dropped " << lost->dropped_events;
-  EXPECT_EQ(counters.parse.unparsed, 0u);
-  EXPECT_EQ(counters.parse.unknown_type, 0u);
-  EXPECT_EQ(counters.parse.bad_subbuffers, 0u);
-  EXPECT_EQ(counters.parse.events, sink.events.size());
-  std::cout << "decoded " << sink.events.size() << " events from "
-            << counters.subbuffers << " sub-buffers\n";
+  capture.lost = *lost;
+  capture.counters = (*reader)->counters();
+  capture.events = std::move(sink.events);
+  reader->reset();
+  capture.directory = (*session)->directory();
+  ASSERT_TRUE(std::filesystem::exists(capture.directory));
+  ASSERT_TRUE((*session)->Stop().ok());
+}
+
+TEST_F(TracefsLiveTest, RecordsAWorkloadAndRemovesTheInstance) {
+  Workload workload;
+  Capture capture;
+  ASSERT_NO_FATAL_FAILURE(RecordWorkload(workload, capture));
+  EXPECT_FALSE(std::filesystem::exists(capture.directory));
+  EXPECT_EQ(capture.lost.lost(), 0u)
+      << "overrun " << capture.lost.overrun << ", dropped "
+      << capture.lost.dropped_events;
+  EXPECT_EQ(capture.counters.parse.unparsed, 0u);
+  EXPECT_EQ(capture.counters.parse.unknown_type, 0u);
+  EXPECT_EQ(capture.counters.parse.bad_subbuffers, 0u);
+  EXPECT_EQ(capture.counters.parse.events, capture.events.size());
+  std::cout << "decoded " << capture.events.size() << " events from "
+            << capture.counters.subbuffers << " sub-buffers\n";
 
   // Timestamps are CLOCK_MONOTONIC, inside the test's window, and never go
   // back on one CPU.
   std::map<int, std::uint64_t> last_ns_by_cpu;
-  for (const RawSchedEvent& event : sink.events) {
-    ASSERT_GE(event.timestamp_ns, window_start_ns);
-    ASSERT_LE(event.timestamp_ns, window_end_ns);
+  for (const RawSchedEvent& event : capture.events) {
+    ASSERT_GE(event.timestamp_ns, capture.window_start_ns);
+    ASSERT_LE(event.timestamp_ns, capture.window_end_ns);
     std::uint64_t& last_ns = last_ns_by_cpu[event.cpu];
     ASSERT_GE(event.timestamp_ns, last_ns) << "CPU " << event.cpu;
     last_ns = event.timestamp_ns;
   }
-  for (const int tid : {busy_tid_1, busy_tid_2}) {
-    EXPECT_TRUE(HasEvent(sink.events,
+}
+
+TEST_F(TracefsLiveTest, SeesTheWorkloadsSwitchesForkAndExits) {
+  Workload workload;
+  Capture capture;
+  ASSERT_NO_FATAL_FAILURE(RecordWorkload(workload, capture));
+  const std::vector<RawSchedEvent>& events = capture.events;
+  for (const int tid : workload.busy_tids) {
+    EXPECT_TRUE(HasEvent(events,
                          [tid](const RawSchedEvent& e) {
                            return e.kind == SchedEventKind::kSwitch &&
                                   e.next_pid == tid &&
                                   e.next_comm_view() == "sc-busy";
                          }))
         << "no switch to busy thread " << tid;
-    EXPECT_TRUE(HasEvent(sink.events,
+    EXPECT_TRUE(HasEvent(events,
                          [tid](const RawSchedEvent& e) {
                            return e.kind == SchedEventKind::kSwitch &&
                                   e.prev_pid == tid;
                          }))
         << "no switch away from busy thread " << tid;
   }
-  EXPECT_TRUE(HasEvent(sink.events,
+  const pid_t forker = workload.forker;
+  const int child = workload.forked_child;
+  EXPECT_TRUE(HasEvent(events,
                        [&](const RawSchedEvent& e) {
                          return e.kind == SchedEventKind::kFork &&
-                                e.parent_pid == forker &&
-                                e.child_pid == forked_child;
+                                e.parent_pid == forker && e.child_pid == child;
                        }))
-      << "no fork of " << forked_child << " by " << forker;
-  EXPECT_TRUE(HasEvent(sink.events,
+      << "no fork of " << child << " by " << forker;
+  EXPECT_TRUE(HasEvent(events,
                        [&](const RawSchedEvent& e) {
                          return e.kind == SchedEventKind::kExit &&
-                                e.pid == forked_child && e.group_dead;
+                                e.pid == child && e.group_dead;
                        }))
-      << "no exit of " << forked_child;
-  EXPECT_TRUE(HasEvent(sink.events,
+      << "no exit of " << child;
+  EXPECT_TRUE(HasEvent(events,
                        [&](const RawSchedEvent& e) {
                          return e.kind == SchedEventKind::kExit &&
                                 e.pid == forker;
