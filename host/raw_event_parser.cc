@@ -1,0 +1,256 @@
+#include "host/raw_event_parser.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "host/internal/libtracefs.h"
+
+namespace schedcache::host {
+// One event type: its id (the record's common_type) and the payload size
+// that covers every field read, so a short record is rejected before any
+// field is read past its end.
+struct EventLayout {
+  int id = -1;
+  int min_size = 0;
+};
+
+struct RawEventParser::Fields {
+  tep_format_field* common_type = nullptr;
+  EventLayout switch_layout, migrate_layout, fork_layout, exit_layout;
+  tep_format_field* prev_pid = nullptr;
+  tep_format_field* prev_state = nullptr;
+  tep_format_field* next_pid = nullptr;
+  tep_format_field* next_comm = nullptr;
+  tep_format_field* migrate_pid = nullptr;
+  tep_format_field* orig_cpu = nullptr;
+  tep_format_field* dest_cpu = nullptr;
+  tep_format_field* parent_pid = nullptr;
+  tep_format_field* child_pid = nullptr;
+  tep_format_field* exit_pid = nullptr;
+  tep_format_field* group_dead = nullptr;
+};
+
+namespace {
+
+// A sub-buffer starts with a u64 timestamp and a local_t commit count
+// (events/header_page on a 64-bit kernel); anything shorter is no
+// sub-buffer at all.
+constexpr std::size_t kSubbufferHeaderBytes = 16;
+
+absl::StatusOr<tep_event*> FindSchedEvent(tep_handle* tep, const char* name) {
+  tep_event* event = tep_find_event_by_name(tep, "sched", name);
+  if (event == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("event sched/", name, " is not in the tracefs formats"));
+  }
+  return event;
+}
+
+// FindField looks up `name` in `event` and widens `layout` to cover it.
+// Numbers must be 1, 2, 4 or 8 bytes (what tep_read_number_field reads);
+// `is_comm` fields are char arrays of the kernel's TASK_COMM_LEN.
+absl::StatusOr<tep_format_field*> FindField(tep_event* event, const char* name,
+                                            EventLayout& layout,
+                                            bool is_comm = false) {
+  tep_format_field* field = tep_find_field(event, name);
+  if (field == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("event sched/", event->name, " has no field ", name));
+  }
+  const bool size_ok = is_comm ? field->size == kTaskCommLength
+                               : (field->size == 1 || field->size == 2 ||
+                                  field->size == 4 || field->size == 8);
+  if (!size_ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("field ", name, " of sched/", event->name, " is ",
+                     field->size, " bytes, which the parser does not read"));
+  }
+  layout.min_size = std::max(layout.min_size, field->offset + field->size);
+  return field;
+}
+
+// ReadInt reads a field that Create checked; pid_t and int fields are
+// signed 32-bit, so the low bits are sign-extended.
+std::int64_t ReadInt(const tep_format_field* field, const std::uint8_t* data) {
+  unsigned long long value = 0;
+  tep_read_number_field(const_cast<tep_format_field*>(field), data, &value);
+  switch (field->size) {
+    case 1:
+      return static_cast<std::int8_t>(value);
+    case 2:
+      return static_cast<std::int16_t>(value);
+    case 4:
+      return static_cast<std::int32_t>(value);
+    default:
+      return static_cast<std::int64_t>(value);
+  }
+}
+
+}  // namespace
+
+ParseCounts& ParseCounts::operator+=(const ParseCounts& other) {
+  events += other.events;
+  unparsed += other.unparsed;
+  unknown_type += other.unknown_type;
+  bad_subbuffers += other.bad_subbuffers;
+  return *this;
+}
+
+absl::StatusOr<std::unique_ptr<RawEventParser::Fields>>
+RawEventParser::FindFields(tep_handle* tep) {
+  auto f = std::make_unique<Fields>();
+  ASSIGN_OR_RETURN(tep_event * sched_switch,
+                   FindSchedEvent(tep, "sched_switch"));
+  ASSIGN_OR_RETURN(tep_event * migrate,
+                   FindSchedEvent(tep, "sched_migrate_task"));
+  ASSIGN_OR_RETURN(tep_event * fork, FindSchedEvent(tep, "sched_process_fork"));
+  ASSIGN_OR_RETURN(tep_event * exit, FindSchedEvent(tep, "sched_process_exit"));
+  f->common_type = tep_find_common_field(sched_switch, "common_type");
+  if (f->common_type == nullptr) {
+    return absl::NotFoundError("sched/sched_switch has no field common_type");
+  }
+  f->switch_layout.id = sched_switch->id;
+  f->migrate_layout.id = migrate->id;
+  f->fork_layout.id = fork->id;
+  f->exit_layout.id = exit->id;
+  ASSIGN_OR_RETURN(f->prev_pid,
+                   FindField(sched_switch, "prev_pid", f->switch_layout));
+  ASSIGN_OR_RETURN(f->prev_state,
+                   FindField(sched_switch, "prev_state", f->switch_layout));
+  ASSIGN_OR_RETURN(f->next_pid,
+                   FindField(sched_switch, "next_pid", f->switch_layout));
+  ASSIGN_OR_RETURN(f->next_comm,
+                   FindField(sched_switch, "next_comm", f->switch_layout,
+                             /*is_comm=*/true));
+  ASSIGN_OR_RETURN(f->migrate_pid,
+                   FindField(migrate, "pid", f->migrate_layout));
+  ASSIGN_OR_RETURN(f->orig_cpu,
+                   FindField(migrate, "orig_cpu", f->migrate_layout));
+  ASSIGN_OR_RETURN(f->dest_cpu,
+                   FindField(migrate, "dest_cpu", f->migrate_layout));
+  ASSIGN_OR_RETURN(f->parent_pid,
+                   FindField(fork, "parent_pid", f->fork_layout));
+  ASSIGN_OR_RETURN(f->child_pid, FindField(fork, "child_pid", f->fork_layout));
+  ASSIGN_OR_RETURN(f->exit_pid, FindField(exit, "pid", f->exit_layout));
+  ASSIGN_OR_RETURN(f->group_dead,
+                   FindField(exit, "group_dead", f->exit_layout));
+  return f;
+}
+
+absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Load(
+    const std::string& tracing_dir) {
+  const char* const systems[] = {"sched", nullptr};
+  TepPtr tep(tracefs_local_events_system(tracing_dir.c_str(), systems));
+  if (tep == nullptr) {
+    const int error = errno;
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load the sched event formats from ", tracing_dir,
+                     "/events: ", std::strerror(error)));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Fields> fields, FindFields(tep.get()));
+  std::unique_ptr<kbuffer, KbufferFree> kbuf(tep_kbuffer(tep.get()));
+  if (kbuf == nullptr) {
+    return absl::ResourceExhaustedError(
+        "tep_kbuffer: cannot allocate a kbuffer");
+  }
+  return std::unique_ptr<RawEventParser>(
+      new RawEventParser(std::move(tep), std::move(kbuf), std::move(fields)));
+}
+
+RawEventParser::RawEventParser(TepPtr tep,
+                               std::unique_ptr<kbuffer, KbufferFree> kbuf,
+                               std::unique_ptr<Fields> fields)
+    : tep_(std::move(tep)),
+      kbuf_(std::move(kbuf)),
+      fields_(std::move(fields)) {}
+
+RawEventParser::~RawEventParser() = default;
+
+void RawEventParser::TepFree::operator()(tep_handle* tep) const {
+  tep_free(tep);
+}
+
+void RawEventParser::KbufferFree::operator()(kbuffer* kbuf) const {
+  kbuffer_free(kbuf);
+}
+
+bool RawEventParser::DecodeRecord(const std::uint8_t* data, int size,
+                                  RawSchedEvent& event,
+                                  bool& unknown_type) const {
+  const Fields& f = *fields_;
+  unknown_type = false;
+  if (size < f.common_type->offset + f.common_type->size) return false;
+  const int type = static_cast<int>(ReadInt(f.common_type, data) & 0xffff);
+  if (type == f.switch_layout.id) {
+    if (size < f.switch_layout.min_size) return false;
+    event.kind = SchedEventKind::kSwitch;
+    event.prev_pid = static_cast<int>(ReadInt(f.prev_pid, data));
+    event.prev_state = ReadInt(f.prev_state, data);
+    event.next_pid = static_cast<int>(ReadInt(f.next_pid, data));
+    std::memcpy(event.next_comm.data(), data + f.next_comm->offset,
+                kTaskCommLength);
+    event.next_comm.back() = '\0';
+  } else if (type == f.migrate_layout.id) {
+    if (size < f.migrate_layout.min_size) return false;
+    event.kind = SchedEventKind::kMigrate;
+    event.pid = static_cast<int>(ReadInt(f.migrate_pid, data));
+    event.orig_cpu = static_cast<int>(ReadInt(f.orig_cpu, data));
+    event.dest_cpu = static_cast<int>(ReadInt(f.dest_cpu, data));
+  } else if (type == f.fork_layout.id) {
+    if (size < f.fork_layout.min_size) return false;
+    event.kind = SchedEventKind::kFork;
+    event.parent_pid = static_cast<int>(ReadInt(f.parent_pid, data));
+    event.child_pid = static_cast<int>(ReadInt(f.child_pid, data));
+  } else if (type == f.exit_layout.id) {
+    if (size < f.exit_layout.min_size) return false;
+    event.kind = SchedEventKind::kExit;
+    event.pid = static_cast<int>(ReadInt(f.exit_pid, data));
+    event.group_dead = ReadInt(f.group_dead, data) != 0;
+  } else {
+    unknown_type = true;
+    return false;
+  }
+  return true;
+}
+
+ParseCounts RawEventParser::ParseSubbuffer(
+    absl::Span<const std::uint8_t> subbuffer, int cpu, SchedEventSink& sink) {
+  ParseCounts counts;
+  // kbuffer trusts the sub-buffer header's commit size: check it against
+  // the bytes we hold before walking, so a torn read cannot lead it past
+  // the end.
+  void* page = const_cast<std::uint8_t*>(subbuffer.data());
+  if (subbuffer.size() < kSubbufferHeaderBytes ||
+      kbuffer_load_subbuffer(kbuf_.get(), page) < 0 ||
+      static_cast<std::size_t>(kbuffer_start_of_data(kbuf_.get())) +
+              static_cast<std::size_t>(kbuffer_subbuffer_size(kbuf_.get())) >
+          subbuffer.size()) {
+    ++counts.bad_subbuffers;
+    return counts;
+  }
+  unsigned long long timestamp = 0;
+  for (void* data = kbuffer_read_event(kbuf_.get(), &timestamp);
+       data != nullptr; data = kbuffer_next_event(kbuf_.get(), &timestamp)) {
+    RawSchedEvent event;
+    event.timestamp_ns = timestamp;
+    event.cpu = cpu;
+    bool unknown_type = false;
+    if (DecodeRecord(static_cast<const std::uint8_t*>(data),
+                     kbuffer_event_size(kbuf_.get()), event, unknown_type)) {
+      sink.OnEvent(event);
+      ++counts.events;
+    } else if (unknown_type) {
+      ++counts.unknown_type;
+    } else {
+      ++counts.unparsed;
+    }
+  }
+  return counts;
+}
+
+}  // namespace schedcache::host
