@@ -27,7 +27,7 @@ TEST(ScanStopwatch, AgreesWithTheMonotonicClockOverASleep) {
     const auto outer_end = steady_clock::now();
     // The stopwatch's interval contains [inner_start, inner_end] and lies in
     // [outer_start, outer_end]; 0.1% allows the TSC rate's calibration
-    // error (at most 0.05% by the calibration window).
+    // error (at most 0.01%, see CalibrateTsc).
     const double inner =
         std::chrono::duration_cast<nanoseconds>(inner_end - inner_start)
             .count();
