@@ -140,6 +140,22 @@ class CheckLayeringTest(unittest.TestCase):
             "its folder declares several and none has a source of the same "
             "name or the folder's name")
 
+    def test_listed_headers_settle_ownership_in_a_shared_folder(self):
+        self.write("pair/left.cc", "int Left() { return 1; }\n")
+        self.write("pair/right.cc", "int Right() { return 2; }\n")
+        self.write("pair/shared.h", "#pragma once\n")
+        self.write("pair/probe.h", "#pragma once\n")
+        self.target("library", "schedcache::left", "pair", "left.cc shared.h")
+        self.target("library", "schedcache::right", "pair", "right.cc")
+        # probe.h is the test's own: it lists it.
+        self.write("pair/left_test.cc", '#include "pair/shared.h"\n'
+                   '#include "pair/probe.h"\n')
+        self.target("test", "left_test", "pair", "left_test.cc probe.h",
+                    "schedcache::right")
+        self.assert_violations(
+            "pair/left_test.cc:1: includes pair/shared.h (library "
+            "schedcache::left) but target left_test does not depend on it")
+
     def test_malformed_layering_line_is_named_and_exits_2(self):
         self.two_libraries(a_deps="")
         self.records.insert(1, "library\tschedcache::x")

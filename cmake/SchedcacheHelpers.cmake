@@ -78,14 +78,16 @@ function(schedcache_write_layering)
 endfunction()
 
 # schedcache_library(NAME SRCS ... DEPS ... [PUBLIC_DEPS ...] [HEADER_ONLY]
-#                    [INCLUDE_DIR DIR])
+#                    [INCLUDE_DIR DIR] [HDRS ...])
 # Declares schedcache_NAME with the alias schedcache::NAME. Headers are
 # included as "folder/file.h" from the source root, or relative to DIR (a
-# public header folder such as client/include) when given.
+# public header folder such as client/include) when given. HDRS names the
+# headers without a source of the same name in a folder that declares
+# several libraries, so the layering check knows whose they are.
 function(schedcache_library name)
-  cmake_parse_arguments(ARG "HEADER_ONLY" "INCLUDE_DIR" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "HEADER_ONLY" "INCLUDE_DIR" "SRCS;HDRS;DEPS;PUBLIC_DEPS" ${ARGN})
   set(target schedcache_${name})
-  schedcache_record_layering(library schedcache::${name} SRCS ${ARG_SRCS}
+  schedcache_record_layering(library schedcache::${name} SRCS ${ARG_SRCS} ${ARG_HDRS}
     DEPS ${ARG_PUBLIC_DEPS} ${ARG_DEPS} INCLUDE_DIRS ${ARG_INCLUDE_DIR})
   if(ARG_HEADER_ONLY)
     set(scope INTERFACE)
