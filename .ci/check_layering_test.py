@@ -59,6 +59,15 @@ class CheckLayeringTest(unittest.TestCase):
         self.target("library", "schedcache::b", "b", "b.cc")
         self.target("library", "schedcache::a", "a", "a.cc", a_deps)
 
+    # pair/ declares schedcache::left and schedcache::right, neither named
+    # after the folder; pair/shared.h has no source of the same name.
+    def shared_folder(self, left_sources):
+        self.write("pair/left.cc", "int Left() { return 1; }\n")
+        self.write("pair/right.cc", "int Right() { return 2; }\n")
+        self.write("pair/shared.h", "#pragma once\n")
+        self.target("library", "schedcache::left", "pair", left_sources)
+        self.target("library", "schedcache::right", "pair", "right.cc")
+
     def test_undeclared_library_is_reported_with_file_line_and_names(self):
         self.two_libraries(a_deps="")
         # a.cc line 3 includes b/b.h, which b.cc's library owns; a's own
@@ -126,12 +135,7 @@ class CheckLayeringTest(unittest.TestCase):
             "under client/ may include server/")
 
     def test_header_of_a_folder_with_two_libraries_and_no_rule_is_reported(self):
-        # Neither library is named after the folder "pair".
-        self.write("pair/left.cc", "int Left() { return 1; }\n")
-        self.write("pair/right.cc", "int Right() { return 2; }\n")
-        self.write("pair/shared.h", "#pragma once\n")
-        self.target("library", "schedcache::left", "pair", "left.cc")
-        self.target("library", "schedcache::right", "pair", "right.cc")
+        self.shared_folder(left_sources="left.cc")
         self.write("user/user.cc", '#include "pair/shared.h"\n')
         self.target("executable", "user", "user", "user.cc",
                     "schedcache::left schedcache::right")
@@ -141,12 +145,8 @@ class CheckLayeringTest(unittest.TestCase):
             "name or the folder's name")
 
     def test_listed_headers_settle_ownership_in_a_shared_folder(self):
-        self.write("pair/left.cc", "int Left() { return 1; }\n")
-        self.write("pair/right.cc", "int Right() { return 2; }\n")
-        self.write("pair/shared.h", "#pragma once\n")
+        self.shared_folder(left_sources="left.cc shared.h")
         self.write("pair/probe.h", "#pragma once\n")
-        self.target("library", "schedcache::left", "pair", "left.cc shared.h")
-        self.target("library", "schedcache::right", "pair", "right.cc")
         # probe.h is the test's own: it lists it.
         self.write("pair/left_test.cc", '#include "pair/shared.h"\n'
                    '#include "pair/probe.h"\n')
