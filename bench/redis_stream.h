@@ -1,5 +1,5 @@
 // RedisStream: the benchmarks' shared input. A Redis-like event stream
-// (client/workload, kind redis) on a given topology, generated once with the
+// (eval/workload, kind redis) on a given topology, generated once with the
 // preferred-LLC feedback of a full-scan reference engine (so the CPUs each
 // process visits look like a cache-aware kernel's) and kept in memory, so
 // the timed loops replay it without generating anything.
@@ -16,8 +16,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "client/trace/recording_sink.h"
-#include "client/workload/workload.h"
+#include "eval/workload/workload.h"
+#include "events/recording_sink.h"
 #include "policies/engine.h"
 #include "policies/policy_registry.h"
 #include "topology/topology.h"

@@ -15,8 +15,8 @@
 #include "absl/strings/str_format.h"
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
-#include "client/trace/trace_line.h"
-#include "client/trace/trace_replay.h"
+#include "trace/trace_line.h"
+#include "trace/trace_replay.h"
 #include "zlib.h"
 
 namespace schedcache {

@@ -47,21 +47,62 @@ function(schedcache_apply_warnings target)
   endif()
 endfunction()
 
-# schedcache_library(NAME SRCS ... DEPS ... [PUBLIC_DEPS ...] [HEADER_ONLY])
+# The layering check (.ci/check-layering) reads build/layering.txt, one line
+# per target: kind, name, source folder, sources, the schedcache:: libraries
+# it declares, extra include folders (tab-separated; lists space-separated),
+# after a first line naming the source root.
+# A target is recorded even when this configuration does not build it
+# (tests, fuzzers), so that every configuration checks every file.
+function(schedcache_record_layering kind name)
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS;INCLUDE_DIRS" ${ARGN})
+  set(project_deps "")
+  foreach(dep IN LISTS ARG_DEPS)
+    if(dep MATCHES "^schedcache::")
+      list(APPEND project_deps ${dep})
+    endif()
+  endforeach()
+  string(JOIN " " srcs ${ARG_SRCS})
+  string(JOIN " " deps ${project_deps})
+  string(JOIN " " include_dirs ${ARG_INCLUDE_DIRS})
+  set_property(GLOBAL APPEND PROPERTY SCHEDCACHE_LAYERING
+    "${kind}\t${name}\t${CMAKE_CURRENT_SOURCE_DIR}\t${srcs}\t${deps}\t${include_dirs}")
+endfunction()
+
+# schedcache_write_layering(): writes build/layering.txt; called once, at the
+# end of the top-level CMakeLists.txt, after every target is recorded.
+function(schedcache_write_layering)
+  get_property(records GLOBAL PROPERTY SCHEDCACHE_LAYERING)
+  list(JOIN records "\n" text)
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/layering.txt
+    CONTENT "root\t${PROJECT_SOURCE_DIR}\n${text}\n")
+endfunction()
+
+# schedcache_library(NAME SRCS ... DEPS ... [PUBLIC_DEPS ...] [HEADER_ONLY]
+#                    [INCLUDE_DIR DIR] [HDRS ...])
 # Declares schedcache_NAME with the alias schedcache::NAME. Headers are
-# included as "folder/file.h" from the source root.
+# included as "folder/file.h" from the source root, or relative to DIR (a
+# public header folder such as client/include) when given. HDRS names the
+# headers without a source of the same name in a folder that declares
+# several libraries, so the layering check knows whose they are.
 function(schedcache_library name)
-  cmake_parse_arguments(ARG "HEADER_ONLY" "" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "HEADER_ONLY" "INCLUDE_DIR" "SRCS;HDRS;DEPS;PUBLIC_DEPS" ${ARGN})
   set(target schedcache_${name})
+  schedcache_record_layering(library schedcache::${name} SRCS ${ARG_SRCS} ${ARG_HDRS}
+    DEPS ${ARG_PUBLIC_DEPS} ${ARG_DEPS} INCLUDE_DIRS ${ARG_INCLUDE_DIR})
   if(ARG_HEADER_ONLY)
+    set(scope INTERFACE)
     add_library(${target} INTERFACE)
     target_include_directories(${target} INTERFACE ${PROJECT_SOURCE_DIR})
     target_link_libraries(${target} INTERFACE ${ARG_PUBLIC_DEPS} ${ARG_DEPS})
   else()
+    set(scope PUBLIC)
     add_library(${target} STATIC ${ARG_SRCS})
     target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_DEPS})
     schedcache_apply_warnings(${target})
+  endif()
+  if(ARG_INCLUDE_DIR)
+    target_include_directories(${target} ${scope} ${ARG_INCLUDE_DIR})
   endif()
   add_library(schedcache::${name} ALIAS ${target})
 endfunction()
@@ -69,6 +110,7 @@ endfunction()
 # schedcache_executable(NAME SRCS ... DEPS ...)
 function(schedcache_executable name)
   cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
+  schedcache_record_layering(executable ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
   add_executable(${name} ${ARG_SRCS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   schedcache_apply_warnings(${name})
@@ -77,10 +119,11 @@ endfunction()
 # schedcache_test(NAME SRCS ... DEPS ... [LABELS ...])
 # A GoogleTest binary registered with CTest, one CTest entry per test case.
 function(schedcache_test name)
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS;LABELS" ${ARGN})
+  schedcache_record_layering(test ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
   if(NOT SCHEDCACHE_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SRCS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
@@ -96,13 +139,14 @@ endfunction()
 # which is how .ci/fuzz finds it in build/bin. DICT, a libFuzzer dictionary
 # beside the sources, is copied to bin/NAME.dict, where .ci/fuzz looks.
 function(schedcache_fuzzer name)
+  cmake_parse_arguments(ARG "" "DICT" "SRCS;DEPS" ${ARGN})
+  schedcache_record_layering(fuzzer ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
   if(NOT SCHEDCACHE_FUZZ)
     return()
   endif()
   if(NOT name MATCHES "_fuzzer$")
     message(FATAL_ERROR "fuzz target ${name}: the name must end in _fuzzer")
   endif()
-  cmake_parse_arguments(ARG "" "DICT" "SRCS;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SRCS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)

@@ -20,9 +20,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "events/event.h"
 #include "policies/decision.h"
 #include "policies/policy_registry.h"
-#include "policies/sample.h"
 #include "policies/tunables.h"
 #include "topology/topology.h"
 

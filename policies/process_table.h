@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "events/event.h"
 #include "policies/model_context.h"
-#include "policies/sample.h"
 
 namespace schedcache {
 

@@ -18,11 +18,11 @@
 #include "common/fuzzing.h"
 #include "google/protobuf/stubs/logging.h"
 #include "policies/builtin_policies.h"
+#include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/limits.h"
 #include "server/proto_convert.h"
 #include "server/session.h"
-#include "server/session_config.h"
 #include "topology/topology_source.h"
 
 namespace schedcache {

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
-#include "server/message_text.h"
+#include "common/message_text.h"
 #include "server/proto_convert.h"
 
 namespace schedcache {

@@ -157,16 +157,6 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
   return CheckAttributes(columns.attributes(), rows);
 }
 
-ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger) {
-  return trigger == v1::SCAN_TRIGGER_QUERY ? ScanTrigger::kQuery
-                                           : ScanTrigger::kTick;
-}
-
-v1::ScanTrigger ScanTriggerToProto(ScanTrigger trigger) {
-  return trigger == ScanTrigger::kQuery ? v1::SCAN_TRIGGER_QUERY
-                                        : v1::SCAN_TRIGGER_TICK;
-}
-
 v1::Tunable TunableToProto(const TunableSpec& spec) {
   v1::Tunable tunable;
   tunable.set_name(spec.name);

@@ -12,9 +12,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "events/event.h"
 #include "policies/decision.h"
 #include "policies/engine.h"
-#include "policies/sample.h"
 #include "policies/tunables.h"
 #include "schedcache/v1/schedcache.pb.h"
 
@@ -136,10 +136,6 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     }
   }
 }
-
-// ScanTriggerFromProto maps UNSPECIFIED to kTick.
-ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger);
-v1::ScanTrigger ScanTriggerToProto(ScanTrigger trigger);
 
 v1::Tunable TunableToProto(const TunableSpec& spec);
 v1::PolicyDecision DecisionToProto(const PolicyDecision& decision);

@@ -7,9 +7,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
+#include "policies/session_config.h"
 #include "server/ingest_stream.h"
 #include "server/proto_convert.h"
-#include "server/session_config.h"
 #include "server/watch_stream.h"
 #include "topology/topology_proto.h"
 

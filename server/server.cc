@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "policies/builtin_policies.h"
-#include "server/session_config.h"
+#include "policies/session_config.h"
 #include "topology/topology_source.h"
 
 namespace schedcache {

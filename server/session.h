@@ -21,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "policies/engine.h"
+#include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/preference_sink.h"
 #include "topology/topology.h"
@@ -48,13 +49,6 @@ class IngestTally {
   uint64_t rejected_ = 0;
   uint64_t next_index_ = 0;
   std::vector<v1::Rejection> first_rejections_;
-};
-
-// SessionSettings is what a session was created with, for GetSession.
-struct SessionSettings {
-  std::string name;
-  std::vector<PolicyChoice> policies;
-  EngineOptions options;
 };
 
 class Session {

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/message_text.h"
 #include "common/service_defaults.h"
-#include "server/message_text.h"
 
 namespace schedcache {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "client/ab/ab_runner.h"
-#include "client/ab/remote_session.h"
+#include "eval/ab/ab_runner.h"
+#include "eval/ab/remote_session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"

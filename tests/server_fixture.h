@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "policies/sample.h"
+#include "events/event.h"
 #include "schedcache/client.h"
 #include "server/server.h"
 

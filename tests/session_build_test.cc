@@ -15,11 +15,11 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/grpc_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "common/grpc_status.h"
+#include "policies/session_config.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
-#include "server/session_config.h"
 #include "tests/server_fixture.h"
 #include "topology/topology_source.h"
 

@@ -11,11 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "client/ab/ab_command.h"
 #include "client/cli/verb.h"
-#include "client/trace/cpu_map.h"
 #include "common/service_defaults.h"
 #include "common/status_macros.h"
+#include "eval/ab/ab_command.h"
+#include "trace/cpu_map.h"
 
 namespace schedcache::cli {
 namespace {

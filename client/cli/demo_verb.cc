@@ -7,8 +7,8 @@
 #include <iostream>
 #include <memory>
 
-#include "client/ab/ab_command.h"
 #include "client/cli/verb.h"
+#include "eval/ab/ab_command.h"
 #include "topology/topology_source.h"
 
 namespace schedcache::cli {

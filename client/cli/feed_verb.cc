@@ -1,5 +1,5 @@
 // `schedcache feed FILE|-`: send samples in the CSV format of
-// client/csv/sample_csv.h to a session and print what the server accepted.
+// trace/sample_csv.h to a session and print what the server accepted.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -12,9 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/service_verb_support.h"
 #include "client/cli/verb.h"
-#include "client/csv/sample_csv.h"
-#include "client/trace/event_lines.h"
-#include "client/trace/line_reader.h"
+#include "trace/event_lines.h"
+#include "trace/line_reader.h"
+#include "trace/sample_csv.h"
 
 namespace schedcache::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "policies/sample.h"
+#include "events/event.h"
 #include "schedcache/v1/schedcache.pb.h"
 
 namespace schedcache::client {

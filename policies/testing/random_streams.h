@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "policies/sample.h"
+#include "events/event.h"
 #include "topology/topology.h"
 
 namespace schedcache::testing {

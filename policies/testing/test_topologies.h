@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "policies/sample.h"
+#include "events/event.h"
 #include "topology/topology.h"
 
 namespace schedcache::testing {

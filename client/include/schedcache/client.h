@@ -27,7 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/service_defaults.h"
-#include "policies/sample.h"
+#include "events/event.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 #include "schedcache/v1/schedcache.pb.h"
 

@@ -1,0 +1,119 @@
+#include "eval/ab/ab_collector.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace schedcache::ab {
+
+AbCollector::AbCollector(std::vector<std::string> policies,
+                         int max_cpus_scanned, ScanTraceWriter* scan_trace)
+    : policies_(std::move(policies)),
+      max_cpus_scanned_(max_cpus_scanned),
+      scan_trace_(scan_trace),
+      histograms_(policies_.size(),
+                  std::vector<uint64_t>(max_cpus_scanned + 1, 0)) {}
+
+AbCollector::Process& AbCollector::ProcessOf(int32_t tgid) {
+  auto [it, inserted] = index_of_.try_emplace(tgid, processes_.size());
+  if (inserted) {
+    Process& p = processes_.emplace_back();
+    p.tgid = tgid;
+    p.llc.assign(policies_.size(), kNoPreferredLlc);
+    p.changes.resize(policies_.size());
+  }
+  return processes_[it->second];
+}
+
+int AbCollector::PolicyIndex(std::string_view name) const {
+  for (size_t i = 0; i < policies_.size(); ++i) {
+    if (policies_[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void AbCollector::OnSample(const Sample& sample) {
+  Process& p = ProcessOf(sample.tgid);
+  // Saturating: a CSV may give any delta up to INT64_MAX.
+  if (sample.delta_ns > 0) {
+    p.runtime_ns = p.runtime_ns > INT64_MAX - sample.delta_ns
+                       ? INT64_MAX
+                       : p.runtime_ns + sample.delta_ns;
+  }
+  // The process is named after its main thread, as ps shows it; until that
+  // thread shows up, after the first thread seen.
+  if (!sample.comm.empty() && !p.comm_from_leader &&
+      (p.comm.empty() || sample.tid == sample.tgid)) {
+    p.comm = std::string(sample.comm.view());
+    p.comm_from_leader = sample.tid == sample.tgid;
+  }
+}
+
+void AbCollector::OnScan(const ScanObservation& scan) {
+  if (scan.policy < 0 || static_cast<size_t>(scan.policy) >= policies_.size()) {
+    return;
+  }
+  const int bin = std::clamp(scan.cpus_scanned, 0, max_cpus_scanned_);
+  ++histograms_[scan.policy][bin];
+  if (scan_trace_ == nullptr || !status_.ok()) return;
+  ScanEvent event;
+  event.policy = scan.policy;
+  event.comm = std::string(scan.comm);
+  event.pid = scan.tid;
+  event.cpu = scan.cpu;
+  event.timestamp_ns = scan.timestamp_ns;
+  event.cpus_scanned = scan.cpus_scanned;
+  status_ = scan_trace_->Write(event);
+}
+
+void AbCollector::OnPreferenceChange(const PreferenceChange& change) {
+  const int policy = PolicyIndex(change.policy);
+  if (policy < 0) return;
+  Process& p = ProcessOf(change.tgid);
+  p.llc[policy] = change.new_llc;
+  std::vector<LlcChange>& changes = p.changes[policy];
+  if (changes.size() >= kMaxChangesPerTimeline) {
+    ++dropped_changes_;
+    return;
+  }
+  changes.push_back(LlcChange{change.timestamp_ns, change.new_llc});
+}
+
+AbResult AbCollector::Build(const EngineReport& report, AbInput input,
+                            bool with_histograms) const {
+  AbResult result;
+  result.input = std::move(input);
+  for (size_t i = 0; i < report.policies.size(); ++i) {
+    PolicyResult& policy = result.policies.emplace_back();
+    policy.report = report.policies[i];
+    if (!with_histograms || i >= histograms_.size()) continue;
+    const std::vector<uint64_t>& counts = histograms_[i];
+    for (size_t cpus = 0; cpus < counts.size(); ++cpus) {
+      if (counts[cpus] == 0) continue;
+      policy.cpus_scanned_histogram.push_back(
+          HistogramBin{static_cast<int64_t>(cpus), counts[cpus]});
+    }
+  }
+  std::vector<const Process*> order;
+  order.reserve(processes_.size());
+  for (const Process& p : processes_) order.push_back(&p);
+  // Busiest first; ties by tgid so the order never depends on hashing.
+  std::sort(order.begin(), order.end(), [](const Process* a, const Process* b) {
+    return a->runtime_ns != b->runtime_ns ? a->runtime_ns > b->runtime_ns
+                                          : a->tgid < b->tgid;
+  });
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const Process& p = *order[rank];
+    ProcessResult& out = result.processes.emplace_back();
+    out.tgid = p.tgid;
+    out.comm = p.comm;
+    out.runtime_ns = p.runtime_ns;
+    out.final_preferred_llc = p.llc;
+    if (rank < static_cast<size_t>(kMaxTimelines)) {
+      out.preferred_llc_over_time = p.changes;
+    }
+  }
+  return result;
+}
+
+}  // namespace schedcache::ab

@@ -1,0 +1,264 @@
+#include "eval/ab/ab_runner.h"
+
+#include <optional>
+#include <utility>
+#include <variant>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/status_macros.h"
+#include "eval/ab/ab_collector.h"
+#include "eval/ab/event_feed.h"
+#include "eval/ab/in_process_session.h"
+#include "eval/report/scan_trace.h"
+#include "trace/cpu_map.h"
+#include "trace/line_reader.h"
+#include "trace/sample_csv.h"
+#include "trace/trace_replay.h"
+
+namespace schedcache::ab {
+namespace {
+
+// ReferencePlacement is the workload's model of its own machine's
+// scheduler: an engine with the session's first policy only, whose
+// preferred LLC per process steers the generator's placement.
+class ReferencePlacement : public EventSink {
+ public:
+  static absl::StatusOr<std::unique_ptr<ReferencePlacement>> Create(
+      std::shared_ptr<const Topology> topology, SessionSettings settings,
+      const PolicyRegistry& registry) {
+    settings.policies.resize(1);
+    ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine,
+                     Engine::Create(std::move(topology), registry,
+                                    std::move(settings.policies),
+                                    settings.options));
+    auto placement = std::unique_ptr<ReferencePlacement>(
+        new ReferencePlacement(std::move(engine)));
+    ReferencePlacement* self = placement.get();
+    self->engine_->SetChangeListener([self](const PreferenceChange& change) {
+      self->llc_of_[change.tgid] = change.new_llc;
+    });
+    return placement;
+  }
+
+  absl::Status OnSample(const Sample& sample) override {
+    return engine_->ApplySample(sample);
+  }
+  absl::Status OnHandOver(const HandOver& hand_over) override {
+    return engine_->ApplyHandOver(hand_over);
+  }
+
+  PreferredLlcFn Fn() {
+    return [this](int32_t tgid) {
+      auto it = llc_of_.find(tgid);
+      return it == llc_of_.end() ? -1 : it->second;
+    };
+  }
+
+ private:
+  explicit ReferencePlacement(std::unique_ptr<Engine> engine)
+      : engine_(std::move(engine)) {}
+
+  std::unique_ptr<Engine> engine_;
+  absl::flat_hash_map<int32_t, int> llc_of_;  // tgid -> preferred LLC
+};
+
+// FeedTrace replays the trace. A trace without one scheduler event or
+// malformed line is not a trace replay can use: an error that says so.
+absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
+                       EventSink& sink, InputProblems& problems) {
+  TraceOptions trace;
+  trace.hz = options.hz;
+  trace.cpu_map = options.cpu_map;
+  trace.topology = &topology;
+  ASSIGN_OR_RETURN(const ReplayStats stats,
+                   ReplayTraceFile(options.input.path, trace, sink));
+  if (stats.sched_events == 0 && stats.malformed_lines == 0) {
+    return absl::InvalidArgumentError(
+        stats.lines == 0
+            ? absl::StrCat("trace '", options.input.path, "' is empty")
+            : absl::StrCat("trace '", options.input.path, "' has no ",
+                           "sched_switch, sched_migrate_task or "
+                           "sched_process_exit line in its ", stats.lines,
+                           " lines: is it ftrace or `trace-cmd report` text?"));
+  }
+  for (const MalformedLine& line : stats.first_malformed) {
+    problems.Add(line.line_number,
+                 absl::StrCat("line ", line.line_number, ": ", line.error,
+                              ": ", line.text));
+  }
+  problems.AddUnlisted(stats.malformed_lines - stats.first_malformed.size());
+  return absl::OkStatus();
+}
+
+// FeedCsv reads the sample CSV. Up to the header a bad line stops the run
+// (the file is most likely not a sample CSV); after it each bad row is
+// counted and skipped, and so is each row the session refuses, as
+// `schedcache feed` does. A read error (a truncated gzip file, a line over
+// the limit) stops the run.
+absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
+                     InputProblems& problems) {
+  ASSIGN_OR_RETURN(LineReader lines, LineReader::Open(options.input.path));
+  SampleCsvReader reader(lines);
+  const CpuMap& cpu_map = options.cpu_map;
+  while (true) {
+    absl::StatusOr<std::optional<CsvEvent>> next = reader.Next();
+    if (!next.ok()) {
+      if (!reader.header_seen() || !absl::IsInvalidArgument(next.status())) {
+        return next.status();
+      }
+      problems.Add(reader.line(), std::string(next.status().message()));
+      continue;
+    }
+    if (!next->has_value()) break;
+    feed.OnInputLine(reader.line());
+    RETURN_IF_ERROR(std::visit(
+        [&](auto& e) -> absl::Status {
+          e.cpu = cpu_map.Map(e.cpu);
+          if constexpr (std::is_same_v<std::decay_t<decltype(e)>, Sample>) {
+            return feed.OnSample(e);
+          } else {
+            return feed.OnHandOver(e);
+          }
+        },
+        **next));
+  }
+  if (feed.offered() == 0 && problems.count() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CSV '", options.input.path, "' has a header but no rows"));
+  }
+  return absl::OkStatus();
+}
+
+// FeedWorkload runs the generator, its placement steered by a reference
+// engine, into the session, and finishes it.
+absl::StatusOr<EngineReport> FeedWorkload(
+    const AbOptions& options, const PolicyRegistry& registry,
+    std::shared_ptr<const Topology> topology, AbCollector& collector,
+    AbSession& session, AbInput& input) {
+  ASSIGN_OR_RETURN(SessionSettings settings,
+                   ResolveSessionSettings(options.session, registry));
+  WorkloadOptions workload = options.workload;
+  workload.kind = options.input.workload;
+  workload.hz = options.hz;
+  workload.numa_preferred_node = settings.options.model.numa_balancing;
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<ReferencePlacement> reference,
+      ReferencePlacement::Create(topology, std::move(settings), registry));
+  EventFeed feed(collector, reference.get(), session, options.progress,
+                 /*problems=*/nullptr);
+  RETURN_IF_ERROR(
+      RunWorkload(*topology, workload, reference->Fn(), feed).status());
+  return feed.Finish(input);
+}
+
+// FeedRecorded replays a trace or a CSV into the session and finishes it.
+absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
+                                          const Topology& topology,
+                                          AbCollector& collector,
+                                          AbSession& session, AbInput& input) {
+  InputProblems problems;
+  EventFeed feed(collector, nullptr, session, options.progress, &problems);
+  RETURN_IF_ERROR(options.input.kind == AbInputSpec::Kind::kTrace
+                      ? FeedTrace(options, topology, feed, problems)
+                      : FeedCsv(options, feed, problems));
+  return feed.Finish(input);
+}
+
+std::string Describe(const AbOptions& options) {
+  switch (options.input.kind) {
+    case AbInputSpec::Kind::kTrace:
+      return absl::StrCat("trace:", options.input.path);
+    case AbInputSpec::Kind::kCsv:
+      return absl::StrCat("csv:", options.input.path);
+    case AbInputSpec::Kind::kWorkload:
+      break;
+  }
+  const WorkloadOptions& w = options.workload;
+  const std::string shape =
+      options.input.workload == WorkloadKind::kRedis
+          ? absl::StrCat("redis servers=", w.server_threads,
+                         " clients=", w.client_threads)
+          : absl::StrCat("hackbench groups=", w.groups, " fds=", w.fds);
+  return absl::StrCat("workload:", shape, " seed=", w.seed,
+                      " duration_ms=", w.duration_ns / 1'000'000);
+}
+
+}  // namespace
+
+absl::StatusOr<AbInputSpec> ParseAbInput(absl::string_view text) {
+  AbInputSpec spec;
+  if (absl::ConsumePrefix(&text, "trace:")) {
+    spec.kind = AbInputSpec::Kind::kTrace;
+  } else if (absl::ConsumePrefix(&text, "csv:")) {
+    spec.kind = AbInputSpec::Kind::kCsv;
+  } else if (absl::ConsumePrefix(&text, "workload:")) {
+    spec.kind = AbInputSpec::Kind::kWorkload;
+    ASSIGN_OR_RETURN(spec.workload, ParseWorkloadKind(text));
+    return spec;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input \"", text,
+        "\" is not trace:PATH, csv:PATH, workload:redis or workload:hackbench"));
+  }
+  if (text.empty()) {
+    return absl::InvalidArgumentError("input: the path is empty");
+  }
+  spec.path = std::string(text);
+  return spec;
+}
+
+SessionMaker InProcessSessions(const PolicyRegistry& registry) {
+  return [&registry](std::shared_ptr<const Topology> topology,
+                     const client::SessionSpec& config, AbObserver& observer) {
+    return MakeInProcessSession(std::move(topology), config, registry,
+                                observer);
+  };
+}
+
+absl::StatusOr<AbResult> RunAb(const AbOptions& options,
+                               const PolicyRegistry& registry,
+                               const SessionMaker& make_session) {
+  if (options.input.kind == AbInputSpec::Kind::kWorkload &&
+      !options.cpu_map.identity()) {
+    return absl::InvalidArgumentError(
+        "cpu map: a workload input runs on the topology's own CPUs; the map "
+        "applies to trace: and csv: inputs only");
+  }
+  ASSIGN_OR_RETURN(Topology loaded, LoadTopology(options.session.topology));
+  auto topology = std::make_shared<const Topology>(std::move(loaded));
+
+  std::optional<ScanTraceWriter> scan_trace;
+  if (!options.scan_trace.empty()) {
+    ASSIGN_OR_RETURN(scan_trace, ScanTraceWriter::Open(options.scan_trace,
+                                                       options.session.policies));
+  }
+  AbCollector collector(options.session.policies, topology->max_cpu() + 1,
+                        scan_trace.has_value() ? &*scan_trace : nullptr);
+  ASSIGN_OR_RETURN(std::unique_ptr<AbSession> session,
+                   make_session(topology, options.session, collector));
+  if (scan_trace.has_value() && !session->reports_scans()) {
+    return absl::UnimplementedError(
+        "--scan-trace is in-process only: this session backend (a server) "
+        "does not report single scans; drop --server to write scan traces");
+  }
+
+  AbInput input;
+  input.description = Describe(options);
+  input.topology = topology->Summary();
+  input.topology_source = options.session.topology;
+  input.hz = options.hz;
+  ASSIGN_OR_RETURN(
+      const EngineReport report,
+      options.input.kind == AbInputSpec::Kind::kWorkload
+          ? FeedWorkload(options, registry, topology, collector, *session,
+                         input)
+          : FeedRecorded(options, *topology, collector, *session, input));
+  RETURN_IF_ERROR(collector.status());
+  if (scan_trace.has_value()) RETURN_IF_ERROR(scan_trace->Close());
+  return collector.Build(report, std::move(input), session->reports_scans());
+}
+
+}  // namespace schedcache::ab

@@ -1,0 +1,68 @@
+#include "eval/ab/in_process_session.h"
+
+#include <utility>
+
+#include "common/status_macros.h"
+#include "policies/session_config.h"
+#include "topology/topology_source.h"
+
+namespace schedcache::ab {
+namespace {
+
+// A name for BuildSessionSettings, which validates one; never shown.
+constexpr char kSessionName[] = "ab";
+
+class InProcessSession : public AbSession {
+ public:
+  explicit InProcessSession(std::unique_ptr<Engine> engine)
+      : engine_(std::move(engine)) {}
+
+  absl::Status OnSample(const Sample& sample) override {
+    return engine_->ApplySample(sample);
+  }
+  absl::Status OnHandOver(const HandOver& hand_over) override {
+    return engine_->ApplyHandOver(hand_over);
+  }
+  absl::StatusOr<SessionOutcome> Finish() override {
+    // Every refusal was returned by OnSample/OnHandOver: none is deferred.
+    return SessionOutcome{engine_->Report(), 0, {}};
+  }
+  bool reports_scans() const override { return true; }
+  bool enabled() const override { return engine_->enabled(); }
+
+ private:
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace
+
+absl::StatusOr<SessionSettings> ResolveSessionSettings(
+    const client::SessionSpec& config, const PolicyRegistry& registry) {
+  client::SessionSpec without_topology = config;
+  without_topology.topology = std::string(kHostSource);  // not read here
+  ASSIGN_OR_RETURN(const v1::CreateSessionRequest request,
+                   client::BuildCreateSessionRequest(without_topology, kSessionName));
+  return BuildSessionSettings(request, registry, EngineOptions{}.max_processes);
+}
+
+absl::StatusOr<std::unique_ptr<AbSession>> MakeInProcessSession(
+    std::shared_ptr<const Topology> topology, const client::SessionSpec& config,
+    const PolicyRegistry& registry, AbObserver& observer) {
+  ASSIGN_OR_RETURN(SessionSettings settings,
+                   ResolveSessionSettings(config, registry));
+  ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine,
+                   Engine::Create(std::move(topology), registry,
+                                  std::move(settings.policies),
+                                  settings.options));
+  engine->SetChangeListener(
+      [&observer](const PreferenceChange& change) {
+        observer.OnPreferenceChange(change);
+      });
+  engine->SetScanListener([&observer](const ScanObservation& scan) {
+    observer.OnScan(scan);
+  });
+  return std::unique_ptr<AbSession>(
+      std::make_unique<InProcessSession>(std::move(engine)));
+}
+
+}  // namespace schedcache::ab

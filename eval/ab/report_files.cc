@@ -1,0 +1,49 @@
+#include "eval/ab/report_files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "eval/report/html_report.h"
+#include "eval/report/json_report.h"
+#include "eval/report/table_report.h"
+
+namespace schedcache::ab {
+namespace {
+
+using Writer = absl::Status (*)(const AbResult&, std::ostream&);
+
+absl::Status WriteFile(const std::string& path, const AbResult& result,
+                       Writer write) {
+  if (path.empty()) return absl::OkStatus();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    const int error = errno;
+    const std::string message =
+        absl::StrCat("cannot create ", path, ": ", std::strerror(error));
+    return error == EACCES ? absl::PermissionDeniedError(message)
+                           : absl::NotFoundError(message);
+  }
+  absl::Status status = write(result, out);
+  out.close();
+  if (status.ok() && !out) {
+    status = absl::DataLossError(absl::StrCat("cannot write ", path));
+  }
+  if (!status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat(path, ": ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files) {
+  RETURN_IF_ERROR(WriteFile(files.json, result, &WriteJson));
+  RETURN_IF_ERROR(WriteFile(files.csv, result, &WriteCsv));
+  return WriteFile(files.html, result, &WriteHtml);
+}
+
+}  // namespace schedcache::ab

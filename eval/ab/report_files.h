@@ -1,0 +1,31 @@
+// WriteReportFiles writes the A/B result to the files `schedcache ab` was
+// asked for (--json, --csv, --html), so the verbs that run an evaluation
+// share one way of producing them.
+//
+// Thread contract: a pure function over a const AbResult; thread-safe when
+// the paths differ.
+#ifndef SCHEDCACHE_EVAL_AB_REPORT_FILES_H_
+#define SCHEDCACHE_EVAL_AB_REPORT_FILES_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "eval/report/ab_result.h"
+
+namespace schedcache::ab {
+
+// ReportFiles names the outputs; an empty path is not written.
+struct ReportFiles {
+  std::string json;
+  std::string csv;
+  std::string html;
+};
+
+// WriteReportFiles writes each named file (created or truncated). Returns
+// the first error, naming the file: PermissionDenied/NotFound when it
+// cannot be opened, or the writer's error.
+absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files);
+
+}  // namespace schedcache::ab
+
+#endif  // SCHEDCACHE_EVAL_AB_REPORT_FILES_H_

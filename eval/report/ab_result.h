@@ -1,0 +1,95 @@
+// The data an A/B evaluation (`schedcache ab`, DESIGN.md §4) hands to the
+// report writers: what was replayed, and what each policy did with it. Plain
+// values with no behaviour, so that whoever runs the evaluation (the CLI over
+// gRPC, or a test by hand) fills them in and the writers depend on nothing
+// but this header and policies/decision.h.
+//
+// Thread contract: plain structs; thread-compatible.
+#ifndef SCHEDCACHE_EVAL_REPORT_AB_RESULT_H_
+#define SCHEDCACHE_EVAL_REPORT_AB_RESULT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policies/decision.h"
+
+namespace schedcache {
+
+// kNoPreferredLlc stands for "the policy holds no preferred LLC".
+inline constexpr int kNoPreferredLlc = -1;
+
+// AbInput describes the input that was replayed.
+struct AbInput {
+  std::string description;      // e.g. "workload:redis seed=1", "trace:PATH"
+  std::string topology;         // summary, e.g. "2 packages, 24 LLCs, 384 CPUs"
+  std::string topology_source;  // e.g. "builtin:epyc-9654", "hwloc-xml:PATH"
+  uint64_t samples = 0;
+  uint64_t handovers = 0;
+  uint64_t malformed_lines = 0;
+  std::vector<std::string> malformed_examples;  // the first few, verbatim
+  int64_t start_ns = 0;         // timestamp of the first sample
+  int64_t duration_ns = 0;      // last sample's timestamp minus start_ns
+  int hz = 0;                   // tick rate the samples were built with
+};
+
+// HistogramBin counts the executed scans that examined `cpus_scanned` CPUs.
+struct HistogramBin {
+  int64_t cpus_scanned = 0;
+  uint64_t scans = 0;
+};
+
+// PolicyResult is one policy's statistics plus the exact distribution of
+// CPUs scanned, which the report charts (the report's Distribution only
+// holds its summary).
+struct PolicyResult {
+  PolicyReport report;                             // report.name is the policy
+  std::vector<HistogramBin> cpus_scanned_histogram;  // ascending cpus_scanned
+};
+
+// LlcChange is a point where a policy's preferred LLC for a process changed:
+// from `timestamp_ns` on it was `llc` (kNoPreferredLlc: none).
+struct LlcChange {
+  int64_t timestamp_ns = 0;
+  int llc = kNoPreferredLlc;
+};
+
+// ProcessResult is one process seen in the input.
+struct ProcessResult {
+  int tgid = 0;
+  std::string comm;
+  int64_t runtime_ns = 0;
+  // final_preferred_llc[i] is policy i's preferred LLC at the end of the
+  // input (kNoPreferredLlc: none); one entry per policy.
+  std::vector<int> final_preferred_llc;
+  // preferred_llc_over_time[i] lists policy i's change points in time order.
+  // Filled only for the busiest processes (see kMaxTimelines); empty
+  // otherwise.
+  std::vector<std::vector<LlcChange>> preferred_llc_over_time;
+};
+
+// kMaxTimelines is how many of the busiest processes get a time series.
+inline constexpr int kMaxTimelines = 6;
+
+// AbResult is the whole evaluation. policies[0] is the reference that the
+// others' agreement is measured against.
+struct AbResult {
+  AbInput input;
+  std::vector<PolicyResult> policies;
+  std::vector<ProcessResult> processes;  // descending runtime_ns
+};
+
+// ScanEvent is one executed scan, streamed to the --scan-trace writer as the
+// evaluation produces it (never stored as a whole).
+struct ScanEvent {
+  int policy = 0;  // index into AbResult::policies
+  std::string comm;  // at most 15 characters, so held without allocating
+  int pid = 0;     // the scanning thread's tid
+  int cpu = 0;
+  int64_t timestamp_ns = 0;
+  int cpus_scanned = 0;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVAL_REPORT_AB_RESULT_H_

@@ -1,0 +1,29 @@
+// Writer of `schedcache ab --html FILE`: one self-contained HTML page (inline
+// CSS and SVG, no scripts, nothing fetched) with the input summary, the
+// policy table, the distribution of CPUs scanned per policy
+// (<svg id="cpus-scanned">), the preferred LLC over time of the busiest
+// processes (<svg id="llc-over-time">), and each process's final preferred
+// LLC per policy. All text from the input is HTML-escaped.
+//
+// Thread contract: a pure function over a const AbResult; thread-safe as
+// long as each call has its own stream.
+#ifndef SCHEDCACHE_EVAL_REPORT_HTML_REPORT_H_
+#define SCHEDCACHE_EVAL_REPORT_HTML_REPORT_H_
+
+#include <ostream>
+
+#include "absl/status/status.h"
+#include "eval/report/ab_result.h"
+
+namespace schedcache {
+
+// kHtmlMaxProcessRows bounds the process table; the JSON has them all.
+inline constexpr int kHtmlMaxProcessRows = 50;
+
+// WriteHtml writes the page to `out`. Returns InvalidArgument when `result`
+// is malformed (see ValidateAbResult), DataLoss when the stream fails.
+absl::Status WriteHtml(const AbResult& result, std::ostream& out);
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVAL_REPORT_HTML_REPORT_H_

@@ -1,0 +1,125 @@
+// Renders the HTML report in headless Chromium (Debian's `chromium`) to prove
+// that a real browser builds the charts from it, and leaves screenshots in
+// the test's temporary directory for a human to look at.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "eval/report/html_report.h"
+#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/test_util.h"
+#include "gtest/gtest.h"
+
+namespace schedcache {
+namespace {
+
+using report_internal::RunCommand;
+
+constexpr char kChromium[] = "/usr/bin/chromium";
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+class HtmlReportInChromium : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(kChromium)) {
+      GTEST_SKIP() << kChromium << " is absent (Debian package `chromium`)";
+    }
+    // One folder (and so one Chromium profile) per test case: CTest runs
+    // the cases in parallel, and two browsers on one profile fail.
+    const ::testing::TestInfo* test =
+        ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = absl::StrCat(::testing::TempDir(), "/html_report_chromium_",
+                        test->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+
+  // WriteReport writes `result` as HTML and returns its path.
+  std::string WriteReport(const AbResult& result, const std::string& name) {
+    const std::string path = absl::StrCat(dir_, "/", name, ".html");
+    std::ofstream out(path);
+    EXPECT_TRUE(WriteHtml(result, out).ok());
+    return path;
+  }
+
+  // Chromium runs `flags` on file://`path` with a private profile and no
+  // network chatter; returns what it prints on stdout.
+  absl::StatusOr<std::string> Chromium(const std::string& flags, const std::string& path) {
+    return RunCommand(absl::StrCat(
+        kChromium,
+        " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+        " --disable-background-networking --disable-component-update --disable-sync"
+        " --user-data-dir=",
+        dir_, "/profile ", flags, " file://", path, " 2>", dir_, "/chromium.log"));
+  }
+
+  std::string dir_;
+};
+
+TEST_F(HtmlReportInChromium, DomHasBothChartsWithTheirBarsAndLines) {
+  const std::string path = WriteReport(report_internal::ExampleResult(), "example");
+  absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
+  ASSERT_TRUE(dom.ok()) << dom.status();
+  EXPECT_EQ(Count(*dom, "<svg class=\"chart\" id=\"cpus-scanned\""), 1u);
+  EXPECT_EQ(Count(*dom, "<svg class=\"chart\" id=\"llc-over-time\""), 1u);
+  // One bar per histogram bin (1 + 3), one step line per policy for each of
+  // the two processes with a time series.
+  EXPECT_EQ(Count(*dom, "<rect class=\"bar\""), 4u);
+  EXPECT_EQ(Count(*dom, "<path class=\"step\""), 4u);
+  // The browser parsed the escaped comm back to its text.
+  EXPECT_NE(dom->find("a&lt;b&amp;c"), std::string::npos);
+}
+
+// A report shaped like the seed's Redis run: 384 CPUs in 24 LLCs, a full
+// scan of every CPU against visited scans of a few LLCs.
+AbResult RedisLikeResult() {
+  AbResult result = report_internal::ExampleResult();
+  result.input.topology = "2 packages, 24 LLCs, 384 CPUs";
+  result.policies[0].cpus_scanned_histogram = {{384, 5000}};
+  result.policies[0].report.cpus_scanned = {5000, 384, 384, 384, 384};
+  result.policies[1].cpus_scanned_histogram.clear();
+  for (int64_t cpus = 1; cpus <= 64; ++cpus) {
+    const uint64_t scans = static_cast<uint64_t>(400 / (1 + (cpus - 14) * (cpus - 14) / 8));
+    result.policies[1].cpus_scanned_histogram.push_back({cpus, scans});
+  }
+  result.policies[1].cpus_scanned_histogram.push_back({384, 40});
+  const int64_t s = report_internal::kExampleStartNs;
+  for (int k = 0; k < 6; ++k) {
+    ProcessResult p{1000 + k, k == 0 ? "redis-server" : "valkey-benchmar",
+                    int64_t{900'000'000} - k * 100'000'000, {k, k}, {{}, {}}};
+    for (int step = 0; step < 5; ++step) {
+      const int64_t t = s + step * 200'000'000 + k * 10'000'000;
+      p.preferred_llc_over_time[0].push_back({t, (k * 4 + step) % 24});
+      p.preferred_llc_over_time[1].push_back({t + 50'000'000, (k * 4 + step / 2) % 24});
+    }
+    result.processes.push_back(p);
+  }
+  return result;
+}
+
+TEST_F(HtmlReportInChromium, ScreenshotsAreNotBlank) {
+  for (const auto& [name, result] :
+       {std::pair{"example", report_internal::ExampleResult()},
+        std::pair{"redis-like", RedisLikeResult()}}) {
+    const std::string path = WriteReport(result, name);
+    const std::string png = absl::StrCat(dir_, "/", name, ".png");
+    std::filesystem::remove(png);
+    absl::StatusOr<std::string> printed =
+        Chromium(absl::StrCat("--screenshot=", png, " --window-size=1200,2400"), path);
+    ASSERT_TRUE(printed.ok()) << printed.status();
+    ASSERT_TRUE(std::filesystem::exists(png)) << png;
+    // A blank 1200x2400 page compresses to a few kilobytes; text, tables
+    // and charts do not.
+    EXPECT_GT(std::filesystem::file_size(png), 40'000u) << png;
+  }
+}
+
+}  // namespace
+}  // namespace schedcache

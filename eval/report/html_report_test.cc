@@ -1,0 +1,107 @@
+#include "eval/report/html_report.h"
+
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "eval/report/internal/example_result.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace schedcache {
+namespace {
+
+using report_internal::ExampleResult;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string HtmlOf(const AbResult& result) {
+  std::ostringstream out;
+  EXPECT_TRUE(WriteHtml(result, out).ok());
+  return out.str();
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlReport, ShowsDashForAgreementWithoutDecisions) {
+  AbResult result = ExampleResult();
+  result.policies[1].report.decisions = 0;
+  result.policies[1].report.agreement = std::nullopt;
+  EXPECT_THAT(HtmlOf(result),
+              HasSubstr("<td class=\"num first\">0</td><td class=\"num\">-</td>"));
+}
+
+TEST(HtmlReport, EscapesCommsAndInputText) {
+  AbResult result = ExampleResult();
+  result.input.description = "trace:/tmp/<x>&y.txt";
+  result.policies[1].report.name = "v<i>s";
+  const std::string html = HtmlOf(result);
+  EXPECT_THAT(html, HasSubstr("<td>a&lt;b&amp;c</td>"));
+  EXPECT_THAT(html, HasSubstr("a&lt;b&amp;c (tgid 200)"));  // the chart's panel title
+  EXPECT_THAT(html, HasSubstr("trace:/tmp/&lt;x&gt;&amp;y.txt"));
+  EXPECT_THAT(html, HasSubstr("<td>idle, &quot;x&quot;</td>"));
+  EXPECT_THAT(html, HasSubstr("v&lt;i&gt;s"));
+  EXPECT_THAT(html, Not(HasSubstr("a<b")));
+  EXPECT_THAT(html, Not(HasSubstr("<i>")));
+}
+
+TEST(HtmlReport, DrawsOneBarPerHistogramBinAndOneStepLinePerPolicyAndProcess) {
+  const std::string html = HtmlOf(ExampleResult());
+  EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"cpus-scanned\""));
+  EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"llc-over-time\""));
+  // full-scan has one bin, visited-scan three.
+  EXPECT_EQ(Count(html, "<rect class=\"bar\""), 4u);
+  // Two processes have time series, two policies each; the third has none.
+  EXPECT_EQ(Count(html, "<path class=\"step\""), 4u);
+}
+
+// redis-server's panel, derived by hand: the plot spans x 80..876 (900 wide,
+// margins 80 and 24) and the time domain 2.0 s..3.0 s (start, duration 1 s).
+// LLCs 0..1 plus "none" make 3 lanes; 3 * 14 = 42 is below the 72 minimum,
+// so lanes are 24 high in a plot from y 30 to 102 (title 30). Lane centres:
+// none 90, LLC 0 66, LLC 1 42. Two policies are spread by min(3, 24/3) = 3,
+// i.e. -1.5 and +1.5. full-scan: LLC 0 from 2.0 s, LLC 1 from 2.5 s (x 478).
+// visited-scan: LLC 0, then LLC 1 from 2.6 s (x 80 + 0.6 * 796 = 557.6).
+TEST(HtmlReport, StepLinesFollowTheChangePoints) {
+  const std::string html = HtmlOf(ExampleResult());
+  EXPECT_THAT(html, HasSubstr("data-policy=\"full-scan\" d=\"M80.0 64.5H478.0 V40.5H876.0\""));
+  EXPECT_THAT(html,
+              HasSubstr("data-policy=\"visited-scan\" d=\"M80.0 67.5H557.6 V43.5H876.0\""));
+}
+
+TEST(HtmlReport, FetchesNothing) {
+  const std::string html = HtmlOf(ExampleResult());
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("src=")));
+  EXPECT_THAT(html, Not(HasSubstr("href=")));
+  EXPECT_THAT(html, Not(HasSubstr("url(")));
+  // The only URL is the SVG namespace name, which is never fetched.
+  EXPECT_EQ(Count(html, "://"), Count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+}
+
+TEST(HtmlReport, ListsTheFirstProcessesAndPointsToTheJsonForTheRest) {
+  AbResult result = ExampleResult();
+  while (result.processes.size() < kHtmlMaxProcessRows + 2) {
+    result.processes.push_back({9000 + static_cast<int>(result.processes.size()), "filler", 1,
+                                {kNoPreferredLlc, kNoPreferredLlc}, {}});
+  }
+  const std::string html = HtmlOf(result);
+  EXPECT_EQ(Count(html, "<td>filler</td>"), kHtmlMaxProcessRows - 3u);
+  EXPECT_THAT(html, HasSubstr("2 more processes are in the JSON report."));
+}
+
+TEST(HtmlReport, NotesWhenNoTimeSeriesWereRecorded) {
+  AbResult result = ExampleResult();
+  for (ProcessResult& p : result.processes) p.preferred_llc_over_time.clear();
+  const std::string html = HtmlOf(result);
+  EXPECT_THAT(html, HasSubstr("id=\"llc-over-time\""));
+  EXPECT_THAT(html, HasSubstr("no time series were recorded"));
+  EXPECT_EQ(Count(html, "<path class=\"step\""), 0u);
+}
+
+}  // namespace
+}  // namespace schedcache

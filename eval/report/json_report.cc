@@ -1,0 +1,176 @@
+#include "eval/report/json_report.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/status_macros.h"
+#include "eval/report/internal/json_writer.h"
+#include "eval/report/internal/stream_status.h"
+#include "eval/report/policy_table.h"
+
+namespace schedcache {
+namespace {
+
+using report_internal::JsonWriter;
+
+void WriteLlc(JsonWriter& json, int llc) {
+  if (llc == kNoPreferredLlc) {
+    json.Null();
+  } else {
+    json.Int(llc);
+  }
+}
+
+void WriteDistribution(JsonWriter& json, const Distribution& d) {
+  json.BeginObject();
+  json.Key("count");
+  json.Uint(d.count);
+  json.Key("mean");
+  json.Double(d.mean);
+  json.Key("p50");
+  json.Int(d.p50);
+  json.Key("p99");
+  json.Int(d.p99);
+  json.Key("max");
+  json.Int(d.max);
+  json.EndObject();
+}
+
+void WriteInput(JsonWriter& json, const AbInput& in) {
+  json.BeginObject();
+  json.Key("description");
+  json.String(in.description);
+  json.Key("topology");
+  json.String(in.topology);
+  json.Key("topologySource");
+  json.String(in.topology_source);
+  json.Key("samples");
+  json.Uint(in.samples);
+  json.Key("handOvers");
+  json.Uint(in.handovers);
+  json.Key("malformedLines");
+  json.Uint(in.malformed_lines);
+  json.Key("malformedExamples");
+  json.BeginArray();
+  for (const std::string& line : in.malformed_examples) json.String(line);
+  json.EndArray();
+  json.Key("startNs");
+  json.Int(in.start_ns);
+  json.Key("durationNs");
+  json.Int(in.duration_ns);
+  json.Key("hz");
+  json.Int(in.hz);
+  json.EndObject();
+}
+
+void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
+  const PolicyReport& r = policy.report;
+  json.BeginObject();
+  json.Key("name");
+  json.String(r.name);
+  json.Key("scans");
+  json.Uint(r.scans);
+  json.Key("scansSkipped");
+  json.Uint(r.scans_skipped);
+  json.Key("scansSkippedDisabled");
+  json.Uint(r.scans_skipped_disabled);
+  json.Key("scansAborted");
+  json.Uint(r.scans_aborted);
+  json.Key("cpusScanned");
+  WriteDistribution(json, r.cpus_scanned);
+  json.Key("llcsScanned");
+  WriteDistribution(json, r.llcs_scanned);
+  json.Key("scanNs");
+  WriteDistribution(json, r.scan_ns);
+  json.Key("decisions");
+  json.Uint(r.decisions);
+  json.Key("agreements");
+  json.Uint(r.agreements);
+  json.Key("agreement");  // null: no decisions, no share to report
+  if (r.agreement.has_value()) {
+    json.Double(r.agreement.value());
+  } else {
+    json.Null();
+  }
+  json.Key("preferredLlcChanges");
+  json.Uint(r.preferred_llc_changes);
+  json.Key("runtimeOnPreferredLlc");
+  json.Double(r.runtime_on_preferred_llc);
+  json.Key("cpusScannedHistogram");
+  json.BeginArray();
+  for (const HistogramBin& bin : policy.cpus_scanned_histogram) {
+    json.BeginObject();
+    json.Key("cpusScanned");
+    json.Int(bin.cpus_scanned);
+    json.Key("scans");
+    json.Uint(bin.scans);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
+void WriteProcess(JsonWriter& json, const ProcessResult& process,
+                  const std::vector<PolicyResult>& policies) {
+  json.BeginObject();
+  json.Key("tgid");
+  json.Int(process.tgid);
+  json.Key("comm");
+  json.String(process.comm);
+  json.Key("runtimeNs");
+  json.Int(process.runtime_ns);
+  json.Key("preferredLlc");
+  json.BeginObject();
+  for (size_t i = 0; i < policies.size(); ++i) {
+    json.Key(policies[i].report.name);
+    WriteLlc(json, process.final_preferred_llc[i]);
+  }
+  json.EndObject();
+  if (!process.preferred_llc_over_time.empty()) {
+    json.Key("preferredLlcOverTime");
+    json.BeginObject();
+    for (size_t i = 0; i < policies.size(); ++i) {
+      json.Key(policies[i].report.name);
+      json.BeginArray();
+      for (const LlcChange& change : process.preferred_llc_over_time[i]) {
+        json.BeginObject();
+        json.Key("timestampNs");
+        json.Int(change.timestamp_ns);
+        json.Key("llc");
+        WriteLlc(json, change.llc);
+        json.EndObject();
+      }
+      json.EndArray();
+    }
+    json.EndObject();
+  }
+  json.EndObject();
+}
+
+}  // namespace
+
+absl::Status WriteJson(const AbResult& result, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateAbResult(result));
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("reference");
+  json.String(result.policies[0].report.name);
+  json.Key("input");
+  WriteInput(json, result.input);
+  json.Key("policies");
+  json.BeginArray();
+  for (const PolicyResult& policy : result.policies) WritePolicy(json, policy);
+  json.EndArray();
+  json.Key("processes");
+  json.BeginArray();
+  for (const ProcessResult& process : result.processes) {
+    WriteProcess(json, process, result.policies);
+  }
+  json.EndArray();
+  json.EndObject();
+  out << json.text() << "\n";
+  return report_internal::StreamStatus(out, "the JSON report");
+}
+
+}  // namespace schedcache

@@ -1,0 +1,43 @@
+// The per-policy table of an A/B report (the seed's tables: CPUs scanned,
+// scans, scan time, agreement with the reference, preferred-LLC stability),
+// as formatted cells. The text, CSV and HTML writers all print this one
+// table, so their columns never drift apart.
+//
+// Thread contract: plain values and a pure function; thread-safe.
+#ifndef SCHEDCACHE_EVAL_REPORT_POLICY_TABLE_H_
+#define SCHEDCACHE_EVAL_REPORT_POLICY_TABLE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "eval/report/ab_result.h"
+
+namespace schedcache {
+
+// TableColumn describes one column.
+struct TableColumn {
+  std::string group;     // heading over a run of adjacent columns
+  std::string name;      // the column's own heading
+  std::string csv_name;  // snake_case CSV header
+  bool numeric = true;   // right-aligned
+};
+
+// PolicyTable holds the columns and one row of formatted cells per policy.
+struct PolicyTable {
+  std::vector<TableColumn> columns;
+  std::vector<std::vector<std::string>> rows;  // rows[i].size() == columns.size()
+};
+
+// ValidateAbResult returns InvalidArgument, naming the field, when `result`
+// has no policies or a process's per-policy vectors do not have one entry
+// per policy. Every writer calls it first.
+absl::Status ValidateAbResult(const AbResult& result);
+
+// BuildPolicyTable formats `result`'s policies. REQUIRES: ValidateAbResult
+// is OK.
+PolicyTable BuildPolicyTable(const AbResult& result);
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVAL_REPORT_POLICY_TABLE_H_

@@ -1,0 +1,27 @@
+// Writers of the A/B report's table for a terminal (aligned text, in the
+// style of the seed's tables) and for spreadsheets (CSV).
+//
+// Thread contract: pure functions over a const AbResult; thread-safe as long
+// as each call has its own stream.
+#ifndef SCHEDCACHE_EVAL_REPORT_TABLE_REPORT_H_
+#define SCHEDCACHE_EVAL_REPORT_TABLE_REPORT_H_
+
+#include <ostream>
+
+#include "absl/status/status.h"
+#include "eval/report/ab_result.h"
+
+namespace schedcache {
+
+// WriteTextReport writes a summary of the input, then the per-policy table
+// with aligned columns, to `out`. Returns InvalidArgument when `result` is
+// malformed (see ValidateAbResult), DataLoss when the stream fails.
+absl::Status WriteTextReport(const AbResult& result, std::ostream& out);
+
+// WriteCsv writes a header row and one row per policy with the text table's
+// columns (RFC 4180 quoting). Errors as WriteTextReport.
+absl::Status WriteCsv(const AbResult& result, std::ostream& out);
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVAL_REPORT_TABLE_REPORT_H_

@@ -1,0 +1,200 @@
+#include "eval/workload/simulator.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/status_macros.h"
+
+namespace schedcache {
+
+Simulator::Simulator(const Topology& topology, const Params& params,
+                     PreferredLlcFn preferred_llc, DeterministicRandom& random,
+                     EventSink& sink)
+    : topology_(topology),
+      params_(params),
+      preferred_llc_(std::move(preferred_llc)),
+      random_(random),
+      machine_(params.hz, sink),
+      cpus_(topology.max_cpu() + 1),
+      now_ns_(params.start_ns) {
+  for (const Llc& llc : topology.llcs()) {
+    llc_cpus_.push_back(llc.cpus.ToVector());
+  }
+}
+
+int Simulator::AddThread(int32_t tgid, int32_t tid, std::string comm) {
+  const bool known = std::any_of(start_llc_.begin(), start_llc_.end(),
+                                 [&](const auto& p) { return p.first == tgid; });
+  if (!known) {
+    start_llc_.emplace_back(
+        tgid, static_cast<int>(random_.UniformInt(
+                  0, static_cast<int64_t>(llc_cpus_.size()) - 1)));
+  }
+  machine_.threads().Learn(tid, tgid, comm);
+  threads_.push_back(Thread{tgid, tid, std::move(comm)});
+  return static_cast<int>(threads_.size()) - 1;
+}
+
+absl::Status Simulator::Run(Behavior& behavior) {
+  while (!events_.empty() && events_.top().time_ns <= params_.end_ns) {
+    const BurstEnd e = events_.top();
+    events_.pop();
+    if (e.token != threads_[e.thread].burst_token) continue;  // stale
+    now_ns_ = e.time_ns;
+    threads_[e.thread].burst_left_ns = 0;
+    RETURN_IF_ERROR(behavior.OnBurstEnd(*this, e.thread));
+  }
+  now_ns_ = params_.end_ns;
+  return machine_.Finish(params_.end_ns);
+}
+
+absl::Status Simulator::Wake(int thread, int waker, int64_t burst_ns) {
+  Thread& t = threads_[thread];
+  if (t.state != State::kAsleep) return absl::OkStatus();
+  ++counters_.wakeups;
+  const int waker_cpu = waker >= 0 ? threads_[waker].cpu : -1;
+  const int cpu = SelectCpu(t, waker_cpu);
+  t.burst_left_ns = burst_ns;
+  t.cpu = cpu;
+  if (cpus_[cpu].current < 0) return SwitchTo(cpu, thread);
+  t.state = State::kQueued;
+  cpus_[cpu].queue.push_back(thread);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Continue(int thread, int64_t burst_ns) {
+  Thread& t = threads_[thread];
+  t.burst_left_ns = burst_ns;
+  Cpu& cpu = cpus_[t.cpu];
+  if (now_ns_ - t.on_cpu_since_ns >= params_.slice_ns && !cpu.queue.empty()) {
+    ++counters_.preemptions;
+    const int next = cpu.queue.front();
+    cpu.queue.pop_front();
+    t.state = State::kQueued;
+    cpu.queue.push_back(thread);
+    return SwitchTo(t.cpu, next);
+  }
+  StartBurst(thread);
+  return absl::OkStatus();
+}
+
+absl::Status Simulator::Block(int thread) {
+  Thread& t = threads_[thread];
+  t.state = State::kAsleep;
+  ++t.burst_token;  // no burst is pending; make sure of it
+  return SwitchTo(t.cpu, PickNext(t.cpu));
+}
+
+absl::Status Simulator::SwitchTo(int cpu, int next) {
+  Cpu& c = cpus_[cpu];
+  SwitchEvent event;
+  event.timestamp_ns = now_ns_;
+  event.cpu = cpu;
+  if (c.current >= 0) {
+    const Thread& prev = threads_[c.current];
+    event.prev_tid = prev.tid;
+    event.prev_tgid = prev.tgid;
+    event.prev_comm = prev.comm;
+  }
+  c.current = next;
+  if (next >= 0) {
+    Thread& t = threads_[next];
+    t.state = State::kRunning;
+    t.cpu = cpu;
+    t.on_cpu_since_ns = now_ns_;
+    event.next_tid = t.tid;
+    event.next_tgid = t.tgid;
+    event.next_comm = t.comm;
+    StartBurst(next);
+  }
+  return machine_.Switch(event);
+}
+
+int Simulator::PickNext(int cpu) {
+  Cpu& c = cpus_[cpu];
+  if (!c.queue.empty()) {
+    const int next = c.queue.front();
+    c.queue.pop_front();
+    return next;
+  }
+  int busiest = -1;
+  size_t longest = 0;
+  for (int other : llc_cpus_[topology_.LlcOf(cpu)]) {
+    if (cpus_[other].queue.size() > longest) {
+      longest = cpus_[other].queue.size();
+      busiest = other;
+    }
+  }
+  if (busiest < 0) return -1;
+  ++counters_.steals;
+  const int next = cpus_[busiest].queue.back();
+  cpus_[busiest].queue.pop_back();
+  return next;
+}
+
+void Simulator::StartBurst(int thread) {
+  Thread& t = threads_[thread];
+  events_.push(BurstEnd{now_ns_ + t.burst_left_ns, next_seq_++, thread,
+                        ++t.burst_token});
+}
+
+Simulator::Target Simulator::TargetLlc(const Thread& t, int waker_cpu) {
+  const int n = static_cast<int>(llc_cpus_.size());
+  const int pref = preferred_llc_ ? preferred_llc_(t.tgid) : -1;
+  if (pref >= 0 && pref < n) {
+    if (!random_.Bernoulli(params_.spill_probability)) return {pref, true};
+    ++counters_.spills;  // placed as if the process had no preference
+  }
+  if (waker_cpu >= 0) return {topology_.LlcOf(waker_cpu), false};
+  if (t.cpu >= 0) return {topology_.LlcOf(t.cpu), false};
+  for (const auto& [tgid, llc] : start_llc_) {
+    if (tgid == t.tgid) return {llc, false};
+  }
+  return {0, false};
+}
+
+int Simulator::IdleCpuIn(const std::vector<int>& cpus, int from) const {
+  const size_t n = cpus.size();
+  size_t start = 0;
+  if (from >= 0) {
+    const auto it = std::find(cpus.begin(), cpus.end(), from);
+    if (it != cpus.end()) start = it - cpus.begin();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int cpu = cpus[(start + i) % n];
+    if (Idle(cpu)) return cpu;
+  }
+  return -1;
+}
+
+int Simulator::SelectCpu(const Thread& t, int waker_cpu) {
+  const auto [llc, preferred] = TargetLlc(t, waker_cpu);
+  const std::vector<int>& cpus = llc_cpus_[llc];
+  const bool prev_here = t.cpu >= 0 && topology_.LlcOf(t.cpu) == llc;
+  if (prev_here && Idle(t.cpu)) return t.cpu;
+  const int from = prev_here ? t.cpu : waker_cpu;
+  if (const int idle = IdleCpuIn(cpus, from); idle >= 0) return idle;
+  if (!preferred) {
+    const int node = topology_.cpu(cpus.front()).numa_node;
+    for (const std::vector<int>& other : llc_cpus_) {
+      if (topology_.cpu(other.front()).numa_node != node) continue;
+      if (const int idle = IdleCpuIn(other, -1); idle >= 0) return idle;
+    }
+  }
+  // No idle CPU: the shortest queue, scanning from `from`.
+  int best = cpus.front();
+  size_t best_load = SIZE_MAX;
+  const auto it = std::find(cpus.begin(), cpus.end(), from);
+  const size_t start = it == cpus.end() ? 0 : it - cpus.begin();
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const int cpu = cpus[(start + i) % cpus.size()];
+    const size_t load = cpus_[cpu].queue.size() + 1;
+    if (load < best_load) {
+      best_load = load;
+      best = cpu;
+    }
+  }
+  return best;
+}
+
+}  // namespace schedcache

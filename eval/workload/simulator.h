@@ -1,0 +1,173 @@
+// Simulator: a small discrete-event model of a kernel scheduler running
+// synthetic threads on a Topology, for the workload generator.
+//
+// Busy model: a CPU runs one thread at a time and keeps a FIFO run queue.
+// A thread does bursts of work; at the end of each burst its Behavior
+// decides whether it keeps running (Continue) or sleeps (Block), and may
+// wake other threads. A thread that used up its time slice while others
+// wait on its CPU is preempted to the tail of the queue.
+//
+// Placement imitates the kernel's wake-up path (select_task_rq_fair with
+// CONFIG_SCHED_CACHE): the target LLC is the process's preferred LLC when it
+// has one, except with probability spill_probability per wake-up (the
+// spills a real kernel shows), when the thread is placed as if its process
+// had no preference: the LLC of the waker's CPU (wake-affine), else the
+// thread's previous LLC, else the LLC its process started on (chosen at
+// random, as fork balancing would). Inside the target LLC: the previous CPU if idle, else
+// the first idle CPU scanning from the previous (or waker's) CPU, else the
+// CPU with the shortest queue. A CPU that goes idle pulls the first queued
+// thread of the busiest CPU of its own LLC (newidle balance). Threads never
+// move between LLCs otherwise.
+//
+// Every context switch goes through a SchedStateMachine, which emits the
+// Samples, ticks and HandOvers: the same event shape as trace replay.
+//
+// Thread contract: thread-compatible; drives its sink from the calling
+// thread.
+#ifndef SCHEDCACHE_EVAL_WORKLOAD_SIMULATOR_H_
+#define SCHEDCACHE_EVAL_WORKLOAD_SIMULATOR_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "eval/workload/random.h"
+#include "events/sched_state_machine.h"
+#include "topology/topology.h"
+
+namespace schedcache {
+
+// PreferredLlcFn returns the LLC id a process (tgid) prefers, or -1 for
+// none. The A/B driver wires it to the model, closing the loop.
+using PreferredLlcFn = std::function<int(int32_t tgid)>;
+
+class Simulator;
+
+// Behavior is what a workload's threads do at the end of each burst: call
+// exactly one of Simulator::Continue or Simulator::Block for `thread`, and
+// optionally Simulator::Wake other threads.
+class Behavior {
+ public:
+  virtual ~Behavior() = default;
+  virtual absl::Status OnBurstEnd(Simulator& sim, int thread) = 0;
+};
+
+// SimulatorCounters counts placement decisions.
+struct SimulatorCounters {
+  int64_t wakeups = 0;      // placements of a woken thread
+  int64_t spills = 0;       // wake-ups that ignored a preferred LLC
+  int64_t preemptions = 0;  // slice expiries with others waiting
+  int64_t steals = 0;       // newidle pulls within an LLC
+};
+
+class Simulator {
+ public:
+  struct Params {
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+    int64_t slice_ns = 3'000'000;
+    double spill_probability = 0.02;
+    int hz = 250;
+  };
+
+  // All references must outlive the simulator; `preferred_llc` may be empty
+  // (no preference for anyone).
+  Simulator(const Topology& topology, const Params& params,
+            PreferredLlcFn preferred_llc, DeterministicRandom& random,
+            EventSink& sink);
+
+  // AddThread registers a thread (asleep) and returns its index. Threads
+  // sharing a tgid form a process; its first thread picks the process's
+  // starting LLC.
+  int AddThread(int32_t tgid, int32_t tid, std::string comm);
+
+  // Run simulates until the end time, calling `behavior` at burst ends,
+  // then emits the ticks up to the end.
+  absl::Status Run(Behavior& behavior);
+
+  // Wake makes a sleeping thread runnable with a burst of `burst_ns`; it is
+  // placed as described above. `waker` is the waking thread, or -1. A
+  // thread that is not asleep is left alone (returns OK).
+  absl::Status Wake(int thread, int waker, int64_t burst_ns);
+  // Continue gives the running `thread` another burst (it may be preempted).
+  absl::Status Continue(int thread, int64_t burst_ns);
+  // Block puts the running `thread` to sleep.
+  absl::Status Block(int thread);
+
+  bool asleep(int thread) const {
+    return threads_[thread].state == State::kAsleep;
+  }
+  int64_t now_ns() const { return now_ns_; }
+  const SimulatorCounters& counters() const { return counters_; }
+  const SchedStateMachine& machine() const { return machine_; }
+
+ private:
+  enum class State { kAsleep, kQueued, kRunning };
+  struct Thread {
+    int32_t tgid;
+    int32_t tid;
+    std::string comm;
+    State state = State::kAsleep;
+    int cpu = -1;             // running or queued on; else last ran on
+    int64_t burst_left_ns = 0;
+    int64_t on_cpu_since_ns = 0;
+    uint64_t burst_token = 0; // invalidates stale burst-end events
+  };
+  struct Cpu {
+    int current = -1;         // thread index, -1: idle
+    std::deque<int> queue;
+  };
+  struct BurstEnd {
+    int64_t time_ns;
+    uint64_t seq;
+    int thread;
+    uint64_t token;
+    bool operator>(const BurstEnd& o) const {
+      return time_ns != o.time_ns ? time_ns > o.time_ns : seq > o.seq;
+    }
+  };
+
+  // Target is the LLC a wake-up aims at, and whether it is the process's
+  // preferred LLC (then the thread waits there rather than leave it).
+  struct Target {
+    int llc;
+    bool preferred;
+  };
+  int SelectCpu(const Thread& t, int waker_cpu);
+  Target TargetLlc(const Thread& t, int waker_cpu);
+  // IdleCpuIn returns the first idle CPU of `cpus` scanning from `from`
+  // (a CPU, or -1 for the first), or -1.
+  int IdleCpuIn(const std::vector<int>& cpus, int from) const;
+  bool Idle(int cpu) const {
+    return cpus_[cpu].current < 0 && cpus_[cpu].queue.empty();
+  }
+  // SwitchTo makes `next` (-1: idle) current on `cpu` and starts its burst.
+  absl::Status SwitchTo(int cpu, int next);
+  // PickNext chooses what `cpu` runs after its current thread leaves: its
+  // queue head, else a thread pulled from its LLC, else -1.
+  int PickNext(int cpu);
+  void StartBurst(int thread);
+
+  const Topology& topology_;
+  const Params params_;
+  PreferredLlcFn preferred_llc_;
+  DeterministicRandom& random_;
+  SchedStateMachine machine_;
+  std::vector<std::vector<int>> llc_cpus_;  // LLC id -> CPU os indexes
+  std::vector<Thread> threads_;
+  std::vector<Cpu> cpus_;                   // by os index
+  std::vector<std::pair<int32_t, int>> start_llc_;  // tgid -> LLC
+  std::priority_queue<BurstEnd, std::vector<BurstEnd>, std::greater<>>
+      events_;
+  uint64_t next_seq_ = 0;
+  int64_t now_ns_ = 0;
+  SimulatorCounters counters_;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVAL_WORKLOAD_SIMULATOR_H_

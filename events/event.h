@@ -1,0 +1,76 @@
+// The model's inputs: runtime samples and CPU hand-overs, in the terms of
+// DESIGN.md §1 and §3. Plain values with no heap storage, so the ingest path
+// can move them without allocating. Every input (trace files, generated
+// workloads, the client, the live collector to come) produces these and
+// every consumer takes them, so they live here in events/, below the model.
+#ifndef SCHEDCACHE_EVENTS_EVENT_H_
+#define SCHEDCACHE_EVENTS_EVENT_H_
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+namespace schedcache {
+
+// kCommLength is the kernel's TASK_COMM_LEN: 15 characters and a NUL.
+inline constexpr int kCommLength = 16;
+
+// Comm is a process or thread name, truncated to kCommLength - 1 characters
+// as the kernel does. Fixed storage: no allocation per sample.
+class Comm {
+ public:
+  Comm() { chars_.fill('\0'); }
+  explicit Comm(std::string_view name) : Comm() { Assign(name); }
+  void Assign(std::string_view name) {
+    chars_.fill('\0');
+    const size_t n = name.size() < kCommLength - 1 ? name.size() : kCommLength - 1;
+    for (size_t i = 0; i < n; ++i) chars_[i] = name[i];
+  }
+  std::string_view view() const { return std::string_view(chars_.data()); }
+  bool empty() const { return chars_[0] == '\0'; }
+
+ private:
+  std::array<char, kCommLength> chars_;
+};
+
+// Values of the optional per-sample fields that mean "keep the last value".
+inline constexpr int32_t kUnchangedNrThreads = -1;
+inline constexpr int32_t kUnchangedNumaNode = -2;  // -1 means "no preferred node"
+inline constexpr int64_t kUnchangedFootprint = -1;
+
+// Sample is one runtime sample (kernel: account_mm_sched, and with `tick` the
+// scheduler tick that follows it).
+//  - tick: the thread ran delta_ns and is still running on `cpu`;
+//  - no tick: a switch-out; the thread ran delta_ns up to timestamp_ns and
+//    the CPU has no current thread until its next sample or hand-over.
+struct Sample {
+  int64_t timestamp_ns = 0;  // on the samples' clock, never the server's
+  int32_t cpu = 0;           // CPU os index
+  int32_t tgid = 0;          // process id (the kernel's mm), > 0
+  int32_t tid = 0;           // thread id, > 0
+  int64_t delta_ns = 0;      // runtime since the last sample; <= 0 accounts nothing
+  bool tick = false;
+  int32_t nr_threads = kUnchangedNrThreads;       // process's thread count
+  int32_t numa_node = kUnchangedNumaNode;         // thread's preferred node
+  int64_t footprint_pages = kUnchangedFootprint;  // process's footprint
+  Comm comm;                                      // empty: unchanged
+};
+
+// HandOver says thread `tid` of `tgid` was switched in on `cpu` at
+// `timestamp_ns` (kernel: sched_switch). tgid == 0 and tid == 0: the CPU went
+// idle.
+struct HandOver {
+  int64_t timestamp_ns = 0;
+  int32_t cpu = 0;
+  int32_t tgid = 0;
+  int32_t tid = 0;
+};
+
+// Event is either input, for streams that interleave them. ProcessExit
+// joins the variant with the agents issue.
+using Event = std::variant<Sample, HandOver>;
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVENTS_EVENT_H_

@@ -1,0 +1,39 @@
+// EventSink: where trace replay and the workload generator deliver the
+// model's inputs (events/event.h), one event at a time, in time order.
+//
+// Both producers guarantee: timestamps never decrease, globally (and so per
+// CPU, which the engine requires); on one CPU a switch-out Sample comes
+// before the HandOver of the same switch.
+//
+// Thread contract: a producer calls its sink from one thread only; a sink
+// needs no locking unless it shares state elsewhere.
+#ifndef SCHEDCACHE_EVENTS_EVENT_SINK_H_
+#define SCHEDCACHE_EVENTS_EVENT_SINK_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "events/event.h"
+
+namespace schedcache {
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+
+  // OnSample receives one runtime sample. A non-OK status stops the
+  // producer, which returns that status to its caller.
+  virtual absl::Status OnSample(const Sample& sample) = 0;
+  // OnHandOver receives one CPU hand-over (tgid 0, tid 0: the CPU went
+  // idle). A non-OK status stops the producer.
+  virtual absl::Status OnHandOver(const HandOver& hand_over) = 0;
+  // OnInputLine says that the events that follow come from line `line`
+  // (1-based) of the input file, so that a sink can name the line of an
+  // event it refuses. Producers without lines (the workload generator)
+  // never call it.
+  virtual void OnInputLine(int64_t /*line*/) {}
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVENTS_EVENT_SINK_H_

@@ -1,0 +1,165 @@
+#include "events/sched_state_machine.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace schedcache {
+namespace {
+
+// FirstGridPointAtOrAfter returns the smallest multiple of `tick` >= t, or
+// INT64_MAX when that multiple is not representable (no tick is left).
+// REQUIRES: t >= 0, tick > 0.
+int64_t FirstGridPointAtOrAfter(int64_t t, int64_t tick) {
+  const int64_t below = t / tick * tick;  // <= t, so no overflow
+  if (below == t) return t;
+  return below > INT64_MAX - tick ? INT64_MAX : below + tick;
+}
+
+}  // namespace
+
+SchedStateMachine::SchedStateMachine(int hz, EventSink& sink)
+    : tick_ns_(1'000'000'000 / std::clamp(hz, 1, 1'000'000'000)),
+      sink_(sink) {}
+
+SchedStateMachine::CpuState& SchedStateMachine::Cpu(int32_t cpu) {
+  if (static_cast<size_t>(cpu) >= cpus_.size()) {
+    cpus_.resize(cpu + 1);
+    runtime_ns_.resize(cpu + 1, 0);
+  }
+  return cpus_[cpu];
+}
+
+absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
+  if (timestamp_ns < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timestamp_ns ", timestamp_ns, " is negative; times start at 0"));
+  }
+  if (timestamp_ns < now_ns_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("timestamp_ns ", timestamp_ns, " is before ", now_ns_,
+                     ": events must come in time order"));
+  }
+  now_ns_ = timestamp_ns;
+  if (running_cpus_ == 0) {
+    // Nothing ticks; restart the grid at the first point not before now.
+    next_grid_ns_ = FirstGridPointAtOrAfter(timestamp_ns, tick_ns_);
+    return absl::OkStatus();
+  }
+  while (next_grid_ns_ < timestamp_ns) {
+    const int64_t grid = next_grid_ns_;
+    for (size_t cpu = 0; cpu < cpus_.size(); ++cpu) {
+      const CpuState& c = cpus_[cpu];
+      // A thread switched in exactly on the grid point gets no tick there.
+      if (!c.known || c.tid == 0 || c.accounted_ns >= grid) continue;
+      RETURN_IF_ERROR(EmitSample(static_cast<int32_t>(cpu), c.tid, grid,
+                                 /*tick=*/true));
+    }
+    // Past the last representable grid point no tick is left.
+    next_grid_ns_ = grid > INT64_MAX - tick_ns_ ? INT64_MAX : grid + tick_ns_;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
+  if (event.cpu < 0 || event.prev_tid < 0 || event.next_tid < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("switch at ", event.timestamp_ns, " has cpu ", event.cpu,
+                     ", prev_tid ", event.prev_tid, ", next_tid ",
+                     event.next_tid, ": none may be negative"));
+  }
+  RETURN_IF_ERROR(AdvanceTo(event.timestamp_ns));
+  const int64_t t = event.timestamp_ns;
+  if (event.prev_tid > 0) {
+    threads_.Learn(event.prev_tid, event.prev_tgid, event.prev_comm);
+  }
+  {
+    const CpuState& c = Cpu(event.cpu);
+    if (c.known && c.tid != event.prev_tid) ++counters_.prev_mismatches;
+  }
+  RETURN_IF_ERROR(SwitchOut(event.cpu, t));
+
+  int32_t next_tgid = 0;
+  if (event.next_tid > 0) {
+    const int32_t elsewhere =
+        threads_.Learn(event.next_tid, event.next_tgid, event.next_comm)
+            .running_cpu;
+    if (elsewhere >= 0) {
+      ++counters_.moved_running_threads;
+      RETURN_IF_ERROR(SwitchOut(elsewhere, t));
+    }
+    // Learn again: SwitchOut may have forgotten an exited thread.
+    ThreadInfo& next =
+        threads_.Learn(event.next_tid, event.next_tgid, std::string_view());
+    next.running_cpu = event.cpu;
+    if (!next.tgid_known) ++counters_.guessed_tgid_hand_overs;
+    next_tgid = next.tgid;
+    ++running_cpus_;
+  }
+  CpuState& c = cpus_[event.cpu];
+  c.known = true;
+  c.tid = event.next_tid;
+  c.accounted_ns = t;
+  ++counters_.hand_overs;
+  return sink_.OnHandOver(HandOver{t, event.cpu, next_tgid, event.next_tid});
+}
+
+absl::Status SchedStateMachine::Exit(int64_t timestamp_ns, int32_t tid) {
+  RETURN_IF_ERROR(AdvanceTo(timestamp_ns));
+  threads_.MarkExited(tid);
+  const ThreadInfo* info = threads_.Find(tid);
+  if (info != nullptr && info->running_cpu < 0) threads_.Forget(tid);
+  return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::Finish(int64_t end_ns) {
+  if (end_ns == INT64_MAX) return AdvanceTo(end_ns);
+  RETURN_IF_ERROR(AdvanceTo(end_ns + 1));  // ticks at end_ns included
+  now_ns_ = end_ns;
+  return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns) {
+  CpuState& c = cpus_[cpu];
+  const int32_t tid = c.tid;
+  const bool running = c.known && tid != 0;
+  c.known = false;
+  c.tid = 0;
+  if (!running) return absl::OkStatus();
+  --running_cpus_;
+  RETURN_IF_ERROR(EmitSample(cpu, tid, timestamp_ns, /*tick=*/false));
+  ThreadInfo* info = threads_.Find(tid);
+  info->running_cpu = -1;
+  if (info->exited) threads_.Forget(tid);
+  return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
+                                           int64_t timestamp_ns, bool tick) {
+  ThreadInfo* info = threads_.Find(tid);
+  if (info == nullptr) {  // broken invariant: running threads have entries
+    return absl::InternalError(absl::StrCat("running thread ", tid,
+                                            " has no thread table entry"));
+  }
+  CpuState& c = cpus_[cpu];
+  Sample sample;
+  sample.timestamp_ns = timestamp_ns;
+  sample.cpu = cpu;
+  sample.tgid = info->tgid;
+  sample.tid = tid;
+  sample.delta_ns = timestamp_ns - c.accounted_ns;
+  sample.tick = tick;
+  // An exiting thread still runs, so its process has at least one thread.
+  sample.nr_threads = std::max(threads_.LiveThreads(info->tgid), 1);
+  sample.comm = info->comm;
+  c.accounted_ns = timestamp_ns;
+  // The deltas of one CPU cover disjoint stretches of [0, INT64_MAX], so
+  // their sum cannot overflow.
+  runtime_ns_[cpu] += sample.delta_ns;
+  ++counters_.samples;
+  if (tick) ++counters_.tick_samples;
+  return sink_.OnSample(sample);
+}
+
+}  // namespace schedcache

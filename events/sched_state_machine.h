@@ -1,0 +1,134 @@
+// SchedStateMachine turns a time-ordered stream of context switches into the
+// model's inputs: a switch-out Sample for the thread leaving a CPU, a
+// HandOver for the one entering it, and tick Samples while a thread keeps
+// running. Trace replay feeds it the switches it parses; the workload
+// generator feeds it the switches it simulates, so both produce exactly the
+// same event shape.
+//
+// Accounting. Each CPU remembers its current thread and the last time that
+// thread's runtime was accounted (its switch-in, then each tick). A tick or
+// switch-out Sample carries the time since then, so the deltas of one
+// stretch on a CPU add up exactly to its length. Before the first switch
+// seen on a CPU its current thread is unknown and nothing is accounted there
+// (the slice in progress when the input starts has no known beginning).
+// Only stretches between a traced switch-in and the next switch count: when
+// a switch's prev is not the thread the CPU was tracked as running (real
+// 6.18 traces miss a few switch-ins from idle, ~50 in 150k switches), the
+// tracked thread is the one switched out and the untraced stretch of prev is
+// not accounted (SchedCounters::prev_mismatches counts these).
+//
+// Ticks follow one global grid, timestamps k * (1e9 / hz) for integer k, the
+// same on every CPU as with the kernel's jiffies (NO_HZ idle: an idle CPU
+// does not tick). A running thread gets a tick at every grid point strictly
+// after its switch-in and before its switch-out; a switch exactly on a grid
+// point replaces that CPU's tick. Ticks of one grid point go out in CPU
+// order, and every event at time t follows every tick before t, so the
+// output is globally time-ordered (REQUIRES: input times never decrease).
+//
+// Memory: per CPU plus per live thread (ThreadTable); nothing grows with the
+// length of the input.
+//
+// Thread contract: thread-compatible.
+#ifndef SCHEDCACHE_EVENTS_SCHED_STATE_MACHINE_H_
+#define SCHEDCACHE_EVENTS_SCHED_STATE_MACHINE_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "events/event_sink.h"
+#include "events/thread_table.h"
+
+namespace schedcache {
+
+// SwitchEvent is one context switch on `cpu` (kernel: sched_switch). A tid of
+// 0 is the idle task; a tgid <= 0 means "not known" (the pid stands in).
+struct SwitchEvent {
+  int64_t timestamp_ns = 0;
+  int32_t cpu = 0;
+  int32_t prev_tid = 0;
+  int32_t prev_tgid = 0;
+  std::string_view prev_comm;
+  int32_t next_tid = 0;
+  int32_t next_tgid = 0;
+  std::string_view next_comm;
+};
+
+// SchedCounters counts what the state machine emitted and what it had to
+// reconcile.
+struct SchedCounters {
+  int64_t samples = 0;        // all Samples, ticks included
+  int64_t tick_samples = 0;   // Samples with tick = true
+  int64_t hand_overs = 0;
+  // switches whose prev_pid was not the thread the CPU was running (lost
+  // events); the tracked thread is the one switched out.
+  int64_t prev_mismatches = 0;
+  // switch-ins of a thread still current on another CPU; it is switched out
+  // there first, so no thread is ever on two CPUs.
+  int64_t moved_running_threads = 0;
+  // hand-overs whose thread's tgid was not known yet, so its pid stood in
+  // (a new thread before any line showed its TGID column).
+  int64_t guessed_tgid_hand_overs = 0;
+};
+
+class SchedStateMachine {
+ public:
+  // REQUIRES: 1 <= hz <= 1'000'000'000. `sink` must outlive the machine.
+  SchedStateMachine(int hz, EventSink& sink);
+
+  // AdvanceTo emits every tick strictly before `timestamp_ns`. Returns
+  // InvalidArgument when the time is negative or goes backwards, or the
+  // sink's error. Times are 0..INT64_MAX: no delta, grid point or sum of
+  // runtimes can then overflow. The machine ticks through any gap it is
+  // given; its producer bounds gaps (trace replay: kMaxTraceGapNs).
+  absl::Status AdvanceTo(int64_t timestamp_ns);
+
+  // Switch applies one context switch (after the ticks before it). Returns
+  // InvalidArgument for a negative CPU, a negative time or one going
+  // backwards, or the sink's error.
+  absl::Status Switch(const SwitchEvent& event);
+
+  // Exit records that thread `tid` exited (kernel: sched_process_exit): its
+  // process's live-thread count drops now.
+  absl::Status Exit(int64_t timestamp_ns, int32_t tid);
+
+  // Finish emits the ticks up to and including `end_ns`, the end of the
+  // input. The threads still running are not switched out.
+  absl::Status Finish(int64_t end_ns);
+
+  ThreadTable& threads() { return threads_; }
+  const SchedCounters& counters() const { return counters_; }
+  // runtime_ns returns the runtime emitted on each CPU (index: CPU), the sum
+  // of the delta_ns of its Samples.
+  const std::vector<int64_t>& runtime_ns() const { return runtime_ns_; }
+  int64_t tick_ns() const { return tick_ns_; }
+
+ private:
+  struct CpuState {
+    bool known = false;       // a switch was seen on this CPU
+    int32_t tid = 0;          // current thread; 0: idle
+    int64_t accounted_ns = 0; // last time its runtime was accounted
+  };
+
+  CpuState& Cpu(int32_t cpu);
+  // SwitchOut emits the switch-out Sample of the thread running on `cpu`, if
+  // any, and leaves the CPU with no known current thread.
+  absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns);
+  absl::Status EmitSample(int32_t cpu, int32_t tid, int64_t timestamp_ns,
+                          bool tick);
+
+  const int64_t tick_ns_;
+  EventSink& sink_;
+  ThreadTable threads_;
+  std::vector<CpuState> cpus_;
+  std::vector<int64_t> runtime_ns_;
+  int running_cpus_ = 0;  // CPUs running a thread (not idle, not unknown)
+  int64_t now_ns_ = INT64_MIN;
+  int64_t next_grid_ns_ = INT64_MIN;  // first grid point not yet ticked
+  SchedCounters counters_;
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVENTS_SCHED_STATE_MACHINE_H_

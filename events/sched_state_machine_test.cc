@@ -1,0 +1,151 @@
+#include "events/sched_state_machine.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "events/recording_sink.h"
+#include "gtest/gtest.h"
+
+namespace schedcache {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+SwitchEvent Switch(int64_t t, int cpu, int prev, int next, int next_tgid = 0) {
+  SwitchEvent e;
+  e.timestamp_ns = t;
+  e.cpu = cpu;
+  e.prev_tid = prev;
+  e.next_tid = next;
+  e.next_tgid = next_tgid;
+  e.next_comm = "worker";
+  return e;
+}
+
+TEST(SchedStateMachine, TicksOnTheGlobalGridWhileAThreadRuns) {
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);  // tick every 1 ms
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(3 * kMs + kMs / 2, 0, 10, 0)).ok());
+  // Ticks at 1, 2 and 3 ms (grid points strictly inside the run), then the
+  // switch-out; deltas cut the 3 ms run at those points.
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 4u);
+  const int64_t want_t[] = {kMs, 2 * kMs, 3 * kMs, 3 * kMs + kMs / 2};
+  const int64_t want_delta[] = {kMs / 2, kMs, kMs, kMs / 2};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
+    EXPECT_EQ(samples[i].tick, i < 3) << i;
+    EXPECT_EQ(samples[i].tid, 10);
+  }
+  EXPECT_EQ(machine.runtime_ns()[0], 3 * kMs);
+}
+
+TEST(SchedStateMachine, SwitchOnAGridPointReplacesTheTick) {
+  RecordingSink sink;
+  SchedStateMachine machine(1000, sink);
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(2 * kMs, 0, 10, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 1u);  // no tick at 1 ms (switch-in) or 2 ms
+  EXPECT_FALSE(samples[0].tick);
+  EXPECT_EQ(samples[0].delta_ns, kMs);
+}
+
+TEST(SchedStateMachine, IdleIsNeverSampledAndHandOversFollowSwitchOuts) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 2, 0, 0)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(200, 2, 0, 7, 5)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(300, 2, 7, 0)).ok());
+  const auto& events = sink.events();
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(std::get<HandOver>(events[0]).tid, 0);
+  const HandOver& in = std::get<HandOver>(events[1]);
+  EXPECT_EQ(in.tgid, 5);
+  EXPECT_EQ(in.tid, 7);
+  const Sample& out = std::get<Sample>(events[2]);
+  EXPECT_EQ(out.tid, 7);
+  EXPECT_EQ(out.tgid, 5);
+  EXPECT_EQ(out.delta_ns, 100);
+  EXPECT_EQ(out.comm.view(), "worker");
+  EXPECT_EQ(std::get<HandOver>(events[3]).tgid, 0);
+}
+
+TEST(SchedStateMachine, ThreadSwitchedInElsewhereLeavesItsOldCpuFirst) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 0, 0, 7, 7)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(150, 1, 0, 7, 7)).ok());
+  EXPECT_EQ(machine.counters().moved_running_threads, 1);
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].cpu, 0);
+  EXPECT_EQ(samples[0].delta_ns, 50);
+}
+
+TEST(SchedStateMachine, ExitDropsTheThreadFromItsProcessCount) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 0, 0, 7, 5)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(100, 1, 0, 8, 5)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(200, 1, 8, 0)).ok());
+  ASSERT_TRUE(machine.Exit(250, 7).ok());
+  ASSERT_TRUE(machine.Switch(Switch(300, 0, 7, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].nr_threads, 2);
+  EXPECT_EQ(samples[1].nr_threads, 1);
+  EXPECT_EQ(machine.threads().Find(7), nullptr);  // forgotten at switch-out
+}
+
+TEST(SchedStateMachine, RejectsTimeGoingBackwards) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(100, 0, 0, 7)).ok());
+  EXPECT_EQ(machine.Switch(Switch(99, 1, 0, 8)).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SchedStateMachine, RejectsNegativeTimes) {
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  const absl::Status status = machine.Switch(Switch(-5, 0, 0, 7));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "timestamp_ns -5 is negative; times start at 0");
+  EXPECT_TRUE(sink.events().empty());
+}
+
+TEST(SchedStateMachine, TicksUpToInt64MaxWithoutOverflow) {
+  // At HZ 1 the grid is every 1e9 ns. INT64_MAX is 9223372036854775807, so
+  // the last grid points are ...035000000000 and ...036000000000; the next
+  // (...037000000000) is past INT64_MAX. A thread switched in 2.5 s before
+  // INT64_MAX gets those two ticks and no more.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1, sink);
+  const int64_t start = INT64_MAX - 2'500'000'000;  // ...034354775807
+  ASSERT_TRUE(machine.Switch(Switch(start, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(INT64_MAX - 1, 0, 10, 12, 12)).ok());
+  ASSERT_TRUE(machine.Finish(INT64_MAX).ok());  // 12 runs; no grid point left
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0].timestamp_ns, 9'223'372'035'000'000'000);
+  EXPECT_EQ(samples[0].delta_ns, 645'224'193);  // 035000000000 - 034354775807
+  EXPECT_EQ(samples[1].timestamp_ns, 9'223'372'036'000'000'000);
+  EXPECT_EQ(samples[1].delta_ns, 1'000'000'000);
+  EXPECT_FALSE(samples[2].tick);  // the switch-out at INT64_MAX - 1
+  EXPECT_EQ(samples[2].delta_ns, 854'775'806);
+  EXPECT_EQ(machine.runtime_ns()[0], 2'499'999'999);  // the sum of the three
+}
+
+TEST(SchedStateMachine, AStartPastTheLastGridPointNeverTicks) {
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1, sink);
+  ASSERT_TRUE(machine.Switch(Switch(INT64_MAX - 5, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Finish(INT64_MAX).ok());
+  EXPECT_TRUE(sink.Samples().empty());
+  EXPECT_EQ(sink.HandOvers().size(), 1u);
+}
+}  // namespace
+}  // namespace schedcache

@@ -1,0 +1,55 @@
+#include "events/thread_table.h"
+
+namespace schedcache {
+
+ThreadInfo& ThreadTable::Learn(int32_t tid, int32_t tgid,
+                               std::string_view comm) {
+  auto [it, inserted] = threads_.try_emplace(tid);
+  ThreadInfo& info = it->second;
+  if (inserted) {
+    info.tgid = tgid > 0 ? tgid : tid;
+    info.tgid_known = tgid > 0;
+    Count(info.tgid, +1);
+  } else if (tgid > 0 && (!info.tgid_known || info.tgid != tgid)) {
+    if (!info.exited) {
+      Count(info.tgid, -1);
+      Count(tgid, +1);
+    }
+    info.tgid = tgid;
+    info.tgid_known = true;
+  }
+  if (!comm.empty()) info.comm.Assign(comm);
+  return info;
+}
+
+void ThreadTable::MarkExited(int32_t tid) {
+  auto it = threads_.find(tid);
+  if (it == threads_.end() || it->second.exited) return;
+  it->second.exited = true;
+  Count(it->second.tgid, -1);
+}
+
+void ThreadTable::Forget(int32_t tid) {
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) return;
+  if (!it->second.exited) Count(it->second.tgid, -1);
+  threads_.erase(it);
+}
+
+ThreadInfo* ThreadTable::Find(int32_t tid) {
+  auto it = threads_.find(tid);
+  return it == threads_.end() ? nullptr : &it->second;
+}
+
+int32_t ThreadTable::LiveThreads(int32_t tgid) const {
+  auto it = live_.find(tgid);
+  return it == live_.end() ? 0 : it->second;
+}
+
+void ThreadTable::Count(int32_t tgid, int32_t delta) {
+  int32_t& n = live_[tgid];
+  n += delta;
+  if (n <= 0) live_.erase(tgid);
+}
+
+}  // namespace schedcache

@@ -1,0 +1,65 @@
+// ThreadTable: what the scheduler state machine knows about each thread:
+// its process (tgid), its last comm, whether it has exited, and where it
+// runs; and per process, how many of its threads are alive.
+//
+// A thread whose tgid is not known yet (ftrace without the tgid column, or a
+// thread only seen as `next_pid` so far) is filed under its own pid, as the
+// kernel does for a single-threaded process; when its tgid is learned later
+// it moves to that process. An exited thread stops counting at once and is
+// forgotten at its last switch-out, so memory follows the number of live
+// threads, not the length of the input.
+//
+// Thread contract: thread-compatible.
+#ifndef SCHEDCACHE_EVENTS_THREAD_TABLE_H_
+#define SCHEDCACHE_EVENTS_THREAD_TABLE_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "events/event.h"
+
+namespace schedcache {
+
+// ThreadInfo is the state of one thread.
+struct ThreadInfo {
+  int32_t tgid = 0;         // the process; the thread's own pid until known
+  bool tgid_known = false;  // false: tgid is the pid fallback
+  bool exited = false;      // sched_process_exit seen; no longer counted
+  int32_t running_cpu = -1; // CPU it is current on, -1 when not running
+  Comm comm;                // last comm seen in event fields
+};
+
+class ThreadTable {
+ public:
+  // Learn returns the entry of `tid`, creating it (alive) on first sight.
+  // `tgid` > 0 files the thread under that process (moving it when it had
+  // the pid fallback or another tgid); `tgid` <= 0 means "not known here".
+  // A non-empty `comm` replaces the stored one. REQUIRES: tid > 0.
+  ThreadInfo& Learn(int32_t tid, int32_t tgid, std::string_view comm);
+
+  // MarkExited stops counting `tid` as alive (sched_process_exit). The entry
+  // stays until Forget, because the thread still switches out once.
+  void MarkExited(int32_t tid);
+
+  // Forget drops the entry of `tid` (no-op when absent).
+  void Forget(int32_t tid);
+
+  // Find returns the entry of `tid` or nullptr.
+  ThreadInfo* Find(int32_t tid);
+
+  // LiveThreads returns the number of alive threads filed under `tgid`.
+  int32_t LiveThreads(int32_t tgid) const;
+
+  size_t size() const { return threads_.size(); }
+
+ private:
+  void Count(int32_t tgid, int32_t delta);
+
+  absl::flat_hash_map<int32_t, ThreadInfo> threads_;
+  absl::flat_hash_map<int32_t, int32_t> live_;  // tgid -> alive threads
+};
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_EVENTS_THREAD_TABLE_H_

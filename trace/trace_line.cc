@@ -1,0 +1,276 @@
+#include "trace/trace_line.h"
+
+#include <optional>
+
+namespace schedcache {
+namespace {
+
+using Kind = TraceLine::Kind;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// ParseInt reads a whole non-negative decimal int32 (at most 9 digits, so it
+// cannot overflow).
+std::optional<int32_t> ParseInt(std::string_view s) {
+  if (s.empty() || s.size() > 9) return std::nullopt;
+  int32_t v = 0;
+  for (char c : s) {
+    if (!IsDigit(c)) return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// LeadingInt reads the digits at the start of `s` (stopping at the first
+// non-digit) as an int32.
+std::optional<int32_t> LeadingInt(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && IsDigit(s[n])) ++n;
+  return ParseInt(s.substr(0, n));
+}
+
+// ParseTimestamp reads "SECONDS.FRACTION" (fraction 1..9 digits) as ns.
+std::optional<int64_t> ParseTimestamp(std::string_view s) {
+  const size_t dot = s.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot > 9) return std::nullopt;
+  const std::string_view frac = s.substr(dot + 1);
+  if (frac.empty() || frac.size() > 9) return std::nullopt;
+  const std::optional<int32_t> sec = ParseInt(s.substr(0, dot));
+  const std::optional<int32_t> f = ParseInt(frac);
+  if (!sec || !f) return std::nullopt;
+  int64_t ns = *f;
+  for (size_t i = frac.size(); i < 9; ++i) ns *= 10;
+  return int64_t{*sec} * 1'000'000'000 + ns;
+}
+
+std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  return s;
+}
+
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' ||
+                        s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// NextToken splits off the text up to the next space.
+std::string_view NextToken(std::string_view& s) {
+  s = TrimLeft(s);
+  const size_t end = s.find(' ');
+  const std::string_view token = s.substr(0, end);
+  s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+  return token;
+}
+
+TraceLine Malformed(std::string_view why) {
+  TraceLine line;
+  line.kind = Kind::kMalformed;
+  line.error = why;
+  return line;
+}
+
+// ParseAfterCpu reads "[FLAGS] SECONDS.FRACTION: EVENT: FIELDS" (the text
+// after the "[CPU]" bracket). Returns false when it does not fit.
+bool ParseAfterCpu(std::string_view rest, TraceLine& out,
+                   std::string_view& event, std::string_view& fields) {
+  std::string_view token = NextToken(rest);
+  if (token.empty()) return false;
+  if (token.back() != ':') token = NextToken(rest);  // skip the flags
+  if (token.size() < 2 || token.back() != ':') return false;
+  const std::optional<int64_t> ts =
+      ParseTimestamp(token.substr(0, token.size() - 1));
+  if (!ts) return false;
+  rest = TrimLeft(rest);
+  const size_t colon = rest.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  event = rest.substr(0, colon);
+  fields = TrimLeft(rest.substr(colon + 1));
+  out.timestamp_ns = *ts;
+  return true;
+}
+
+// ParseTask reads "COMM-PID" optionally followed by "(TGID)".
+bool ParseTask(std::string_view task, TraceLine& out) {
+  task = TrimRight(task);
+  out.task_tgid = 0;
+  if (!task.empty() && task.back() == ')') {
+    const size_t open = task.rfind('(');
+    if (open == std::string_view::npos) return false;
+    std::string_view tgid = TrimLeft(task.substr(open + 1));
+    tgid.remove_suffix(1);
+    if (tgid.find_first_not_of('-') == std::string_view::npos) {
+      out.task_tgid = 0;  // "(-------)": no tgid recorded (the idle task)
+    } else if (std::optional<int32_t> v = ParseInt(tgid)) {
+      out.task_tgid = *v;
+    } else {
+      return false;
+    }
+    task = TrimRight(task.substr(0, open));
+  }
+  const size_t dash = task.rfind('-');
+  if (dash == std::string_view::npos) return false;
+  const std::optional<int32_t> pid = ParseInt(task.substr(dash + 1));
+  if (!pid) return false;
+  out.task_pid = *pid;
+  return true;
+}
+
+// ParseHeader finds the "[CPU]" bracket that is followed by a timestamp and
+// fills the header fields; returns false when there is none.
+bool ParseHeader(std::string_view line, TraceLine& out,
+                 std::string_view& event, std::string_view& fields) {
+  for (size_t open = line.find('['); open != std::string_view::npos;
+       open = line.find('[', open + 1)) {
+    size_t close = open + 1;
+    while (close < line.size() && IsDigit(line[close])) ++close;
+    if (close == open + 1 || close >= line.size() || line[close] != ']') {
+      continue;
+    }
+    const std::optional<int32_t> cpu =
+        ParseInt(line.substr(open + 1, close - open - 1));
+    if (!cpu || !ParseAfterCpu(line.substr(close + 1), out, event, fields)) {
+      continue;
+    }
+    out.cpu = *cpu;
+    return ParseTask(line.substr(0, open), out);
+  }
+  return false;
+}
+
+// FieldAfter returns the text after "key" in `fields` (key includes the
+// leading space and '='), or nullopt.
+std::optional<std::string_view> FieldAfter(std::string_view fields,
+                                           std::string_view key) {
+  const size_t at = fields.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  return fields.substr(at + key.size());
+}
+
+// ParseCommPid reads the sched plugin's "COMM:PID [PRIO]..." from `side`.
+bool ParseCommPid(std::string_view side, std::string_view& comm,
+                  int32_t& pid) {
+  const size_t bracket = side.rfind(" [");
+  if (bracket == std::string_view::npos) return false;
+  side = side.substr(0, bracket);
+  const size_t colon = side.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  const std::optional<int32_t> v = ParseInt(side.substr(colon + 1));
+  if (!v) return false;
+  comm = side.substr(0, colon);
+  pid = *v;
+  return true;
+}
+
+TraceLine ParseSwitch(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kSwitch;
+  if (fields.substr(0, 10) == "prev_comm=") {
+    const size_t prev_pid_at = fields.find(" prev_pid=");
+    const size_t arrow = fields.find(" ==> next_comm=");
+    if (prev_pid_at == std::string_view::npos ||
+        arrow == std::string_view::npos || arrow < prev_pid_at) {
+      return Malformed("sched_switch without prev_pid= or ==> next_comm=");
+    }
+    const std::string_view next = fields.substr(arrow + 15);
+    const size_t next_pid_at = next.find(" next_pid=");
+    if (next_pid_at == std::string_view::npos) {
+      return Malformed("sched_switch without next_pid=");
+    }
+    const std::optional<int32_t> prev_pid =
+        LeadingInt(fields.substr(prev_pid_at + 10));
+    const std::optional<int32_t> next_pid =
+        LeadingInt(next.substr(next_pid_at + 10));
+    if (!prev_pid || !next_pid) {
+      return Malformed("sched_switch prev_pid or next_pid is not a number");
+    }
+    out.prev_comm = fields.substr(10, prev_pid_at - 10);
+    out.prev_pid = *prev_pid;
+    out.next_comm = next.substr(0, next_pid_at);
+    out.next_pid = *next_pid;
+    return out;
+  }
+  // The sched plugin's form: "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]".
+  const size_t arrow = fields.find(" ==> ");
+  if (arrow == std::string_view::npos ||
+      !ParseCommPid(fields.substr(0, arrow), out.prev_comm, out.prev_pid) ||
+      !ParseCommPid(TrimRight(fields.substr(arrow + 5)), out.next_comm,
+                    out.next_pid)) {
+    return Malformed("sched_switch fields are neither prev_comm=... nor "
+                     "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]");
+  }
+  return out;
+}
+
+// ParseCommAndPid reads the leading "comm=COMM pid=PID" of migrate/exit.
+bool ParseCommAndPid(std::string_view fields, TraceLine& out) {
+  if (fields.substr(0, 5) != "comm=") return false;
+  const size_t pid_at = fields.find(" pid=");
+  if (pid_at == std::string_view::npos) return false;
+  const std::optional<int32_t> pid = LeadingInt(fields.substr(pid_at + 5));
+  if (!pid) return false;
+  out.comm = fields.substr(5, pid_at - 5);
+  out.pid = *pid;
+  return true;
+}
+
+TraceLine ParseMigrate(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kMigrate;
+  const std::optional<std::string_view> orig = FieldAfter(fields, " orig_cpu=");
+  const std::optional<std::string_view> dest = FieldAfter(fields, " dest_cpu=");
+  std::optional<int32_t> orig_cpu, dest_cpu;
+  if (orig && dest) {
+    orig_cpu = LeadingInt(*orig);
+    dest_cpu = LeadingInt(*dest);
+  }
+  if (!ParseCommAndPid(fields, out) || !orig_cpu || !dest_cpu) {
+    return Malformed("sched_migrate_task without comm=, pid=, orig_cpu= "
+                     "and dest_cpu=");
+  }
+  out.orig_cpu = *orig_cpu;
+  out.dest_cpu = *dest_cpu;
+  return out;
+}
+
+TraceLine ParseExit(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kExit;
+  if (!ParseCommAndPid(fields, out)) {
+    return Malformed("sched_process_exit without comm= and pid=");
+  }
+  return out;
+}
+
+// UsedEvent tells whether the line names an event replay consumes, so a
+// line that fails to parse is malformed rather than skipped.
+bool NamesUsedEvent(std::string_view line) {
+  return line.find("sched_switch:") != std::string_view::npos ||
+         line.find("sched_migrate_task:") != std::string_view::npos ||
+         line.find("sched_process_exit:") != std::string_view::npos;
+}
+
+}  // namespace
+
+TraceLine ParseTraceLine(std::string_view line) {
+  TraceLine out;
+  if (line.empty() || line.front() == '#' ||
+      line.find("sched_") == std::string_view::npos) {
+    return out;  // kNotScheduler
+  }
+  line = TrimRight(line);
+  std::string_view event, fields;
+  if (!ParseHeader(line, out, event, fields)) {
+    if (NamesUsedEvent(line)) {
+      return Malformed("no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header");
+    }
+    return TraceLine();
+  }
+  if (event == "sched_switch") return ParseSwitch(fields, out);
+  if (event == "sched_migrate_task") return ParseMigrate(fields, out);
+  if (event == "sched_process_exit") return ParseExit(fields, out);
+  out.kind = event.substr(0, 6) == "sched_" ? Kind::kOtherSched
+                                            : Kind::kNotScheduler;
+  return out;
+}
+
+}  // namespace schedcache

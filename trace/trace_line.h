@@ -1,0 +1,61 @@
+// ParseTraceLine reads one line of a scheduler trace in any of the text
+// layouts schedcache replays, without allocating:
+//
+//   ftrace `trace` file, with the record-tgid column or without it:
+//     bash-1234    (   1234) [001] d..2.  5.123456: sched_switch: prev_comm=...
+//     bash-1234    [001] d..2.  5.123456: sched_switch: prev_comm=...
+//   `trace-cmd report` (flags column optional; sched_switch either in the
+//   kernel's field form above or the sched plugin's short form):
+//     bash-1234    [001]  5.123456: sched_switch: bash:1234 [120] S ==> swapper/1:0 [120]
+//
+// Header: TASK-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: EVENT: FIELDS;
+// the fraction has 1 to 9 digits. Comms may contain spaces, '-', ':' and
+// brackets: fields are found by their keys and the header by its [CPU]
+// bracket followed by a timestamp, never by splitting on spaces.
+//
+// Thread contract: a pure function; the result views into `line`.
+#ifndef SCHEDCACHE_TRACE_TRACE_LINE_H_
+#define SCHEDCACHE_TRACE_TRACE_LINE_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace schedcache {
+
+// TraceLine is what one line says. Fields not listed for a kind are unset.
+struct TraceLine {
+  enum class Kind {
+    kNotScheduler,  // comment, blank, or not a sched_* event: skip
+    kOtherSched,    // a sched_* event replay does not use; header is valid
+    kSwitch,        // sched_switch
+    kMigrate,       // sched_migrate_task
+    kExit,          // sched_process_exit
+    kMalformed,     // a sched_switch/migrate/exit line that does not parse
+  };
+  Kind kind = Kind::kNotScheduler;
+  std::string_view error;  // kMalformed: what is wrong (static text)
+
+  // Header (every kind but kNotScheduler and kMalformed).
+  int64_t timestamp_ns = 0;
+  int32_t cpu = 0;
+  int32_t task_pid = 0;   // the task the event ran in (sched_switch: prev)
+  int32_t task_tgid = 0;  // its tgid from the TGID column; 0: none or "-----"
+
+  // kSwitch.
+  std::string_view prev_comm;
+  int32_t prev_pid = 0;
+  std::string_view next_comm;
+  int32_t next_pid = 0;
+
+  // kMigrate and kExit: the task named in the fields.
+  std::string_view comm;
+  int32_t pid = 0;
+  int32_t orig_cpu = 0;  // kMigrate
+  int32_t dest_cpu = 0;  // kMigrate
+};
+
+TraceLine ParseTraceLine(std::string_view line);
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_TRACE_TRACE_LINE_H_

@@ -1,0 +1,111 @@
+// Trace replay: turns a recorded scheduler trace (ftrace text with or without
+// the tgid column, or `trace-cmd report` text; plain or gzip) into the
+// model's Samples and HandOvers, in time order, through an EventSink.
+//
+// What is used: sched_switch (accounting and hand-overs, through
+// SchedStateMachine: see sched_state_machine.h for the tick grid and how
+// runtime is cut into samples), sched_process_exit (the thread stops
+// counting in its process's nr_threads), sched_migrate_task (counted; a
+// migration of a waiting thread changes no CPU's current thread). The TGID
+// column of every scheduler line teaches which process a pid belongs to; a
+// pid whose tgid was never shown uses its own pid. Other lines are skipped;
+// a line naming one of the three events that does not parse, or whose time
+// goes backwards, is counted as malformed and skipped (the first few are
+// kept with their line numbers).
+//
+// Time jumps: a scheduler line more than kMaxTraceGapNs after the latest
+// one before it is malformed too. No real trace goes an hour without a
+// context switch, but one corrupted digit of the seconds does, and replaying
+// it would tick every running thread through the whole gap (1/HZ apart);
+// the engine's max_clock_jump_ns (default also 3600 s) would refuse it.
+//
+// Streaming: one pass through LineReader (line_reader.h: the line limit,
+// gzip, truncated files), memory bounded by CPUs and live threads.
+//
+// Thread contract: each call is independent; the sink is called from the
+// calling thread only.
+#ifndef SCHEDCACHE_TRACE_TRACE_REPLAY_H_
+#define SCHEDCACHE_TRACE_TRACE_REPLAY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "events/event_sink.h"
+#include "topology/cpu_set.h"
+#include "topology/topology.h"
+#include "trace/cpu_map.h"
+
+namespace schedcache {
+
+// kMaxTraceGapNs is the longest step forward in time between two scheduler
+// lines of a trace: 3600 s.
+inline constexpr int64_t kMaxTraceGapNs = int64_t{3600} * 1'000'000'000;
+
+struct TraceOptions {
+  // hz is the scheduler tick rate: ticks every 1e9 / hz ns (kernel CONFIG_HZ).
+  int hz = 250;
+  // cpu_map renames trace CPUs before the topology check (see cpu_map.h).
+  CpuMap cpu_map;
+  // topology, when set (not owned; must outlive the call), makes a trace
+  // CPU that maps outside it an error.
+  const Topology* topology = nullptr;
+};
+
+// MalformedLine is one malformed line kept for the user.
+struct MalformedLine {
+  int64_t line_number = 0;  // 1-based
+  std::string error;
+  std::string text;  // the line as QuoteInput shows it (escaped, cut)
+};
+
+// ReplayStats says what a replay read and emitted.
+struct ReplayStats {
+  static constexpr size_t kKeptMalformed = 5;
+
+  int64_t lines = 0;
+  int64_t sched_events = 0;  // switch + migrate + exit lines used
+  int64_t switch_events = 0;
+  int64_t migrate_events = 0;
+  int64_t exit_events = 0;
+  int64_t malformed_lines = 0;
+  std::vector<MalformedLine> first_malformed;  // at most kKeptMalformed
+  int64_t samples = 0;  // ticks included
+  int64_t tick_samples = 0;
+  int64_t hand_overs = 0;
+  int64_t prev_mismatches = 0;        // see SchedCounters
+  int64_t moved_running_threads = 0;  // see SchedCounters
+  int64_t guessed_tgid_hand_overs = 0;  // see SchedCounters
+  // runtime_ns[cpu]: sum of the delta_ns of the samples on topology CPU
+  // `cpu` (after the cpu map); sized max CPU seen + 1.
+  std::vector<int64_t> runtime_ns;
+  CpuSet cpus_seen;  // topology CPUs (after the cpu map) of used events
+  int64_t first_timestamp_ns = 0;  // of the first scheduler line
+  int64_t last_timestamp_ns = 0;   // of the last; ticks run up to it
+};
+
+// ReplayTraceFile replays the trace at `path` ("-": standard input), plain
+// or gzip, calling sink.OnInputLine before the events of each line. Returns
+// LineReader's errors (NotFound/PermissionDenied when it cannot be opened,
+// InvalidArgument for a directory, DataLoss for a truncated or corrupt gzip
+// file or a read error, OutOfRange for a line over the limit),
+// InvalidArgument (naming the line and CPU) when a CPU is outside
+// options.topology after the cpu map, or the sink's error. A trace without a
+// single scheduler event replays to empty stats (sched_events 0); callers
+// that need events say so.
+absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
+                                            const TraceOptions& options,
+                                            EventSink& sink);
+
+// ReplayTraceText replays a trace held in memory (plain text), with the same
+// results as ReplayTraceFile on a file holding `text`.
+absl::StatusOr<ReplayStats> ReplayTraceText(std::string_view text,
+                                            const TraceOptions& options,
+                                            EventSink& sink);
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_TRACE_TRACE_REPLAY_H_
