@@ -168,16 +168,15 @@ v1::Session Session::Describe() const {
     out.add_policies(policy.name);
   }
   out.set_trigger(ScanTriggerToProto(settings_.options.trigger));
-  const ModelTunables& model = settings_.options.model;
   const auto add_tunable = [&out](const std::string& name, int64_t value) {
     v1::TunableSetting* setting = out.add_tunables();
     setting->set_name(name);
     setting->set_value(absl::StrCat(value));
   };
-  const TunableValues model_values = model.ToValues();
-  for (const TunableSpec& spec : ModelTunables::Specs()) {
-    add_tunable(spec.name, model_values.at(spec.name));
-  }
+  settings_.options.model.ForEachValue(
+      [&add_tunable](const TunableSpec& spec, int64_t value) {
+        add_tunable(spec.name, value);
+      });
   for (const PolicyChoice& policy : settings_.policies) {
     for (const auto& [name, value] : policy.tunables) {
       add_tunable(absl::StrCat(policy.name, ".", name), value);
