@@ -67,20 +67,14 @@ absl::Status IngestStream::Parse(int slot, uint64_t number) {
   target.number = number;
   v1::IngestBatch& batch = target.batch;
   // Clear() would free the columns message (proto3 frees message fields
-  // on Clear); clearing field by field keeps the columns' storage and the
-  // Event objects for the parse to reuse. The columns message then stays
+  // on Clear); ClearColumns and clearing the events keep the columns'
+  // storage and the Event objects for the parse to reuse. The columns message then stays
   // present while empty, which is why batches are read by their sizes,
   // never by has_columns().
   batch.clear_session();
   batch.mutable_events()->Clear();
   v1::EventColumns& columns = *batch.mutable_columns();
-  columns.clear_timestamp_delta_ns();
-  columns.clear_cpu();
-  columns.clear_tgid();
-  columns.clear_tid();
-  columns.clear_delta_ns();
-  columns.clear_kind();
-  columns.mutable_attributes()->Clear();  // repeated fields only: kept
+  ClearColumns(columns);
   // Fields this server does not know (from a newer client) are kept as
   // unknown fields, which a merge appends to: drop them per batch, or a
   // long stream would grow without bound.

@@ -118,7 +118,38 @@ absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
   return absl::OkStatus();
 }
 
+// RowColumn is one per-row column of EventColumns: every field but
+// attributes. The one list of them, so clearing, the emptiness test and the
+// length check cannot miss a column added to the proto.
+struct RowColumn {
+  const char* name;
+  int (v1::EventColumns::*size)() const;
+  void (v1::EventColumns::*clear)();
+};
+constexpr RowColumn kRowColumns[] = {
+    {"timestamp_delta_ns", &v1::EventColumns::timestamp_delta_ns_size,
+     &v1::EventColumns::clear_timestamp_delta_ns},
+    {"cpu", &v1::EventColumns::cpu_size, &v1::EventColumns::clear_cpu},
+    {"tgid", &v1::EventColumns::tgid_size, &v1::EventColumns::clear_tgid},
+    {"tid", &v1::EventColumns::tid_size, &v1::EventColumns::clear_tid},
+    {"delta_ns", &v1::EventColumns::delta_ns_size,
+     &v1::EventColumns::clear_delta_ns},
+    {"kind", &v1::EventColumns::kind_size, &v1::EventColumns::clear_kind},
+};
+
 }  // namespace
+
+void ClearColumns(v1::EventColumns& columns) {
+  for (const RowColumn& column : kRowColumns) (columns.*column.clear)();
+  columns.mutable_attributes()->Clear();  // repeated fields only: kept
+}
+
+bool ColumnsEmpty(const v1::EventColumns& columns) {
+  for (const RowColumn& column : kRowColumns) {
+    if ((columns.*column.size)() != 0) return false;
+  }
+  return columns.attributes().ByteSizeLong() == 0;
+}
 
 int BatchEventCount(const v1::IngestBatch& batch) {
   return batch.events_size() + batch.columns().timestamp_delta_ns_size();
@@ -128,29 +159,18 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
   const v1::EventColumns& columns = batch.columns();
   // By sizes, not has_columns(): the server keeps an emptied columns
   // message between batches, and an empty one carries nothing.
-  const bool columns_empty =
-      columns.timestamp_delta_ns_size() == 0 && columns.cpu_size() == 0 &&
-      columns.tgid_size() == 0 && columns.tid_size() == 0 &&
-      columns.delta_ns_size() == 0 && columns.kind_size() == 0 &&
-      columns.attributes().ByteSizeLong() == 0;
-  if (columns_empty) return absl::OkStatus();
+  if (ColumnsEmpty(columns)) return absl::OkStatus();
   if (batch.events_size() > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "sets both events (", batch.events_size(),
         ") and columns; a batch carries one form"));
   }
   const int rows = columns.timestamp_delta_ns_size();
-  const std::pair<const char*, int> lengths[] = {
-      {"cpu", columns.cpu_size()},
-      {"tgid", columns.tgid_size()},
-      {"tid", columns.tid_size()},
-      {"delta_ns", columns.delta_ns_size()},
-      {"kind", columns.kind_size()},
-  };
-  for (const auto& [name, length] : lengths) {
+  for (const RowColumn& column : kRowColumns) {
+    const int length = (columns.*column.size)();
     if (length != rows) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "columns.", name, " has ", length,
+          "columns.", column.name, " has ", length,
           " rows but columns.timestamp_delta_ns has ", rows));
     }
   }

@@ -32,6 +32,14 @@ struct UnreadableRow {
   absl::Status reason;
 };
 
+// ClearColumns empties every column of `columns`, the attributes' too,
+// keeping their storage for the next parse (proto3's Clear() would free the
+// attributes message).
+void ClearColumns(v1::EventColumns& columns);
+// ColumnsEmpty is true when no column of `columns` holds a value: an
+// emptied columns message carries nothing, present or not.
+bool ColumnsEmpty(const v1::EventColumns& columns);
+
 // BatchEventCount is the number of events of `batch`: Event messages or
 // column rows.
 int BatchEventCount(const v1::IngestBatch& batch);
