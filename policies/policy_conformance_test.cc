@@ -10,7 +10,7 @@
 namespace schedcache {
 namespace {
 
-using testing::StreamShape;
+using test_support::StreamShape;
 
 struct Case {
   std::string name;
@@ -36,20 +36,24 @@ std::vector<Case> Cases() {
   busy.steps = 200;
   StreamShape numa_stream = busy;
   numa_stream.numa_nodes = true;
-  cases.push_back({"grid_tick", testing::MakeGrid({2, 3, 4}), tick, busy});
-  cases.push_back({"grid_query", testing::MakeGrid({2, 3, 4}), query, busy});
-  cases.push_back({"grid_numa", testing::MakeGrid({2, 3, 4, 2}), numa, numa_stream});
-  cases.push_back({"grid_evicting", testing::MakeGrid({1, 2, 4}), small, busy});
-  cases.push_back({"one_llc_per_node", testing::MakeGrid({2, 1, 4}), tick, busy});
+  cases.push_back({"grid_tick", test_support::MakeGrid({2, 3, 4}), tick, busy});
+  cases.push_back(
+      {"grid_query", test_support::MakeGrid({2, 3, 4}), query, busy});
+  cases.push_back(
+      {"grid_numa", test_support::MakeGrid({2, 3, 4, 2}), numa, numa_stream});
+  cases.push_back(
+      {"grid_evicting", test_support::MakeGrid({1, 2, 4}), small, busy});
+  cases.push_back(
+      {"one_llc_per_node", test_support::MakeGrid({2, 1, 4}), tick, busy});
   StreamShape epyc = busy;
   epyc.steps = 40;
-  cases.push_back({"epyc384", testing::MakeEpyc384(), tick, epyc});
+  cases.push_back({"epyc384", test_support::MakeEpyc384(), tick, epyc});
   return cases;
 }
 
 std::vector<std::string> RegisteredNames() {
   std::vector<std::string> names;
-  for (const PolicyFactory* f : testing::TestRegistry().factories()) {
+  for (const PolicyFactory* f : test_support::TestRegistry().factories()) {
     names.emplace_back(f->name());
   }
   return names;
@@ -65,15 +69,15 @@ struct Outcome {
 
 Outcome RunCase(const std::string& policy, const Case& c) {
   Outcome out;
-  auto engine = testing::MakeEngine(c.topology, {policy}, c.options);
+  auto engine = test_support::MakeEngine(c.topology, {policy}, c.options);
   EXPECT_TRUE(engine.ok()) << engine.status();
   if (!engine.ok()) return out;
-  for (const testing::StreamEvent& event :
-       testing::RandomStream(*c.topology, c.stream)) {
-    auto decisions = testing::Apply(**engine, event);
+  for (const test_support::StreamEvent& event :
+       test_support::RandomStream(*c.topology, c.stream)) {
+    auto decisions = test_support::Apply(**engine, event);
     if (!decisions.ok()) {
       // Only scan requests for processes or threads not seen yet fail.
-      EXPECT_TRUE(std::holds_alternative<testing::ScanRequest>(event))
+      EXPECT_TRUE(std::holds_alternative<test_support::ScanRequest>(event))
           << decisions.status();
       continue;
     }

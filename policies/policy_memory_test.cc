@@ -51,7 +51,7 @@ constexpr int64_t kBudgetBytes = 2048;
 // of the scan is stored too), and returns the heap bytes per process plus
 // sizeof(MmState), the slot each process holds in the policy's vector.
 int64_t BytesPerProcess(ScanScope scope) {
-  ModelContext context(testing::MakeEpyc384(), ModelTunables{});
+  ModelContext context(test_support::MakeEpyc384(), ModelTunables{});
   context.Start(0);
   CacheAwarePolicy policy(context, scope);
   // Both SMT threads of 4 cores in LLC 0 (socket 0: CPUs 0-3, 192-195) and

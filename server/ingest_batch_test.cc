@@ -2,6 +2,7 @@
 // field and values) and ForEachBatchEvent over hand-built columns: delta
 // coded times, kinds, and sparse attributes landing on their rows.
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -140,6 +141,39 @@ TEST(ForEachBatchEvent, EventsFormStillReads) {
   EXPECT_EQ(std::get<Sample>(rows[0]).nr_threads, 3);
   EXPECT_EQ(std::get<HandOver>(rows[1]).timestamp_ns, 8);
   EXPECT_EQ(BatchEventCount(batch), 2);
+}
+
+// SampleFields is every field of a sample, comparable in one EXPECT_EQ.
+auto SampleFields(const Sample& s) {
+  return std::make_tuple(s.timestamp_ns, s.cpu, s.tgid, s.tid, s.delta_ns,
+                         s.tick, s.nr_threads, s.numa_node, s.footprint_pages,
+                         std::string(s.comm.view()));
+}
+
+// Every field differs from its default, so one the conversion drops in
+// either direction shows.
+TEST(EventToProto, SampleFromEventReadsEveryFieldBack) {
+  const Sample sample{.timestamp_ns = 7, .cpu = 3, .tgid = 10, .tid = 11,
+                      .delta_ns = 500, .tick = true, .nr_threads = 4,
+                      .numa_node = -1, .footprint_pages = 99,
+                      .comm = Comm("worker")};
+  const v1::Event event = EventToProto(sample);
+  EXPECT_FALSE(event.handover());
+  EXPECT_EQ(SampleFields(SampleFromEvent(event)), SampleFields(sample));
+  // Unset attributes stay unset: no field is sent for them.
+  const v1::Event plain = EventToProto(Sample{});
+  EXPECT_FALSE(plain.has_nr_threads() || plain.has_numa_node() ||
+               plain.has_footprint_pages());
+  EXPECT_EQ(SampleFields(SampleFromEvent(plain)), SampleFields(Sample{}));
+}
+
+TEST(EventToProto, HandOverFromEventReadsEveryFieldBack) {
+  const HandOver handover{.timestamp_ns = 8, .cpu = 2, .tgid = 20, .tid = 21};
+  const v1::Event event = EventToProto(handover);
+  EXPECT_TRUE(event.handover());
+  const HandOver back = HandOverFromEvent(event);
+  EXPECT_EQ(std::make_tuple(back.timestamp_ns, back.cpu, back.tgid, back.tid),
+            std::make_tuple(8, 2, 20, 21));
 }
 
 TEST(ForEachBatchEvent, TimeSumsWrapInsteadOfOverflowing) {

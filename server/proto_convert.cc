@@ -68,6 +68,46 @@ HandOver HandOverFromEvent(const v1::Event& event) {
 
 namespace {
 
+// EventAt is an Event with the fields a sample and a hand-over share.
+v1::Event EventAt(int64_t timestamp_ns, int32_t cpu, int32_t tgid,
+                  int32_t tid) {
+  v1::Event event;
+  event.set_timestamp_ns(timestamp_ns);
+  event.set_cpu(cpu);
+  event.set_tgid(tgid);
+  event.set_tid(tid);
+  return event;
+}
+
+}  // namespace
+
+v1::Event EventToProto(const Sample& sample) {
+  v1::Event event =
+      EventAt(sample.timestamp_ns, sample.cpu, sample.tgid, sample.tid);
+  event.set_delta_ns(sample.delta_ns);
+  event.set_tick(sample.tick);
+  if (sample.nr_threads != kUnchangedNrThreads) {
+    event.set_nr_threads(sample.nr_threads);
+  }
+  if (sample.numa_node != kUnchangedNumaNode) {
+    event.set_numa_node(sample.numa_node);
+  }
+  if (sample.footprint_pages != kUnchangedFootprint) {
+    event.set_footprint_pages(sample.footprint_pages);
+  }
+  event.set_comm(std::string(sample.comm.view()));
+  return event;
+}
+
+v1::Event EventToProto(const HandOver& handover) {
+  v1::Event event = EventAt(handover.timestamp_ns, handover.cpu,
+                            handover.tgid, handover.tid);
+  event.set_handover(true);
+  return event;
+}
+
+namespace {
+
 // CheckAttributes checks that `attributes` name rows below `rows` in
 // increasing order and hold one value per field their entries set.
 absl::Status CheckAttributes(const v1::SparseAttributes& attributes,

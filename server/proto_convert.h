@@ -24,6 +24,11 @@ namespace schedcache {
 Sample SampleFromEvent(const v1::Event& event);
 // HandOverFromEvent reads a hand-over event (event.handover() is true).
 HandOver HandOverFromEvent(const v1::Event& event);
+// EventToProto is the Event message that SampleFromEvent or
+// HandOverFromEvent reads back as `sample` or `handover` (the form that
+// python and grpcurl clients send).
+v1::Event EventToProto(const Sample& sample);
+v1::Event EventToProto(const HandOver& handover);
 
 // UnreadableRow is a row of EventColumns that is neither a sample nor a
 // hand-over (an unknown kind); it is rejected with `reason`, like an event
