@@ -217,6 +217,31 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
   return CheckAttributes(columns.attributes(), rows);
 }
 
+absl::StatusOr<RecommendRequest> RecommendFromProto(
+    const v1::RecommendRequest& request) {
+  if (request.has_cpu() && !request.has_tid()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cpu: ", request.cpu(), " given without tid (a CPU is a thread's)"));
+  }
+  RecommendRequest query;
+  query.tgid = request.tgid();
+  if (request.has_tid()) query.tid = request.tid();
+  if (request.has_cpu()) query.cpu = request.cpu();
+  query.scan = request.scan();
+  query.timestamp_ns = request.timestamp_ns();
+  return query;
+}
+
+v1::RecommendResponse RecommendResponseToProto(
+    int32_t tgid, absl::Span<const PolicyDecision> decisions) {
+  v1::RecommendResponse response;
+  response.set_tgid(tgid);
+  for (const PolicyDecision& decision : decisions) {
+    *response.add_decisions() = DecisionToProto(decision);
+  }
+  return response;
+}
+
 ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger) {
   return trigger == v1::SCAN_TRIGGER_QUERY ? ScanTrigger::kQuery
                                            : ScanTrigger::kTick;

@@ -11,7 +11,9 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "policies/decision.h"
 #include "policies/engine.h"
 #include "policies/sample.h"
@@ -149,6 +151,16 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     }
   }
 }
+
+// RecommendFromProto reads a Recommend request's query. InvalidArgument
+// for a cpu without a tid (a CPU is a thread's): what the message alone
+// shows; the engine checks the rest against the session (tracked tgid,
+// known tid, online cpu, timestamp).
+absl::StatusOr<RecommendRequest> RecommendFromProto(
+    const v1::RecommendRequest& request);
+// RecommendResponseToProto is the answer for `tgid`, a decision per policy.
+v1::RecommendResponse RecommendResponseToProto(
+    int32_t tgid, absl::Span<const PolicyDecision> decisions);
 
 // ScanTriggerFromProto maps UNSPECIFIED to kTick.
 ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger);

@@ -317,6 +317,40 @@ TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
   EXPECT_THAT(summary->first_rejections(2).reason(), HasSubstr("delta_ns"));
 }
 
+// Unreadable rows never reach the engine, yet each rejection keeps its
+// row's index: rows 0 (cpu 9), 1 and 2 (kinds 5, 6), 4 (negative delta)
+// and 5 (kind 7) are rejected, rows 3 and 6 accepted.
+TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
+  v1::IngestBatch batch = Columns(
+      {SampleAt(1000, 9, 10, 11, 5, true), SampleAt(1000, 0, 10, 11, 5, true),
+       SampleAt(1000, 0, 10, 11, 5, true), SampleAt(1000, 0, 10, 11, 5, true),
+       SampleAt(2000, 0, 10, 11, -1, true), SampleAt(2000, 0, 10, 11, 5, true),
+       SampleAt(3000, 0, 10, 11, 5, true)});
+  v1::EventColumns& columns = *batch.mutable_columns();
+  columns.set_kind(1, static_cast<v1::EventKind>(5));
+  columns.set_kind(2, static_cast<v1::EventKind>(6));
+  columns.set_kind(5, static_cast<v1::EventKind>(7));
+  absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 2u);
+  EXPECT_EQ(summary->rejected(), 5u);
+  ASSERT_EQ(summary->first_rejections_size(), 5);
+  const struct {
+    uint64_t index;
+    const char* reason;
+  } expected[] = {{0, "cpu 9"},
+                  {1, "kind 5 is not an EventKind"},
+                  {2, "kind 6 is not an EventKind"},
+                  {4, "delta_ns -1"},
+                  {5, "kind 7 is not an EventKind"}};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(summary->first_rejections(i).index(), expected[i].index) << i;
+    EXPECT_THAT(summary->first_rejections(i).reason(),
+                HasSubstr(expected[i].reason))
+        << i;
+  }
+}
+
 TEST(IngestFormsLimits, MaxBatchEventsCountsRows) {
   ServerOptions options;
   options.limits.max_batch_events = 2;
