@@ -188,11 +188,14 @@ class Engine::Impl {
   // PrepareSlot sizes the policies' per-slot records for a new slot, or
   // clears an evicted process's.
   void PrepareSlot(const ProcessTable::Admission& admission);
-  // NotePreference records `llc`, the policy's preferred LLC for `slot`
-  // after a call that may change it.
-  void NotePreference(PolicySlot& policy, uint32_t slot, int llc,
-                      int64_t now) {
-    if (llc != policy.pref_llc[slot]) ChangePreference(policy, slot, llc, now);
+  // NotePreference records `preference`, the policy's for `slot` after a
+  // call that may change it. The engine keeps only its LLC: a change, the
+  // agreement and the runtime on the preferred LLC are all by LLC.
+  void NotePreference(PolicySlot& policy, uint32_t slot,
+                      const Preference& preference, int64_t now) {
+    if (preference.llc != policy.pref_llc[slot]) {
+      ChangePreference(policy, slot, preference.llc, now);
+    }
   }
   void ChangePreference(PolicySlot& policy, uint32_t slot, int llc,
                         int64_t now);
@@ -306,7 +309,7 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
                                      outcome.cost.cpus_scanned,
                                      p.comm.view()});
     }
-    NotePreference(policy, slot, policy.policy->PreferredLlc(slot), now);
+    NotePreference(policy, slot, policy.policy->CurrentPreference(slot), now);
   }
   // A decision is a trigger where the reference did not skip (DESIGN §1);
   // a reference that never scans (`none`) decides at every trigger.
@@ -379,10 +382,9 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     const int llc = context_.llc_of(s.cpu);
     const auto delta = static_cast<uint64_t>(s.delta_ns);
     for (PolicySlot& policy : policies_) {
-      NotePreference(
-          policy, slot,
-          policy.policy->Account(process, thread, s.cpu, s.delta_ns, now),
-          now);
+      NotePreference(policy, slot,
+                     policy.policy->Account(process, thread, s.delta_ns, now),
+                     now);
       policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
       if (policy.pref_llc[slot] == llc) {
         policy.stats.runtime_on_preferred_llc =

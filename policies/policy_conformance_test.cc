@@ -1,7 +1,9 @@
 // One conformance fixture for every registered policy, built-ins and the
 // example plugin alike, run by registry name over the same cases: no crash,
 // identical results for identical input, cost fields filled.
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -127,6 +129,58 @@ TEST_P(PolicyConformance, SameInputGivesSameAnswersAndCostsAreFilled) {
     EXPECT_GE(a.runtime_on_preferred_llc, 0.0);
     EXPECT_LE(a.runtime_on_preferred_llc, 1.0);
     EXPECT_EQ(first.report.samples_applied, second.report.samples_applied);
+  }
+}
+
+// Fields is what a preference says, comparable in one EXPECT_EQ.
+std::tuple<int, int, NoPreferenceReason> Fields(const Preference& p) {
+  return {p.llc, p.cpu, p.reason};
+}
+std::tuple<int, int, NoPreferenceReason> Fields(const PolicyDecision& d) {
+  return {d.preferred_llc, d.preferred_cpu, d.reason};
+}
+
+// Driving a policy directly, as the engine does: what Account returns is
+// CurrentPreference, and both say what Decide says. The process runs 2 ms
+// at a time on LLC 1's CPUs 4-6 of a 1x2x4 grid, 3 ms apart (10 ms
+// epochs), and is scanned every fourth step, so the cache-aware policies
+// come to prefer LLC 1; with enable=off no policy prefers anything.
+TEST_P(PolicyConformance, AccountAndCurrentPreferenceSayWhatDecideSays) {
+  for (const Enable enable : {Enable::kOn, Enable::kOff}) {
+    SCOPED_TRACE(enable == Enable::kOn ? "enable=on" : "enable=off");
+    ModelTunables tunables;
+    tunables.enable = enable;
+    ModelContext context(test_support::MakeGrid({1, 2, 4}), tunables);
+    context.Start(0);
+    const PolicyFactory* factory =
+        test_support::TestRegistry().Find(GetParam());
+    ASSERT_NE(factory, nullptr);
+    std::unique_ptr<Policy> policy = factory->Create(context, {});
+    ProcessRef process{0, 10, 2, 0, 0};
+    bool preferred = false;
+    for (int step = 0; step < 40; ++step) {
+      const int64_t now = 3'000'000 * int64_t{step + 1};
+      const ThreadRef thread{11 + step % 2, -1, 4 + step % 3};
+      context.Advance(thread.cpu, now);
+      const Preference accounted =
+          policy->Account(process, thread, 2'000'000, now);
+      context.mutable_rq(thread.cpu).cpu_runtime += 2'000'000;
+      EXPECT_EQ(Fields(accounted), Fields(policy->CurrentPreference(0)))
+          << "step " << step;
+      if (step % 4 == 3) {
+        process.epoch = context.rq(thread.cpu).cpu_epoch;
+        policy->Scan(process, thread, now);
+      }
+      const Preference current = policy->CurrentPreference(0);
+      EXPECT_EQ(Fields(current), Fields(policy->Decide(process, nullptr)))
+          << "step " << step;
+      EXPECT_EQ(current.llc < 0, current.reason != NoPreferenceReason::kNone);
+      if (current.llc >= 0) {
+        EXPECT_EQ(current.llc, context.llc_of(current.cpu));
+        preferred = true;
+      }
+    }
+    EXPECT_EQ(preferred, enable == Enable::kOn && GetParam() != "none");
   }
 }
 

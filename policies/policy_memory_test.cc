@@ -62,7 +62,7 @@ int64_t BytesPerProcess(ScanScope scope) {
     const ProcessRef process{slot, static_cast<int32_t>(slot + 1), 4, 0};
     for (int cpu : kCpus) {
       context.Advance(cpu, now);
-      policy.Account(process, ThreadRef{1, -1, cpu}, cpu, 1000, now);
+      policy.Account(process, ThreadRef{1, -1, cpu}, 1000, now);
       context.mutable_rq(cpu).cpu_runtime += 1000;
     }
     policy.Scan(process, ThreadRef{1, -1, 0}, now);
