@@ -325,7 +325,7 @@ void Engine::Impl::Tick(uint32_t slot, const ThreadRef& thread, int64_t now) {
   // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
   ProcessState& p = processes_.process(slot);
   const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
-  if (p.epoch >= cpu_epoch) return;
+  if (!TickScans(p.epoch, cpu_epoch)) return;
   p.epoch = cpu_epoch;
   const ProcessRef process = processes_.RefOf(slot);
   RunTrigger(slot, thread, now, [&](Policy& policy) {
@@ -446,20 +446,23 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   }
   RETURN_IF_ERROR(ValidateRecommendTime(request.timestamp_ns));
   outcomes_.assign(policies_.size(), ScanOutcome{});
+  // A scan request stands in for the tick (DESIGN §1): decay the thread's
+  // CPU, raise the process's epoch to that CPU's (never lower it), scan.
+  // The process's record is final before the scan, so one ProcessRef
+  // serves the scan and the decisions.
+  int64_t now = now_;
   if (request.scan) {
-    // A scan request stands in for the tick (DESIGN §1): decay the thread's
-    // CPU, raise the process's epoch to that CPU's (never lower it), scan.
-    const int64_t now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns
-                                                        : now_);
+    now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns : now_);
     context_.Advance(thread.cpu, now);
     ProcessState& state = processes_.process(slot);
     state.epoch = std::max(state.epoch, context_.rq(thread.cpu).cpu_epoch);
-    const ProcessRef scanned = processes_.RefOf(slot);
-    RunTrigger(slot, thread, now, [&](Policy& policy) {
-      return policy.Scan(scanned, thread, now);
-    });
   }
   const ProcessRef process = processes_.RefOf(slot);
+  if (request.scan) {
+    RunTrigger(slot, thread, now, [&](Policy& policy) {
+      return policy.Scan(process, thread, now);
+    });
+  }
   std::vector<PolicyDecision> decisions;
   for (size_t i = 0; i < policies_.size(); ++i) {
     PolicyDecision d = policies_[i].policy->Decide(
