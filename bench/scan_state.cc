@@ -33,7 +33,8 @@ void ScanState::Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns,
     }
     rq.cpu_runtime += static_cast<uint64_t>(delta_ns);
   }
-  if (tick && tgid == process_.tgid && process_.epoch < rq.cpu_epoch) {
+  if (tick && tgid == process_.tgid &&
+      TickScans(process_.epoch, rq.cpu_epoch)) {
     process_.epoch = rq.cpu_epoch;
     for (PolicyState* p : {&full_, &visited_}) {
       p->model.Scan(p->mm, process_, thread_, now);

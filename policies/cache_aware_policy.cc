@@ -7,11 +7,11 @@ namespace schedcache {
 CacheAwarePolicy::CacheAwarePolicy(ModelContext& model, ScanScope scope)
     : model_(model, scope) {}
 
-int CacheAwarePolicy::Account(const ProcessRef& process, const ThreadRef&,
-                              int cpu, int64_t delta_ns, int64_t) {
-  MmState& mm = MmFor(process.slot);
-  model_.Account(mm, process, cpu, delta_ns);
-  return model_.PreferredLlc(mm);
+Preference CacheAwarePolicy::Account(const ProcessRef& process,
+                                     const ThreadRef& thread, int64_t delta_ns,
+                                     int64_t) {
+  model_.Account(MmFor(process.slot), process, thread.cpu, delta_ns);
+  return CurrentPreference(process.slot);
 }
 
 ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
@@ -19,22 +19,27 @@ ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
   return model_.Scan(MmFor(process.slot), process, thread, now);
 }
 
-int CacheAwarePolicy::PreferredLlc(uint32_t slot) const {
-  return slot < mms_.size() ? model_.PreferredLlc(mms_[slot]) : -1;
+Preference CacheAwarePolicy::CurrentPreference(uint32_t slot) const {
+  if (!model_.context().enabled()) {
+    return {-1, -1, NoPreferenceReason::kDisabled};
+  }
+  if (slot >= mms_.size()) return {};  // kNoData
+  const MmState& mm = mms_[slot];
+  return {model_.PreferredLlc(mm), mm.pref_cpu,
+          mm.pref_cpu >= 0 ? NoPreferenceReason::kNone : mm.reason};
 }
 
 PolicyDecision CacheAwarePolicy::Decide(const ProcessRef& process,
                                         const ThreadRef* thread) const {
   PolicyDecision decision;
-  if (!model_.context().enabled()) {
-    decision.reason = NoPreferenceReason::kDisabled;
+  const Preference preference = CurrentPreference(process.slot);
+  decision.preferred_cpu = preference.cpu;
+  decision.preferred_llc = preference.llc;
+  decision.reason = preference.reason;
+  if (!model_.context().enabled() || process.slot >= mms_.size()) {
     return decision;
   }
-  if (process.slot >= mms_.size()) return decision;  // kNoData
   const MmState& mm = mms_[process.slot];
-  decision.preferred_cpu = mm.pref_cpu;
-  decision.preferred_llc = model_.PreferredLlc(mm);
-  decision.reason = mm.pref_cpu >= 0 ? NoPreferenceReason::kNone : mm.reason;
   if (thread != nullptr && decision.preferred_llc >= 0 &&
       model_.ThreadPreferredLlc(mm, *thread) < 0) {
     decision.preferred_llc = -1;

@@ -16,15 +16,15 @@
 
 namespace schedcache {
 
-class CacheAwarePolicy : public Policy {
+class CacheAwarePolicy final : public Policy {
  public:
   CacheAwarePolicy(ModelContext& model, ScanScope scope);
 
-  int Account(const ProcessRef& process, const ThreadRef& thread, int cpu,
-              int64_t delta_ns, int64_t now) override;
+  Preference Account(const ProcessRef& process, const ThreadRef& thread,
+                     int64_t delta_ns, int64_t now) override;
   ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
                    int64_t now) override;
-  int PreferredLlc(uint32_t slot) const override;
+  Preference CurrentPreference(uint32_t slot) const override;
   PolicyDecision Decide(const ProcessRef& process,
                         const ThreadRef* thread) const override;
   void Forget(uint32_t slot) override;

@@ -25,6 +25,14 @@ enum class NoPreferenceReason {
 };
 const char* NoPreferenceReasonName(NoPreferenceReason reason);
 
+// Preference is what a policy prefers for one process: the CPU
+// (mm.pref_cpu), its LLC, and why there is none when there is none.
+struct Preference {
+  int llc = -1;
+  int cpu = -1;
+  NoPreferenceReason reason = NoPreferenceReason::kNoData;  // kNone: one
+};
+
 // LlcOccupancy is the summed occupancy of one LLC examined by a scan.
 struct LlcOccupancy {
   int llc;

@@ -188,11 +188,14 @@ class Engine::Impl {
   // PrepareSlot sizes the policies' per-slot records for a new slot, or
   // clears an evicted process's.
   void PrepareSlot(const ProcessTable::Admission& admission);
-  // NotePreference records `llc`, the policy's preferred LLC for `slot`
-  // after a call that may change it.
-  void NotePreference(PolicySlot& policy, uint32_t slot, int llc,
-                      int64_t now) {
-    if (llc != policy.pref_llc[slot]) ChangePreference(policy, slot, llc, now);
+  // NotePreference records `preference`, the policy's for `slot` after a
+  // call that may change it. The engine keeps only its LLC: a change, the
+  // agreement and the runtime on the preferred LLC are all by LLC.
+  void NotePreference(PolicySlot& policy, uint32_t slot,
+                      const Preference& preference, int64_t now) {
+    if (preference.llc != policy.pref_llc[slot]) {
+      ChangePreference(policy, slot, preference.llc, now);
+    }
   }
   void ChangePreference(PolicySlot& policy, uint32_t slot, int llc,
                         int64_t now);
@@ -306,7 +309,7 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
                                      outcome.cost.cpus_scanned,
                                      p.comm.view()});
     }
-    NotePreference(policy, slot, policy.policy->PreferredLlc(slot), now);
+    NotePreference(policy, slot, policy.policy->CurrentPreference(slot), now);
   }
   // A decision is a trigger where the reference did not skip (DESIGN §1);
   // a reference that never scans (`none`) decides at every trigger.
@@ -322,7 +325,7 @@ void Engine::Impl::Tick(uint32_t slot, const ThreadRef& thread, int64_t now) {
   // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
   ProcessState& p = processes_.process(slot);
   const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
-  if (p.epoch >= cpu_epoch) return;
+  if (!TickScans(p.epoch, cpu_epoch)) return;
   p.epoch = cpu_epoch;
   const ProcessRef process = processes_.RefOf(slot);
   RunTrigger(slot, thread, now, [&](Policy& policy) {
@@ -379,10 +382,9 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     const int llc = context_.llc_of(s.cpu);
     const auto delta = static_cast<uint64_t>(s.delta_ns);
     for (PolicySlot& policy : policies_) {
-      NotePreference(
-          policy, slot,
-          policy.policy->Account(process, thread, s.cpu, s.delta_ns, now),
-          now);
+      NotePreference(policy, slot,
+                     policy.policy->Account(process, thread, s.delta_ns, now),
+                     now);
       policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
       if (policy.pref_llc[slot] == llc) {
         policy.stats.runtime_on_preferred_llc =
@@ -444,20 +446,23 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   }
   RETURN_IF_ERROR(ValidateRecommendTime(request.timestamp_ns));
   outcomes_.assign(policies_.size(), ScanOutcome{});
+  // A scan request stands in for the tick (DESIGN §1): decay the thread's
+  // CPU, raise the process's epoch to that CPU's (never lower it), scan.
+  // The process's record is final before the scan, so one ProcessRef
+  // serves the scan and the decisions.
+  int64_t now = now_;
   if (request.scan) {
-    // A scan request stands in for the tick (DESIGN §1): decay the thread's
-    // CPU, raise the process's epoch to that CPU's (never lower it), scan.
-    const int64_t now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns
-                                                        : now_);
+    now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns : now_);
     context_.Advance(thread.cpu, now);
     ProcessState& state = processes_.process(slot);
     state.epoch = std::max(state.epoch, context_.rq(thread.cpu).cpu_epoch);
-    const ProcessRef scanned = processes_.RefOf(slot);
-    RunTrigger(slot, thread, now, [&](Policy& policy) {
-      return policy.Scan(scanned, thread, now);
-    });
   }
   const ProcessRef process = processes_.RefOf(slot);
+  if (request.scan) {
+    RunTrigger(slot, thread, now, [&](Policy& policy) {
+      return policy.Scan(process, thread, now);
+    });
+  }
   std::vector<PolicyDecision> decisions;
   for (size_t i = 0; i < policies_.size(); ++i) {
     PolicyDecision d = policies_[i].policy->Decide(

@@ -17,19 +17,19 @@
 namespace schedcache {
 namespace {
 
+using test_support::GridShape;
+using test_support::MakeEngine;
+using test_support::MakeGrid;
+using test_support::SampleAt;
+using test_support::ScanNow;
 using ::testing::HasSubstr;
-using testing::GridShape;
-using testing::MakeEngine;
-using testing::MakeGrid;
-using testing::SampleAt;
-using testing::ScanNow;
 
 constexpr int64_t kP = 10'000'000;
 
 std::unique_ptr<Engine> MustMake(std::vector<std::string> policies,
                                  EngineOptions options = {},
                                  GridShape shape = GridShape{1, 2, 4}) {
-  return testing::MustMakeEngine(MakeGrid(shape), options, policies);
+  return test_support::MustMakeEngine(MakeGrid(shape), options, policies);
 }
 
 TEST(EngineCreate, RejectsUnknownRepeatedAndMissingPolicies) {
@@ -54,7 +54,7 @@ TEST(EngineCreate, RejectsModelTunablesOutOfRange) {
 TEST(EngineCreate, ValidatesPolicyTunablesBeforeCreating) {
   std::vector<PolicyChoice> choices = {
       {"llc-most-runtime", {{"min_share_percent", 150}}}};
-  auto engine = Engine::Create(MakeGrid({}), testing::TestRegistry(),
+  auto engine = Engine::Create(MakeGrid({}), test_support::TestRegistry(),
                                choices, EngineOptions{});
   EXPECT_EQ(engine.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(engine.status().message(), HasSubstr("min_share_percent"));
@@ -120,13 +120,13 @@ TEST(ApplyBatch, RejectsBadEventsAndAppliesTheRest) {
 }
 
 TEST(ApplyBatch, MatchesApplyingEventByEvent) {
-  testing::StreamShape shape;
+  test_support::StreamShape shape;
   shape.hand_overs = true;
   shape.revisit = false;
   const auto topology = MakeGrid(GridShape{2, 2, 4});
   std::vector<Event> events;
-  for (const testing::StreamEvent& e :
-       testing::RandomStream(*topology, shape)) {
+  for (const test_support::StreamEvent& e :
+       test_support::RandomStream(*topology, shape)) {
     if (const Sample* s = std::get_if<Sample>(&e)) events.push_back(*s);
     if (const HandOver* h = std::get_if<HandOver>(&e)) events.push_back(*h);
   }

@@ -13,10 +13,10 @@
 namespace schedcache {
 namespace {
 
-using testing::GridShape;
-using testing::MakeEngine;
-using testing::MakeGrid;
-using testing::StreamShape;
+using test_support::GridShape;
+using test_support::MakeEngine;
+using test_support::MakeGrid;
+using test_support::StreamShape;
 
 struct Replayed {
   EngineReport report;
@@ -39,9 +39,9 @@ Replayed Replay(const StreamShape& shape, bool numa_balancing) {
     run.changes[change.policy == "full-scan" ? 0 : 1].emplace_back(
         change.tgid, change.new_llc);
   });
-  for (const testing::StreamEvent& event :
-       testing::RandomStream(*topology, shape)) {
-    EXPECT_TRUE(testing::Apply(**engine, event).ok());
+  for (const test_support::StreamEvent& event :
+       test_support::RandomStream(*topology, shape)) {
+    EXPECT_TRUE(test_support::Apply(**engine, event).ok());
   }
   run.report = (*engine)->Report();
   for (int p = 0; p < shape.processes; ++p) {

@@ -12,8 +12,8 @@
 namespace schedcache {
 namespace {
 
-using testing::GridShape;
-using testing::MakeGrid;
+using test_support::GridShape;
+using test_support::MakeGrid;
 
 constexpr int64_t kP = 10;  // epoch period for the pure decay tests
 constexpr uint64_t kAllOnes = std::numeric_limits<uint64_t>::max();
@@ -148,7 +148,7 @@ TEST(Occupancy, IsExactOnBothSidesOfTheSixtyFourBitProduct) {
 // A context over "2 nodes x 2 LLCs x 16 CPUs, SMT 2" (LLC 0: CPUs 0-15).
 struct Limits {
   explicit Limits(int64_t tolerance, bool numa_balancing = true)
-      : context(MakeGrid(GridShape{2, 2, 16, 2, testing::kLlcBytes32MiB}),
+      : context(MakeGrid(GridShape{2, 2, 16, 2, test_support::kLlcBytes32MiB}),
                 Tunables(tolerance, numa_balancing)),
         model(context, ScanScope::kAllCpus) {}
   static ModelTunables Tunables(int64_t tolerance, bool numa_balancing) {

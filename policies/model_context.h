@@ -83,6 +83,14 @@ struct ThreadRef {
   int32_t cpu = -1;        // the CPU it runs on (kernel: task_cpu)
 };
 
+// TickScans is the trigger rule of kernel task_tick_cache: a tick on a CPU
+// whose epoch is ahead of the process's is a scan trigger, and the process's
+// epoch then becomes the CPU's. One rule for the engine and the benchmarks
+// that drive the kernel model directly.
+inline bool TickScans(int64_t process_epoch, int64_t cpu_epoch) {
+  return process_epoch < cpu_epoch;
+}
+
 // ScanOutcome says what one policy did at one scan trigger.
 struct ScanOutcome {
   enum class Kind {

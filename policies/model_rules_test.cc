@@ -18,12 +18,12 @@
 namespace schedcache {
 namespace {
 
-using testing::GridShape;
+using test_support::GridShape;
+using test_support::MakeGrid;
+using test_support::MustMakeEngine;
+using test_support::SampleAt;
+using test_support::ScanNow;
 using ::testing::HasSubstr;
-using testing::MakeGrid;
-using testing::MustMakeEngine;
-using testing::SampleAt;
-using testing::ScanNow;
 
 constexpr int64_t kP = 10'000'000;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -43,8 +43,8 @@ absl::StatusOr<std::vector<PolicyDecision>> RecommendAt(Engine& engine,
 std::shared_ptr<const Topology> MakeHybrid() {
   TopologySpec spec;
   spec.source = "test hybrid";
-  CacheSpec p_llc{3, testing::kLlcBytes32MiB, CpuSet()};
-  CacheSpec e_llc{3, testing::kLlcBytes32MiB, CpuSet()};
+  CacheSpec p_llc{3, test_support::kLlcBytes32MiB, CpuSet()};
+  CacheSpec e_llc{3, test_support::kLlcBytes32MiB, CpuSet()};
   for (int cpu = 0; cpu < 8; ++cpu) {
     const int core = cpu < 4 ? cpu / 2 : cpu - 2;
     spec.cpus.push_back(CpuSpec{cpu, core, 0, 0});

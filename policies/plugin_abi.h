@@ -18,7 +18,9 @@
 
 namespace schedcache {
 
-inline constexpr uint32_t kPolicyPluginAbiVersion = 3;
+// 4: Policy::Account and Policy::CurrentPreference return a Preference
+// (LLC, CPU, reason), and Account reads the CPU from ThreadRef::cpu.
+inline constexpr uint32_t kPolicyPluginAbiVersion = 4;
 // kPolicyPluginEntryPoint is the name of the one exported symbol.
 inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";
 

@@ -20,7 +20,8 @@ PolicyRegistryBuilder WithBuiltins() {
 
 TEST(PluginLoader, LoadsTheExamplePluginAndRunsIt) {
   PolicyRegistryBuilder builder = WithBuiltins();
-  ASSERT_TRUE(LoadPolicyPlugin(testing::ExamplePluginPath(), builder).ok());
+  ASSERT_TRUE(
+      LoadPolicyPlugin(test_support::ExamplePluginPath(), builder).ok());
   const PolicyRegistry registry = std::move(builder).Build();
   const PolicyFactory* factory = registry.Find("llc-most-runtime");
   ASSERT_NE(factory, nullptr);
@@ -28,15 +29,22 @@ TEST(PluginLoader, LoadsTheExamplePluginAndRunsIt) {
 
   EngineOptions options;
   options.trigger = ScanTrigger::kQuery;
-  auto engine = Engine::Create(testing::MakeGrid({}), registry,
+  auto engine = Engine::Create(test_support::MakeGrid({}), registry,
                                {{"llc-most-runtime", {}}}, options);
   ASSERT_TRUE(engine.ok()) << engine.status();
   // 1000 ns on CPU 0 (LLC 0), 600 + 600 on CPUs 4 and 5 (LLC 1): LLC 1
   // holds 1200 > 1000 and wins without any 2x rule; its top CPU is 4.
-  ASSERT_TRUE((*engine)->ApplySample(testing::SampleAt(0, 0, 9, 1, 1000, false, 3)).ok());
-  ASSERT_TRUE((*engine)->ApplySample(testing::SampleAt(0, 4, 9, 2, 600, false)).ok());
-  ASSERT_TRUE((*engine)->ApplySample(testing::SampleAt(0, 5, 9, 3, 600, false)).ok());
-  std::vector<PolicyDecision> d = testing::ScanNow(**engine, 9, 1, 0);
+  ASSERT_TRUE(
+      (*engine)
+          ->ApplySample(test_support::SampleAt(0, 0, 9, 1, 1000, false, 3))
+          .ok());
+  ASSERT_TRUE((*engine)
+                  ->ApplySample(test_support::SampleAt(0, 4, 9, 2, 600, false))
+                  .ok());
+  ASSERT_TRUE((*engine)
+                  ->ApplySample(test_support::SampleAt(0, 5, 9, 3, 600, false))
+                  .ok());
+  std::vector<PolicyDecision> d = test_support::ScanNow(**engine, 9, 1, 0);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_TRUE(d[0].scanned_now);
   EXPECT_EQ(d[0].preferred_llc, 1);
@@ -84,7 +92,7 @@ TEST(PluginLoader, ReportsAMissingFile) {
 
 TEST(BuildPolicyRegistry, StopsAtTheFirstBrokenPlugin) {
   auto registry = BuildPolicyRegistry(
-      {testing::ExamplePluginPath(), SCHEDCACHE_FIXTURE_WRONG_ABI});
+      {test_support::ExamplePluginPath(), SCHEDCACHE_FIXTURE_WRONG_ABI});
   EXPECT_EQ(registry.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 

@@ -32,13 +32,14 @@ class Policy {
  public:
   virtual ~Policy() = default;
 
-  // Account: thread `thread` of `process` ran `delta_ns` (> 0) on `cpu` up
-  // to `now`. The engine has advanced rq `cpu` to `now`, and charges the
-  // delta to rq.cpu_runtime once, after every policy's Account. Returns
-  // the process's preferred LLC after the account (what PreferredLlc
-  // would return), so the engine sees a change without asking again.
-  virtual int Account(const ProcessRef& process, const ThreadRef& thread,
-                      int cpu, int64_t delta_ns, int64_t now) = 0;
+  // Account: thread `thread` of `process` ran `delta_ns` (> 0) on
+  // thread.cpu up to `now`. The engine has advanced that CPU's rq to `now`,
+  // and charges the delta to rq.cpu_runtime once, after every policy's
+  // Account. Returns the process's preference after the account (what
+  // CurrentPreference would return), so the engine sees a change without
+  // asking again.
+  virtual Preference Account(const ProcessRef& process, const ThreadRef& thread,
+                             int64_t delta_ns, int64_t now) = 0;
 
   // Scan: a scan trigger for `thread` of `process`, which runs on
   // thread.cpu (whose rq the engine has advanced to `now`). The engine
@@ -49,9 +50,10 @@ class Policy {
   virtual ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
                            int64_t now) = 0;
 
-  // PreferredLlc is the process's preferred LLC (mm.pref_cpu's LLC), -1 for
-  // none. Cheap: the engine calls it after every scan trigger.
-  virtual int PreferredLlc(uint32_t slot) const = 0;
+  // CurrentPreference is the preference of the process in `slot` (LLC -1
+  // and a reason for none). Cheap: the engine calls it after every scan
+  // trigger.
+  virtual Preference CurrentPreference(uint32_t slot) const = 0;
 
   // Decide is the current answer for `process`, or for `thread` of it when
   // given. The engine fills PolicyDecision::policy and scanned_now.

@@ -1,7 +1,9 @@
 // One conformance fixture for every registered policy, built-ins and the
 // example plugin alike, run by registry name over the same cases: no crash,
 // identical results for identical input, cost fields filled.
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -10,7 +12,7 @@
 namespace schedcache {
 namespace {
 
-using testing::StreamShape;
+using test_support::StreamShape;
 
 struct Case {
   std::string name;
@@ -36,20 +38,24 @@ std::vector<Case> Cases() {
   busy.steps = 200;
   StreamShape numa_stream = busy;
   numa_stream.numa_nodes = true;
-  cases.push_back({"grid_tick", testing::MakeGrid({2, 3, 4}), tick, busy});
-  cases.push_back({"grid_query", testing::MakeGrid({2, 3, 4}), query, busy});
-  cases.push_back({"grid_numa", testing::MakeGrid({2, 3, 4, 2}), numa, numa_stream});
-  cases.push_back({"grid_evicting", testing::MakeGrid({1, 2, 4}), small, busy});
-  cases.push_back({"one_llc_per_node", testing::MakeGrid({2, 1, 4}), tick, busy});
+  cases.push_back({"grid_tick", test_support::MakeGrid({2, 3, 4}), tick, busy});
+  cases.push_back(
+      {"grid_query", test_support::MakeGrid({2, 3, 4}), query, busy});
+  cases.push_back(
+      {"grid_numa", test_support::MakeGrid({2, 3, 4, 2}), numa, numa_stream});
+  cases.push_back(
+      {"grid_evicting", test_support::MakeGrid({1, 2, 4}), small, busy});
+  cases.push_back(
+      {"one_llc_per_node", test_support::MakeGrid({2, 1, 4}), tick, busy});
   StreamShape epyc = busy;
   epyc.steps = 40;
-  cases.push_back({"epyc384", testing::MakeEpyc384(), tick, epyc});
+  cases.push_back({"epyc384", test_support::MakeEpyc384(), tick, epyc});
   return cases;
 }
 
 std::vector<std::string> RegisteredNames() {
   std::vector<std::string> names;
-  for (const PolicyFactory* f : testing::TestRegistry().factories()) {
+  for (const PolicyFactory* f : test_support::TestRegistry().factories()) {
     names.emplace_back(f->name());
   }
   return names;
@@ -65,15 +71,15 @@ struct Outcome {
 
 Outcome RunCase(const std::string& policy, const Case& c) {
   Outcome out;
-  auto engine = testing::MakeEngine(c.topology, {policy}, c.options);
+  auto engine = test_support::MakeEngine(c.topology, {policy}, c.options);
   EXPECT_TRUE(engine.ok()) << engine.status();
   if (!engine.ok()) return out;
-  for (const testing::StreamEvent& event :
-       testing::RandomStream(*c.topology, c.stream)) {
-    auto decisions = testing::Apply(**engine, event);
+  for (const test_support::StreamEvent& event :
+       test_support::RandomStream(*c.topology, c.stream)) {
+    auto decisions = test_support::Apply(**engine, event);
     if (!decisions.ok()) {
       // Only scan requests for processes or threads not seen yet fail.
-      EXPECT_TRUE(std::holds_alternative<testing::ScanRequest>(event))
+      EXPECT_TRUE(std::holds_alternative<test_support::ScanRequest>(event))
           << decisions.status();
       continue;
     }
@@ -123,6 +129,58 @@ TEST_P(PolicyConformance, SameInputGivesSameAnswersAndCostsAreFilled) {
     EXPECT_GE(a.runtime_on_preferred_llc, 0.0);
     EXPECT_LE(a.runtime_on_preferred_llc, 1.0);
     EXPECT_EQ(first.report.samples_applied, second.report.samples_applied);
+  }
+}
+
+// Fields is what a preference says, comparable in one EXPECT_EQ.
+std::tuple<int, int, NoPreferenceReason> Fields(const Preference& p) {
+  return {p.llc, p.cpu, p.reason};
+}
+std::tuple<int, int, NoPreferenceReason> Fields(const PolicyDecision& d) {
+  return {d.preferred_llc, d.preferred_cpu, d.reason};
+}
+
+// Driving a policy directly, as the engine does: what Account returns is
+// CurrentPreference, and both say what Decide says. The process runs 2 ms
+// at a time on LLC 1's CPUs 4-6 of a 1x2x4 grid, 3 ms apart (10 ms
+// epochs), and is scanned every fourth step, so the cache-aware policies
+// come to prefer LLC 1; with enable=off no policy prefers anything.
+TEST_P(PolicyConformance, AccountAndCurrentPreferenceSayWhatDecideSays) {
+  for (const Enable enable : {Enable::kOn, Enable::kOff}) {
+    SCOPED_TRACE(enable == Enable::kOn ? "enable=on" : "enable=off");
+    ModelTunables tunables;
+    tunables.enable = enable;
+    ModelContext context(test_support::MakeGrid({1, 2, 4}), tunables);
+    context.Start(0);
+    const PolicyFactory* factory =
+        test_support::TestRegistry().Find(GetParam());
+    ASSERT_NE(factory, nullptr);
+    std::unique_ptr<Policy> policy = factory->Create(context, {});
+    ProcessRef process{0, 10, 2, 0, 0};
+    bool preferred = false;
+    for (int step = 0; step < 40; ++step) {
+      const int64_t now = 3'000'000 * int64_t{step + 1};
+      const ThreadRef thread{11 + step % 2, -1, 4 + step % 3};
+      context.Advance(thread.cpu, now);
+      const Preference accounted =
+          policy->Account(process, thread, 2'000'000, now);
+      context.mutable_rq(thread.cpu).cpu_runtime += 2'000'000;
+      EXPECT_EQ(Fields(accounted), Fields(policy->CurrentPreference(0)))
+          << "step " << step;
+      if (step % 4 == 3) {
+        process.epoch = context.rq(thread.cpu).cpu_epoch;
+        policy->Scan(process, thread, now);
+      }
+      const Preference current = policy->CurrentPreference(0);
+      EXPECT_EQ(Fields(current), Fields(policy->Decide(process, nullptr)))
+          << "step " << step;
+      EXPECT_EQ(current.llc < 0, current.reason != NoPreferenceReason::kNone);
+      if (current.llc >= 0) {
+        EXPECT_EQ(current.llc, context.llc_of(current.cpu));
+        preferred = true;
+      }
+    }
+    EXPECT_EQ(preferred, enable == Enable::kOn && GetParam() != "none");
   }
 }
 

@@ -51,7 +51,7 @@ constexpr int64_t kBudgetBytes = 2048;
 // of the scan is stored too), and returns the heap bytes per process plus
 // sizeof(MmState), the slot each process holds in the policy's vector.
 int64_t BytesPerProcess(ScanScope scope) {
-  ModelContext context(testing::MakeEpyc384(), ModelTunables{});
+  ModelContext context(test_support::MakeEpyc384(), ModelTunables{});
   context.Start(0);
   CacheAwarePolicy policy(context, scope);
   // Both SMT threads of 4 cores in LLC 0 (socket 0: CPUs 0-3, 192-195) and
@@ -62,7 +62,7 @@ int64_t BytesPerProcess(ScanScope scope) {
     const ProcessRef process{slot, static_cast<int32_t>(slot + 1), 4, 0};
     for (int cpu : kCpus) {
       context.Advance(cpu, now);
-      policy.Account(process, ThreadRef{1, -1, cpu}, cpu, 1000, now);
+      policy.Account(process, ThreadRef{1, -1, cpu}, 1000, now);
       context.mutable_rq(cpu).cpu_runtime += 1000;
     }
     policy.Scan(process, ThreadRef{1, -1, 0}, now);

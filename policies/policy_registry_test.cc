@@ -93,6 +93,33 @@ TEST(ModelTunables, RejectsOutOfRangeWithTheAllowedRange) {
   EXPECT_THAT(tunables.status().message(), HasSubstr("0..100"));
 }
 
+// Every tunable at its maximum differs from its default (the table's
+// ranges), so a getter or setter bound to the wrong member shows here.
+TEST(ModelTunables, FromValuesAndToValuesCarryEveryTunable) {
+  TunableValues at_max;
+  for (const TunableSpec& spec : ModelTunables::Specs()) {
+    ASSERT_NE(spec.max_value, spec.default_value) << spec.name;
+    at_max[spec.name] = spec.max_value;
+  }
+  absl::StatusOr<ModelTunables> tunables = ModelTunables::FromValues(at_max);
+  ASSERT_TRUE(tunables.ok()) << tunables.status();
+  EXPECT_EQ(tunables->epoch_period_ns, int64_t{1} << 40);
+  EXPECT_EQ(tunables->affinity_timeout_epochs, 1'000'000);
+  EXPECT_EQ(tunables->aggr_tolerance, 100);
+  EXPECT_TRUE(tunables->numa_balancing);
+  EXPECT_EQ(tunables->enable, Enable::kOff);
+  EXPECT_EQ(tunables->max_clock_jump_ns, int64_t{1} << 62);
+  EXPECT_EQ(tunables->ToValues(), at_max);
+  std::vector<std::string> visited;
+  tunables->ForEachValue([&](const TunableSpec& spec, int64_t value) {
+    visited.push_back(spec.name);
+    EXPECT_EQ(value, spec.max_value) << spec.name;
+  });
+  EXPECT_THAT(visited, ElementsAre("epoch_period_ns", "affinity_timeout_epochs",
+                                   "aggr_tolerance", "numa_balancing",
+                                   "enable", "max_clock_jump_ns"));
+}
+
 TEST(ParseTunableValue, ReadsNumbersAndNamedValues) {
   const std::vector<TunableSpec>& specs = ModelTunables::Specs();
   const TunableSpec& enable = specs[4];

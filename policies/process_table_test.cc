@@ -97,7 +97,7 @@ TEST(ProcessTable, EvictionFreesThreadsAndForgetsThem) {
 }
 
 TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
-  ModelContext context(testing::MakeGrid({1, 2, 4}), ModelTunables{});
+  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
   ProcessTable table(8);
   const ProcessTable::Admission a = table.Admit(5, 6);
   const ProcessTable::Admission b = table.Admit(5, 7);

@@ -9,11 +9,11 @@
 namespace schedcache {
 namespace {
 
-using testing::GridShape;
-using testing::MakeGrid;
-using testing::MustMakeEngine;
-using testing::SampleAt;
-using testing::ScanNow;
+using test_support::GridShape;
+using test_support::MakeGrid;
+using test_support::MustMakeEngine;
+using test_support::SampleAt;
+using test_support::ScanNow;
 
 constexpr int64_t kP = 10'000'000;
 
@@ -64,8 +64,10 @@ TEST(SummedOccupancy, EightCpuLlcWithThreeBusyBeatsFourCpuLlcWithTwo) {
   TopologySpec spec;
   spec.source = "4+8";
   for (int cpu = 0; cpu < 12; ++cpu) spec.cpus.push_back({cpu, cpu, 0, 0});
-  spec.llcs.push_back({3, testing::kLlcBytes32MiB, CpuSet::FromRange(0, 3)});
-  spec.llcs.push_back({3, testing::kLlcBytes32MiB, CpuSet::FromRange(4, 11)});
+  spec.llcs.push_back(
+      {3, test_support::kLlcBytes32MiB, CpuSet::FromRange(0, 3)});
+  spec.llcs.push_back(
+      {3, test_support::kLlcBytes32MiB, CpuSet::FromRange(4, 11)});
   auto topology = Topology::Create(spec);
   ASSERT_TRUE(topology.ok()) << topology.status();
   auto engine =

@@ -63,29 +63,74 @@ absl::StatusOr<int64_t> ParseTunableValue(const TunableSpec& spec,
   return value;
 }
 
+namespace {
+
+// ModelTunableField is one model tunable: its spec and how the struct holds
+// it. The one list of model tunables; Specs, FromValues, ToValues and
+// ForEachValue all read it.
+struct ModelTunableField {
+  TunableSpec spec;
+  int64_t (*get)(const ModelTunables&);
+  void (*set)(ModelTunables&, int64_t);
+};
+
+const std::vector<ModelTunableField>& ModelTunableFields() {
+  static const std::vector<ModelTunableField>& kFields =
+      *new std::vector<ModelTunableField>{
+          {{"epoch_period_ns",
+            "length of one epoch, ns (kernel llc_epoch_period)", 10'000'000,
+            1, int64_t{1} << 40, {}},
+           [](const ModelTunables& t) { return t.epoch_period_ns; },
+           [](ModelTunables& t, int64_t v) { t.epoch_period_ns = v; }},
+          {{"affinity_timeout_epochs",
+            "epochs without a scan or a visit before a preference or a "
+            "visited CPU expires (kernel llc_epoch_affinity_timeout)",
+            5, 0, 1'000'000, {}},
+           [](const ModelTunables& t) { return t.affinity_timeout_epochs; },
+           [](ModelTunables& t, int64_t v) { t.affinity_timeout_epochs = v; }},
+          {{"aggr_tolerance",
+            "kernel llc_aggr_tolerance: 0 disables aggregation, >= 100 "
+            "ignores the size limits",
+            1, 0, 100, {}},
+           [](const ModelTunables& t) { return t.aggr_tolerance; },
+           [](ModelTunables& t, int64_t v) { t.aggr_tolerance = v; }},
+          {{"numa_balancing",
+            "whether NUMA balancing is on (scan mask and capacity check)", 0,
+            0, 1, {"false", "true"}},
+           [](const ModelTunables& t) -> int64_t {
+             return t.numa_balancing ? 1 : 0;
+           },
+           [](ModelTunables& t, int64_t v) { t.numa_balancing = v != 0; }},
+          {{"enable",
+            "cache-aware scheduling: auto (on when a NUMA node has 2+ LLCs), "
+            "on, off",
+            static_cast<int64_t>(Enable::kAuto), 0, 2, {"auto", "on", "off"}},
+           [](const ModelTunables& t) {
+             return static_cast<int64_t>(t.enable);
+           },
+           [](ModelTunables& t, int64_t v) {
+             t.enable = static_cast<Enable>(v);
+           }},
+          {{"max_clock_jump_ns",
+            "largest step of the session clock one sample, hand-over or "
+            "Recommend may take, ns; a larger one is rejected",
+            ModelTunables{}.max_clock_jump_ns, 1, int64_t{1} << 62, {}},
+           [](const ModelTunables& t) { return t.max_clock_jump_ns; },
+           [](ModelTunables& t, int64_t v) { t.max_clock_jump_ns = v; }},
+      };
+  return kFields;
+}
+
+}  // namespace
+
 const std::vector<TunableSpec>& ModelTunables::Specs() {
-  static const std::vector<TunableSpec>& kSpecs = *new std::vector<TunableSpec>{
-      {"epoch_period_ns", "length of one epoch, ns (kernel llc_epoch_period)",
-       10'000'000, 1, int64_t{1} << 40, {}},
-      {"affinity_timeout_epochs",
-       "epochs without a scan or a visit before a preference or a visited CPU "
-       "expires (kernel llc_epoch_affinity_timeout)",
-       5, 0, 1'000'000, {}},
-      {"aggr_tolerance",
-       "kernel llc_aggr_tolerance: 0 disables aggregation, >= 100 ignores the "
-       "size limits",
-       1, 0, 100, {}},
-      {"numa_balancing",
-       "whether NUMA balancing is on (scan mask and capacity check)", 0, 0, 1,
-       {"false", "true"}},
-      {"enable",
-       "cache-aware scheduling: auto (on when a NUMA node has 2+ LLCs), on, off",
-       static_cast<int64_t>(Enable::kAuto), 0, 2, {"auto", "on", "off"}},
-      {"max_clock_jump_ns",
-       "largest step of the session clock one sample, hand-over or Recommend "
-       "may take, ns; a larger one is rejected",
-       ModelTunables{}.max_clock_jump_ns, 1, int64_t{1} << 62, {}},
-  };
+  static const std::vector<TunableSpec>& kSpecs = *[] {
+    auto* specs = new std::vector<TunableSpec>();
+    for (const ModelTunableField& field : ModelTunableFields()) {
+      specs->push_back(field.spec);
+    }
+    return specs;
+  }();
   return kSpecs;
 }
 
@@ -95,26 +140,27 @@ absl::StatusOr<ModelTunables> ModelTunables::FromValues(
     return status;
   }
   ModelTunables tunables;
-  TunableValues all = tunables.ToValues();
-  for (const auto& [name, value] : values) all[name] = value;
-  tunables.epoch_period_ns = all["epoch_period_ns"];
-  tunables.affinity_timeout_epochs = all["affinity_timeout_epochs"];
-  tunables.aggr_tolerance = all["aggr_tolerance"];
-  tunables.numa_balancing = all["numa_balancing"] != 0;
-  tunables.enable = static_cast<Enable>(all["enable"]);
-  tunables.max_clock_jump_ns = all["max_clock_jump_ns"];
+  for (const ModelTunableField& field : ModelTunableFields()) {
+    if (auto it = values.find(field.spec.name); it != values.end()) {
+      field.set(tunables, it->second);
+    }
+  }
   return tunables;
 }
 
+void ModelTunables::ForEachValue(
+    absl::FunctionRef<void(const TunableSpec&, int64_t)> visit) const {
+  for (const ModelTunableField& field : ModelTunableFields()) {
+    visit(field.spec, field.get(*this));
+  }
+}
+
 TunableValues ModelTunables::ToValues() const {
-  return {
-      {"epoch_period_ns", epoch_period_ns},
-      {"affinity_timeout_epochs", affinity_timeout_epochs},
-      {"aggr_tolerance", aggr_tolerance},
-      {"numa_balancing", numa_balancing ? 1 : 0},
-      {"enable", static_cast<int64_t>(enable)},
-      {"max_clock_jump_ns", max_clock_jump_ns},
-  };
+  TunableValues values;
+  ForEachValue([&values](const TunableSpec& spec, int64_t value) {
+    values[spec.name] = value;
+  });
+  return values;
 }
 
 }  // namespace schedcache

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -58,6 +59,10 @@ struct ModelTunables {
   static const std::vector<TunableSpec>& Specs();
   // FromValues validates `values` against Specs() and builds the struct.
   static absl::StatusOr<ModelTunables> FromValues(const TunableValues& values);
+  // ForEachValue calls `visit` with every tunable's spec and value, in
+  // Specs() order.
+  void ForEachValue(
+      absl::FunctionRef<void(const TunableSpec&, int64_t)> visit) const;
   // ToValues is every tunable by its Specs() name; FromValues(ToValues())
   // gives back the same struct.
   TunableValues ToValues() const;

@@ -1,5 +1,5 @@
 // Fuzz target: the bytes of one message of an Ingest stream, through what
-// schedcached does with it (IngestStream::Parse, then Session::ApplyBatch):
+// schedcached does with it (IngestStream::Parse, then DecodedBatch::ApplyTo):
 // parse as a schedcache.v1.IngestBatch, either form (Event messages or
 // EventColumns), the --max_batch_events limit and CheckBatchForm, then
 // apply it to a fresh session built as CreateSession builds one (built-in
@@ -20,6 +20,7 @@
 #include "policies/builtin_policies.h"
 #include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
+#include "server/ingest_stream.h"
 #include "server/limits.h"
 #include "server/proto_convert.h"
 #include "server/session.h"
@@ -59,8 +60,10 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
   if (!CheckBatchForm(batch).ok()) return;
 
   std::shared_ptr<Session> session = MakeFuzzSession();
+  DecodedBatch decoded;
+  decoded.Decode(batch);
   IngestTally tally;
-  const absl::Status applied = session->ApplyBatch(batch, tally);
+  const absl::Status applied = decoded.ApplyTo(*session, tally);
   FUZZ_CHECK(applied.ok(), applied.ToString());
   FUZZ_CHECK(
       tally.accepted() + tally.rejected() == static_cast<uint64_t>(events),
@@ -80,9 +83,9 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
       absl::StrCat("tally ", tally.accepted(), " accepted, ", tally.rejected(),
                    " rejected; session ", described.ShortDebugString()));
 
-  v1::RecommendRequest recommend;
-  recommend.set_tgid(FirstTgid(batch));
-  recommend.set_scan(true);
+  RecommendRequest recommend;
+  recommend.tgid = FirstTgid(batch);
+  recommend.scan = true;
   // NotFound or InvalidArgument are answers too; only crashes count.
   session->Recommend(recommend).IgnoreError();
 }

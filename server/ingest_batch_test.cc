@@ -2,10 +2,13 @@
 // field and values) and ForEachBatchEvent over hand-built columns: delta
 // coded times, kinds, and sparse attributes landing on their rows.
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 #include "gtest/gtest.h"
 #include "server/proto_convert.h"
 
@@ -140,6 +143,39 @@ TEST(ForEachBatchEvent, EventsFormStillReads) {
   EXPECT_EQ(BatchEventCount(batch), 2);
 }
 
+// SampleFields is every field of a sample, comparable in one EXPECT_EQ.
+auto SampleFields(const Sample& s) {
+  return std::make_tuple(s.timestamp_ns, s.cpu, s.tgid, s.tid, s.delta_ns,
+                         s.tick, s.nr_threads, s.numa_node, s.footprint_pages,
+                         std::string(s.comm.view()));
+}
+
+// Every field differs from its default, so one the conversion drops in
+// either direction shows.
+TEST(EventToProto, SampleFromEventReadsEveryFieldBack) {
+  const Sample sample{.timestamp_ns = 7, .cpu = 3, .tgid = 10, .tid = 11,
+                      .delta_ns = 500, .tick = true, .nr_threads = 4,
+                      .numa_node = -1, .footprint_pages = 99,
+                      .comm = Comm("worker")};
+  const v1::Event event = EventToProto(sample);
+  EXPECT_FALSE(event.handover());
+  EXPECT_EQ(SampleFields(SampleFromEvent(event)), SampleFields(sample));
+  // Unset attributes stay unset: no field is sent for them.
+  const v1::Event plain = EventToProto(Sample{});
+  EXPECT_FALSE(plain.has_nr_threads() || plain.has_numa_node() ||
+               plain.has_footprint_pages());
+  EXPECT_EQ(SampleFields(SampleFromEvent(plain)), SampleFields(Sample{}));
+}
+
+TEST(EventToProto, HandOverFromEventReadsEveryFieldBack) {
+  const HandOver handover{.timestamp_ns = 8, .cpu = 2, .tgid = 20, .tid = 21};
+  const v1::Event event = EventToProto(handover);
+  EXPECT_TRUE(event.handover());
+  const HandOver back = HandOverFromEvent(event);
+  EXPECT_EQ(std::make_tuple(back.timestamp_ns, back.cpu, back.tgid, back.tid),
+            std::make_tuple(8, 2, 20, 21));
+}
+
 TEST(ForEachBatchEvent, TimeSumsWrapInsteadOfOverflowing) {
   v1::IngestBatch batch;
   AddRow(batch, INT64_MAX, 0, 1, 1, 0, v1::EVENT_KIND_TICK);
@@ -239,6 +275,114 @@ TEST(CheckBatchForm, AttributeErrorsNameTheFieldAndValue) {
     EXPECT_THAT(status.message(),
                 HasSubstr(std::string("columns.attributes.") + test.name +
                           " has 2 values but 1 entries set its bit"));
+  }
+}
+
+// ColumnField is one repeated field of EventColumns or of its attributes,
+// found through the descriptor, so a column added to the proto is covered
+// here without editing the test.
+struct ColumnField {
+  const google::protobuf::FieldDescriptor* field;
+  bool in_attributes;
+};
+
+std::vector<ColumnField> EveryColumnField() {
+  std::vector<ColumnField> out;
+  const google::protobuf::Descriptor& columns =
+      *v1::EventColumns::descriptor();
+  for (int i = 0; i < columns.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = columns.field(i);
+    if (field->is_repeated()) {
+      out.push_back({field, false});
+      continue;
+    }
+    // The one message field, attributes: every field of it is a column.
+    EXPECT_EQ(field->message_type(), v1::SparseAttributes::descriptor())
+        << field->name();
+    const google::protobuf::Descriptor& attributes =
+        *v1::SparseAttributes::descriptor();
+    for (int j = 0; j < attributes.field_count(); ++j) {
+      EXPECT_TRUE(attributes.field(j)->is_repeated())
+          << attributes.field(j)->name();
+      out.push_back({attributes.field(j), true});
+    }
+  }
+  return out;
+}
+
+// AddOneValue appends a value to `column` of `columns`, whatever its type
+// (0 for an enum: EVENT_KIND_SWITCH_OUT, a readable kind).
+void AddOneValue(v1::EventColumns& columns, const ColumnField& column) {
+  google::protobuf::Message& owner =
+      column.in_attributes
+          ? static_cast<google::protobuf::Message&>(
+                *columns.mutable_attributes())
+          : columns;
+  const google::protobuf::Reflection& reflection = *owner.GetReflection();
+  const google::protobuf::FieldDescriptor* field = column.field;
+  using Field = google::protobuf::FieldDescriptor;
+  switch (field->cpp_type()) {
+    case Field::CPPTYPE_INT32:
+      return reflection.AddInt32(&owner, field, 1);
+    case Field::CPPTYPE_INT64:
+      return reflection.AddInt64(&owner, field, 1);
+    case Field::CPPTYPE_UINT32:
+      return reflection.AddUInt32(&owner, field, 0);
+    case Field::CPPTYPE_UINT64:
+      return reflection.AddUInt64(&owner, field, 1);
+    case Field::CPPTYPE_ENUM:
+      return reflection.AddEnumValue(&owner, field, 0);
+    case Field::CPPTYPE_STRING:
+      return reflection.AddString(&owner, field, "x");
+    default:
+      ADD_FAILURE() << "column " << field->full_name() << " has a type "
+                    << field->cpp_type_name() << " this test cannot fill";
+  }
+}
+
+int FieldSize(const v1::EventColumns& columns, const ColumnField& column) {
+  const google::protobuf::Message& owner =
+      column.in_attributes
+          ? static_cast<const google::protobuf::Message&>(columns.attributes())
+          : columns;
+  return owner.GetReflection()->FieldSize(owner, column.field);
+}
+
+TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
+  const std::vector<ColumnField> fields = EveryColumnField();
+  // 6 row columns and 6 attribute columns today.
+  EXPECT_EQ(fields.size(), 12u);
+  for (const ColumnField& column : fields) {
+    v1::EventColumns columns;
+    AddOneValue(columns, column);
+    EXPECT_FALSE(ColumnsEmpty(columns)) << column.field->full_name();
+    ClearColumns(columns);
+    EXPECT_EQ(FieldSize(columns, column), 0) << column.field->full_name();
+    EXPECT_TRUE(ColumnsEmpty(columns)) << column.field->full_name();
+  }
+}
+
+TEST(CheckBatchForm, EveryRowColumnOfTheProtoHasItsLengthChecked) {
+  std::vector<ColumnField> row_columns;
+  for (const ColumnField& column : EveryColumnField()) {
+    if (!column.in_attributes) row_columns.push_back(column);
+  }
+  v1::IngestBatch full;
+  for (const ColumnField& column : row_columns) {
+    AddOneValue(*full.mutable_columns(), column);
+  }
+  EXPECT_TRUE(CheckBatchForm(full).ok()) << CheckBatchForm(full);
+  for (const ColumnField& missing : row_columns) {
+    if (missing.field->name() == "timestamp_delta_ns") continue;
+    v1::IngestBatch batch;
+    for (const ColumnField& column : row_columns) {
+      if (column.field != missing.field) {
+        AddOneValue(*batch.mutable_columns(), column);
+      }
+    }
+    EXPECT_THAT(CheckBatchForm(batch).message(),
+                HasSubstr("columns." + missing.field->name() +
+                          " has 0 rows but columns.timestamp_delta_ns has 1"));
   }
 }
 

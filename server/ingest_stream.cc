@@ -1,5 +1,7 @@
 #include "server/ingest_stream.h"
 
+#include <string>
+#include <type_traits>
 #include <utility>
 
 #include <grpcpp/support/proto_buffer_reader.h>
@@ -8,9 +10,74 @@
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/message_text.h"
+#include "common/status_macros.h"
 #include "server/proto_convert.h"
 
 namespace schedcache {
+
+void IngestTally::Reject(uint64_t offset, const absl::Status& reason) {
+  if (first_rejections_.size() < kMaxReasons) {
+    v1::Rejection& rejection = first_rejections_.emplace_back();
+    rejection.set_index(batch_start_ + offset);
+    rejection.set_reason(std::string(reason.message()));
+  }
+  ++rejected_;
+  ++batch_rejected_;
+}
+
+void IngestTally::EndBatch(uint64_t events) {
+  accepted_ += events - batch_rejected_;
+  batch_start_ += events;
+  batch_rejected_ = 0;
+}
+
+void IngestTally::Fill(v1::IngestSummary& summary) const {
+  summary.set_accepted(accepted_);
+  summary.set_rejected(rejected_);
+  summary.clear_first_rejections();
+  for (const v1::Rejection& rejection : first_rejections_) {
+    *summary.add_first_rejections() = rejection;
+  }
+}
+
+void DecodedBatch::Decode(const v1::IngestBatch& batch) {
+  events_.clear();
+  unreadable_.clear();
+  uint64_t position = 0;
+  ForEachBatchEvent(batch, [this, &position](const auto& event) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(event)>,
+                                 UnreadableRow>) {
+      unreadable_.push_back(Unreadable{position, event.reason});
+    } else {
+      events_.push_back(event);
+    }
+    ++position;
+  });
+}
+
+absl::Status DecodedBatch::ApplyTo(Session& session, IngestTally& tally) const {
+  // The engine numbers only the readable events; its event `index` stands
+  // at batch position index + (unreadable rows before it). Unreadable row
+  // `next` comes before it exactly when its position <= index + next, so
+  // merging the two keeps every rejection in batch order.
+  size_t next = 0;
+  const auto reject_unreadable_through = [&](uint64_t index) {
+    while (next < unreadable_.size() &&
+           unreadable_[next].position <= index + next) {
+      tally.Reject(unreadable_[next].position, unreadable_[next].reason);
+      ++next;
+    }
+  };
+  RETURN_IF_ERROR(
+      session.ApplyBatch(events_, unreadable_.size(),
+                         [&](size_t index, const absl::Status& error) {
+                           reject_unreadable_through(index);
+                           tally.Reject(index + next, error);
+                         }));
+  reject_unreadable_through(events_.size());
+  tally.EndBatch(events_.size() + unreadable_.size());
+  return absl::OkStatus();
+}
 
 IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
                            const Limits& limits, grpc::ByteBuffer* response)
@@ -67,20 +134,14 @@ absl::Status IngestStream::Parse(int slot, uint64_t number) {
   target.number = number;
   v1::IngestBatch& batch = target.batch;
   // Clear() would free the columns message (proto3 frees message fields
-  // on Clear); clearing field by field keeps the columns' storage and the
-  // Event objects for the parse to reuse. The columns message then stays
-  // present while empty, which is why batches are read by their sizes,
-  // never by has_columns().
+  // on Clear); ClearColumns and clearing the events keep the columns'
+  // storage and the Event objects for the parse to reuse. The columns
+  // message then stays present while empty, which is why batches are read
+  // by their sizes, never by has_columns().
   batch.clear_session();
   batch.mutable_events()->Clear();
   v1::EventColumns& columns = *batch.mutable_columns();
-  columns.clear_timestamp_delta_ns();
-  columns.clear_cpu();
-  columns.clear_tgid();
-  columns.clear_tid();
-  columns.clear_delta_ns();
-  columns.clear_kind();
-  columns.mutable_attributes()->Clear();  // repeated fields only: kept
+  ClearColumns(columns);
   // Fields this server does not know (from a newer client) are kept as
   // unknown fields, which a merge appends to: drop them per batch, or a
   // long stream would grow without bound.
@@ -104,6 +165,7 @@ absl::Status IngestStream::Parse(int slot, uint64_t number) {
     return absl::InvalidArgumentError(
         absl::StrCat("batch ", number, " ", form.message()));
   }
+  target.events.Decode(batch);
   return absl::OkStatus();
 }
 
@@ -176,7 +238,7 @@ absl::Status IngestStream::Apply(int slot) {
         QuoteForMessage(batch.session()), " but this stream feeds \"",
         session_->name(), "\""));
   }
-  return session_->ApplyBatch(batch, tally_);
+  return source.events.ApplyTo(*session_, tally_);
 }
 
 void IngestStream::FinishWith(const absl::Status& status, uint64_t batches) {

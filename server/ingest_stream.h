@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/server_callback.h>
@@ -31,6 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "events/event.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/limits.h"
 #include "server/session.h"
@@ -38,6 +40,57 @@
 #include "server/stream_limiter.h"
 
 namespace schedcache {
+
+// IngestTally counts one Ingest stream's events: exact totals and the first
+// kMaxReasons rejections, indexed across the stream. Owned by one stream;
+// not thread-safe.
+class IngestTally {
+ public:
+  static constexpr int kMaxReasons = 16;
+
+  // Reject records that the event `offset` events into the current batch
+  // was rejected for `reason`. Offsets increase within a batch.
+  void Reject(uint64_t offset, const absl::Status& reason);
+  // EndBatch counts the current batch's `events` events, those not
+  // rejected as accepted, and starts the next batch after them.
+  void EndBatch(uint64_t events);
+  uint64_t accepted() const { return accepted_; }
+  uint64_t rejected() const { return rejected_; }
+  // Fill writes the totals and first rejections into `summary`.
+  void Fill(v1::IngestSummary& summary) const;
+
+ private:
+  uint64_t accepted_ = 0;
+  uint64_t rejected_ = 0;
+  uint64_t batch_start_ = 0;     // stream index of the batch's first event
+  uint64_t batch_rejected_ = 0;  // rejections of the current batch
+  std::vector<v1::Rejection> first_rejections_;
+};
+
+// DecodedBatch is one IngestBatch read into engine events, kept for the
+// stream's life so that in steady state decoding allocates nothing.
+// Not thread-safe.
+class DecodedBatch {
+ public:
+  // Decode empties this, keeping its storage, and reads every event of
+  // `batch`. REQUIRES: CheckBatchForm(batch) is OK.
+  void Decode(const v1::IngestBatch& batch);
+  // ApplyTo applies the events to `session` in one Session::ApplyBatch and
+  // counts each in `tally`, unreadable rows among them, in batch order.
+  // Returns the Close status once the session is closed (then nothing is
+  // counted).
+  absl::Status ApplyTo(Session& session, IngestTally& tally) const;
+
+ private:
+  // Unreadable is a row no event could be read from, at `position` in the
+  // batch.
+  struct Unreadable {
+    uint64_t position;
+    absl::Status reason;
+  };
+  std::vector<Event> events_;
+  std::vector<Unreadable> unreadable_;  // by position
+};
 
 class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
@@ -54,7 +107,8 @@ class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   static constexpr int kSlots = 2;
 
   // Parse empties slot `slot`, keeping its storage, and parses read_ into
-  // it; checks the batch's size and form.
+  // it; checks the batch's size and form, then decodes its events (on the
+  // reading thread, so decoding overlaps the batch applying).
   absl::Status Parse(int slot, uint64_t number);
   // ApplyFrom applies slot `slot`, then every batch parsed meanwhile, in
   // order, starting the next read whenever a slot frees; finishes the call
@@ -79,6 +133,7 @@ class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   grpc::ByteBuffer read_;
   struct Slot {
     v1::IngestBatch batch;
+    DecodedBatch events;  // the batch's events, decoded by Parse
     uint64_t number = 0;  // the batch's position in the stream
   };
   Slot slots_[kSlots];

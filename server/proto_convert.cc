@@ -68,6 +68,46 @@ HandOver HandOverFromEvent(const v1::Event& event) {
 
 namespace {
 
+// EventAt is an Event with the fields a sample and a hand-over share.
+v1::Event EventAt(int64_t timestamp_ns, int32_t cpu, int32_t tgid,
+                  int32_t tid) {
+  v1::Event event;
+  event.set_timestamp_ns(timestamp_ns);
+  event.set_cpu(cpu);
+  event.set_tgid(tgid);
+  event.set_tid(tid);
+  return event;
+}
+
+}  // namespace
+
+v1::Event EventToProto(const Sample& sample) {
+  v1::Event event =
+      EventAt(sample.timestamp_ns, sample.cpu, sample.tgid, sample.tid);
+  event.set_delta_ns(sample.delta_ns);
+  event.set_tick(sample.tick);
+  if (sample.nr_threads != kUnchangedNrThreads) {
+    event.set_nr_threads(sample.nr_threads);
+  }
+  if (sample.numa_node != kUnchangedNumaNode) {
+    event.set_numa_node(sample.numa_node);
+  }
+  if (sample.footprint_pages != kUnchangedFootprint) {
+    event.set_footprint_pages(sample.footprint_pages);
+  }
+  event.set_comm(std::string(sample.comm.view()));
+  return event;
+}
+
+v1::Event EventToProto(const HandOver& handover) {
+  v1::Event event = EventAt(handover.timestamp_ns, handover.cpu,
+                            handover.tgid, handover.tid);
+  event.set_handover(true);
+  return event;
+}
+
+namespace {
+
 // CheckAttributes checks that `attributes` name rows below `rows` in
 // increasing order and hold one value per field their entries set.
 absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
@@ -118,7 +158,38 @@ absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
   return absl::OkStatus();
 }
 
+// RowColumn is one per-row column of EventColumns: every field but
+// attributes. The one list of them, so clearing, the emptiness test and the
+// length check cannot miss a column added to the proto.
+struct RowColumn {
+  const char* name;
+  int (v1::EventColumns::*size)() const;
+  void (v1::EventColumns::*clear)();
+};
+constexpr RowColumn kRowColumns[] = {
+    {"timestamp_delta_ns", &v1::EventColumns::timestamp_delta_ns_size,
+     &v1::EventColumns::clear_timestamp_delta_ns},
+    {"cpu", &v1::EventColumns::cpu_size, &v1::EventColumns::clear_cpu},
+    {"tgid", &v1::EventColumns::tgid_size, &v1::EventColumns::clear_tgid},
+    {"tid", &v1::EventColumns::tid_size, &v1::EventColumns::clear_tid},
+    {"delta_ns", &v1::EventColumns::delta_ns_size,
+     &v1::EventColumns::clear_delta_ns},
+    {"kind", &v1::EventColumns::kind_size, &v1::EventColumns::clear_kind},
+};
+
 }  // namespace
+
+void ClearColumns(v1::EventColumns& columns) {
+  for (const RowColumn& column : kRowColumns) (columns.*column.clear)();
+  columns.mutable_attributes()->Clear();  // repeated fields only: kept
+}
+
+bool ColumnsEmpty(const v1::EventColumns& columns) {
+  for (const RowColumn& column : kRowColumns) {
+    if ((columns.*column.size)() != 0) return false;
+  }
+  return columns.attributes().ByteSizeLong() == 0;
+}
 
 int BatchEventCount(const v1::IngestBatch& batch) {
   return batch.events_size() + batch.columns().timestamp_delta_ns_size();
@@ -128,33 +199,47 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
   const v1::EventColumns& columns = batch.columns();
   // By sizes, not has_columns(): the server keeps an emptied columns
   // message between batches, and an empty one carries nothing.
-  const bool columns_empty =
-      columns.timestamp_delta_ns_size() == 0 && columns.cpu_size() == 0 &&
-      columns.tgid_size() == 0 && columns.tid_size() == 0 &&
-      columns.delta_ns_size() == 0 && columns.kind_size() == 0 &&
-      columns.attributes().ByteSizeLong() == 0;
-  if (columns_empty) return absl::OkStatus();
+  if (ColumnsEmpty(columns)) return absl::OkStatus();
   if (batch.events_size() > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "sets both events (", batch.events_size(),
         ") and columns; a batch carries one form"));
   }
   const int rows = columns.timestamp_delta_ns_size();
-  const std::pair<const char*, int> lengths[] = {
-      {"cpu", columns.cpu_size()},
-      {"tgid", columns.tgid_size()},
-      {"tid", columns.tid_size()},
-      {"delta_ns", columns.delta_ns_size()},
-      {"kind", columns.kind_size()},
-  };
-  for (const auto& [name, length] : lengths) {
+  for (const RowColumn& column : kRowColumns) {
+    const int length = (columns.*column.size)();
     if (length != rows) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "columns.", name, " has ", length,
+          "columns.", column.name, " has ", length,
           " rows but columns.timestamp_delta_ns has ", rows));
     }
   }
   return CheckAttributes(columns.attributes(), rows);
+}
+
+absl::StatusOr<RecommendRequest> RecommendFromProto(
+    const v1::RecommendRequest& request) {
+  if (request.has_cpu() && !request.has_tid()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cpu: ", request.cpu(), " given without tid (a CPU is a thread's)"));
+  }
+  RecommendRequest query;
+  query.tgid = request.tgid();
+  if (request.has_tid()) query.tid = request.tid();
+  if (request.has_cpu()) query.cpu = request.cpu();
+  query.scan = request.scan();
+  query.timestamp_ns = request.timestamp_ns();
+  return query;
+}
+
+v1::RecommendResponse RecommendResponseToProto(
+    int32_t tgid, absl::Span<const PolicyDecision> decisions) {
+  v1::RecommendResponse response;
+  response.set_tgid(tgid);
+  for (const PolicyDecision& decision : decisions) {
+    *response.add_decisions() = DecisionToProto(decision);
+  }
+  return response;
 }
 
 v1::Tunable TunableToProto(const TunableSpec& spec) {

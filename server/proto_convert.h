@@ -11,7 +11,9 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "events/event.h"
 #include "policies/decision.h"
 #include "policies/engine.h"
@@ -24,6 +26,11 @@ namespace schedcache {
 Sample SampleFromEvent(const v1::Event& event);
 // HandOverFromEvent reads a hand-over event (event.handover() is true).
 HandOver HandOverFromEvent(const v1::Event& event);
+// EventToProto is the Event message that SampleFromEvent or
+// HandOverFromEvent reads back as `sample` or `handover` (the form that
+// python and grpcurl clients send).
+v1::Event EventToProto(const Sample& sample);
+v1::Event EventToProto(const HandOver& handover);
 
 // UnreadableRow is a row of EventColumns that is neither a sample nor a
 // hand-over (an unknown kind); it is rejected with `reason`, like an event
@@ -31,6 +38,14 @@ HandOver HandOverFromEvent(const v1::Event& event);
 struct UnreadableRow {
   absl::Status reason;
 };
+
+// ClearColumns empties every column of `columns`, the attributes' too,
+// keeping their storage for the next parse (proto3's Clear() would free the
+// attributes message).
+void ClearColumns(v1::EventColumns& columns);
+// ColumnsEmpty is true when no column of `columns` holds a value: an
+// emptied columns message carries nothing, present or not.
+bool ColumnsEmpty(const v1::EventColumns& columns);
 
 // BatchEventCount is the number of events of `batch`: Event messages or
 // column rows.
@@ -136,6 +151,16 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     }
   }
 }
+
+// RecommendFromProto reads a Recommend request's query. InvalidArgument
+// for a cpu without a tid (a CPU is a thread's): what the message alone
+// shows; the engine checks the rest against the session (tracked tgid,
+// known tid, online cpu, timestamp).
+absl::StatusOr<RecommendRequest> RecommendFromProto(
+    const v1::RecommendRequest& request);
+// RecommendResponseToProto is the answer for `tgid`, a decision per policy.
+v1::RecommendResponse RecommendResponseToProto(
+    int32_t tgid, absl::Span<const PolicyDecision> decisions);
 
 v1::Tunable TunableToProto(const TunableSpec& spec);
 v1::PolicyDecision DecisionToProto(const PolicyDecision& decision);

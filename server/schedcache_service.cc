@@ -5,7 +5,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "policies/session_config.h"
 #include "server/ingest_stream.h"
@@ -136,15 +135,12 @@ grpc::ServerReadReactor<grpc::ByteBuffer>* SchedCacheService::Ingest(
 grpc::ServerUnaryReactor* SchedCacheService::Recommend(
     grpc::CallbackServerContext* context, const v1::RecommendRequest* request,
     v1::RecommendResponse* response) {
-  if (request->has_cpu() && !request->has_tid()) {
-    return Respond(context, absl::InvalidArgumentError(absl::StrCat(
-                                "cpu: ", request->cpu(),
-                                " given without tid (a CPU is a thread's)")));
-  }
+  absl::StatusOr<RecommendRequest> query = RecommendFromProto(*request);
+  if (!query.ok()) return Respond(context, query.status());
   absl::StatusOr<std::shared_ptr<Session>> session =
       sessions_.Find(request->session());
   if (!session.ok()) return Respond(context, session.status());
-  return Respond(context, Unwrap((*session)->Recommend(*request), response));
+  return Respond(context, Unwrap((*session)->Recommend(*query), response));
 }
 
 grpc::ServerWriteReactor<v1::PreferenceChange>*

@@ -7,39 +7,6 @@
 #include "server/proto_convert.h"
 
 namespace schedcache {
-namespace {
-
-// ApplyEvent applies one event of a batch, whichever form it came in.
-absl::Status ApplyEvent(Engine& engine, const Sample& sample) {
-  return engine.ApplySample(sample);
-}
-absl::Status ApplyEvent(Engine& engine, const HandOver& handover) {
-  return engine.ApplyHandOver(handover);
-}
-absl::Status ApplyEvent(Engine&, const UnreadableRow& row) {
-  return row.reason;
-}
-
-}  // namespace
-
-void IngestTally::Reject(const absl::Status& reason) {
-  if (first_rejections_.size() < kMaxReasons) {
-    v1::Rejection& rejection = first_rejections_.emplace_back();
-    rejection.set_index(next_index_);
-    rejection.set_reason(std::string(reason.message()));
-  }
-  ++rejected_;
-  ++next_index_;
-}
-
-void IngestTally::Fill(v1::IngestSummary& summary) const {
-  summary.set_accepted(accepted_);
-  summary.set_rejected(rejected_);
-  summary.clear_first_rejections();
-  for (const v1::Rejection& rejection : first_rejections_) {
-    *summary.add_first_rejections() = rejection;
-  }
-}
 
 absl::StatusOr<std::shared_ptr<Session>> Session::Create(
     SessionSettings settings, std::shared_ptr<const Topology> topology,
@@ -81,25 +48,16 @@ std::vector<std::shared_ptr<PreferenceSink>> Session::TakeFlushes() {
   return flushes;
 }
 
-absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
-                                 IngestTally& tally) {
+absl::Status Session::ApplyBatch(
+    absl::Span<const Event> events, uint64_t unreadable,
+    absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
   std::vector<std::shared_ptr<PreferenceSink>> flushes;
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
-    const uint64_t accepted_before = tally.accepted();
-    const uint64_t rejected_before = tally.rejected();
-    Engine& engine = *engine_;
-    ForEachBatchEvent(batch, [&engine, &tally](const auto& event) {
-      const absl::Status status = ApplyEvent(engine, event);
-      if (status.ok()) {
-        tally.Accept();
-      } else {
-        tally.Reject(status);
-      }
-    });
-    events_accepted_ += tally.accepted() - accepted_before;
-    events_rejected_ += tally.rejected() - rejected_before;
+    const uint64_t applied = engine_->ApplyBatch(events, on_reject);
+    events_accepted_ += applied;
+    events_rejected_ += events.size() - applied + unreadable;
     flushes = TakeFlushes();
   }
   for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
@@ -109,33 +67,20 @@ absl::Status Session::ApplyBatch(const v1::IngestBatch& batch,
 }
 
 absl::StatusOr<v1::RecommendResponse> Session::Recommend(
-    const v1::RecommendRequest& request) {
-  RecommendRequest query;
-  query.tgid = request.tgid();
-  if (request.has_tid()) query.tid = request.tid();
-  if (request.has_cpu()) query.cpu = request.cpu();
-  query.scan = request.scan();
-  query.timestamp_ns = request.timestamp_ns();
-
+    const RecommendRequest& request) {
   absl::StatusOr<std::vector<PolicyDecision>> decisions;
   std::vector<std::shared_ptr<PreferenceSink>> flushes;
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
-    decisions = engine_->Recommend(query);
+    decisions = engine_->Recommend(request);
     flushes = TakeFlushes();
   }
   for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
     watcher->Flush();
   }
   if (!decisions.ok()) return decisions.status();
-
-  v1::RecommendResponse response;
-  response.set_tgid(request.tgid());
-  for (const PolicyDecision& decision : *decisions) {
-    *response.add_decisions() = DecisionToProto(decision);
-  }
-  return response;
+  return RecommendResponseToProto(request.tgid, *decisions);
 }
 
 v1::Report Session::Report() const {
@@ -168,16 +113,15 @@ v1::Session Session::Describe() const {
     out.add_policies(policy.name);
   }
   out.set_trigger(ScanTriggerToProto(settings_.options.trigger));
-  const ModelTunables& model = settings_.options.model;
   const auto add_tunable = [&out](const std::string& name, int64_t value) {
     v1::TunableSetting* setting = out.add_tunables();
     setting->set_name(name);
     setting->set_value(absl::StrCat(value));
   };
-  const TunableValues model_values = model.ToValues();
-  for (const TunableSpec& spec : ModelTunables::Specs()) {
-    add_tunable(spec.name, model_values.at(spec.name));
-  }
+  settings_.options.model.ForEachValue(
+      [&add_tunable](const TunableSpec& spec, int64_t value) {
+        add_tunable(spec.name, value);
+      });
   for (const PolicyChoice& policy : settings_.policies) {
     for (const auto& [name, value] : policy.tunables) {
       add_tunable(absl::StrCat(policy.name, ".", name), value);

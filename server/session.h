@@ -16,10 +16,13 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "events/event.h"
 #include "policies/engine.h"
 #include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
@@ -27,29 +30,6 @@
 #include "topology/topology.h"
 
 namespace schedcache {
-
-// IngestTally counts one Ingest stream's events: exact totals and the first
-// kMaxReasons rejections. Owned by one stream; not thread-safe.
-class IngestTally {
- public:
-  static constexpr int kMaxReasons = 16;
-
-  void Accept() {
-    ++accepted_;
-    ++next_index_;
-  }
-  void Reject(const absl::Status& reason);
-  uint64_t accepted() const { return accepted_; }
-  uint64_t rejected() const { return rejected_; }
-  // Fill writes the totals and first rejections into `summary`.
-  void Fill(v1::IngestSummary& summary) const;
-
- private:
-  uint64_t accepted_ = 0;
-  uint64_t rejected_ = 0;
-  uint64_t next_index_ = 0;
-  std::vector<v1::Rejection> first_rejections_;
-};
 
 class Session {
  public:
@@ -65,16 +45,22 @@ class Session {
   const std::string& name() const { return settings_.name; }
   const Topology& topology() const { return *topology_; }
 
-  // ApplyBatch applies the batch's events (either form) in order, counting
-  // each in `tally`; a bad event is rejected and the rest still applied.
-  // Returns the Close status (NotFound when deleted) once the session is
-  // closed. REQUIRES: CheckBatchForm(batch) is OK.
-  absl::Status ApplyBatch(const v1::IngestBatch& batch, IngestTally& tally)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // ApplyBatch applies `events` in order through Engine::ApplyBatch: a
+  // rejected event leaves the session unchanged and the rest still apply;
+  // `on_reject` hears each rejected event's index and error (with the
+  // session's lock held, so it must be quick). `unreadable` more events of
+  // the batch were rejected before they reached the engine; they count in
+  // the session's rejections. Returns the Close status (NotFound when
+  // deleted) once the session is closed.
+  absl::Status ApplyBatch(
+      absl::Span<const Event> events, uint64_t unreadable,
+      absl::FunctionRef<void(size_t index, const absl::Status& error)>
+          on_reject) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Recommend answers for every policy. NotFound names an untracked tgid.
+  // Recommend answers for every policy. NotFound names an untracked tgid;
+  // InvalidArgument a bad tid, cpu or timestamp (the engine's checks).
   absl::StatusOr<v1::RecommendResponse> Recommend(
-      const v1::RecommendRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
+      const RecommendRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
 
   v1::Report Report() const ABSL_LOCKS_EXCLUDED(mu_);
   v1::Session Describe() const ABSL_LOCKS_EXCLUDED(mu_);

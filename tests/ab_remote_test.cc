@@ -17,8 +17,8 @@
 namespace schedcache::ab {
 namespace {
 
-using schedcache::testing::TestServer;
-using schedcache::testing::Transport;
+using schedcache::test_support::TestServer;
+using schedcache::test_support::Transport;
 
 class AbRemote : public ::testing::Test {
  protected:

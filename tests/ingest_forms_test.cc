@@ -18,65 +18,35 @@
 #include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
+#include "server/proto_convert.h"
 #include "tests/server_fixture.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::HasSubstr;
 
 constexpr int64_t kMs = 1'000'000;
 
-v1::Event EventOf(const Sample& sample) {
-  v1::Event event;
-  event.set_timestamp_ns(sample.timestamp_ns);
-  event.set_cpu(sample.cpu);
-  event.set_tgid(sample.tgid);
-  event.set_tid(sample.tid);
-  event.set_delta_ns(sample.delta_ns);
-  event.set_tick(sample.tick);
-  if (sample.nr_threads != kUnchangedNrThreads) {
-    event.set_nr_threads(sample.nr_threads);
-  }
-  if (sample.numa_node != kUnchangedNumaNode) {
-    event.set_numa_node(sample.numa_node);
-  }
-  if (sample.footprint_pages != kUnchangedFootprint) {
-    event.set_footprint_pages(sample.footprint_pages);
-  }
-  event.set_comm(std::string(sample.comm.view()));
-  return event;
-}
-
-v1::Event EventOf(const HandOver& handover) {
-  v1::Event event;
-  event.set_handover(true);
-  event.set_timestamp_ns(handover.timestamp_ns);
-  event.set_cpu(handover.cpu);
-  event.set_tgid(handover.tgid);
-  event.set_tid(handover.tid);
-  return event;
-}
-
 // Workload: two processes that come to prefer an LLC, hand-overs, every
 // optional attribute on some samples, and bad events among them.
 std::vector<Event> Workload() {
   std::vector<Event> events;
   for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
-  Sample named = TickSample(30 * kMs, 2, 20, 21, 2 * kMs, /*nr_threads=*/3);
+  Sample named = SampleAt(30 * kMs, 2, 20, 21, 2 * kMs, true, /*nr_threads=*/3);
   named.comm.Assign("worker");
   named.numa_node = -1;
   named.footprint_pages = 100;
   events.push_back(named);
   events.push_back(HandOver{.timestamp_ns = 31 * kMs, .cpu = 3, .tgid = 20,
                             .tid = 22});
-  events.push_back(TickSample(32 * kMs, 9, 20, 22, kMs));  // bad cpu
-  events.push_back(TickSample(52 * kMs, 3, 20, 22, kMs));
-  events.push_back(TickSample(53 * kMs, 2, 0, 21, kMs));   // bad tgid
+  events.push_back(SampleAt(32 * kMs, 9, 20, 22, kMs, true));  // bad cpu
+  events.push_back(SampleAt(52 * kMs, 3, 20, 22, kMs, true));
+  events.push_back(SampleAt(53 * kMs, 2, 0, 21, kMs, true));       // bad tgid
   events.push_back(HandOver{.timestamp_ns = 54 * kMs, .cpu = 3});  // idle
   for (int i = 0; i < 20; ++i) {
-    events.push_back(TickSample((60 + 5 * i) * kMs, i % 4, 20, 21 + i % 2,
-                                kMs));
+    events.push_back(
+        SampleAt((60 + 5 * i) * kMs, i % 4, 20, 21 + i % 2, kMs, true));
   }
   return events;
 }
@@ -95,7 +65,7 @@ absl::StatusOr<v1::IngestSummary> IngestEvents(
     if (first == 0) message.set_session(session);
     for (size_t i = first; i < events.size() && i < first + batch; ++i) {
       *message.add_events() =
-          std::visit([](const auto& e) { return EventOf(e); }, events[i]);
+          std::visit([](const auto& e) { return EventToProto(e); }, events[i]);
     }
     if (!writer->Write(message)) break;
   }
@@ -211,14 +181,14 @@ TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
   // attribute lost, or taken by the hand-over row, the process would stay
   // single-threaded without a preference.
   std::vector<Event> events;
-  Sample first = TickSample(1000, 0, 10, 11, kMs, /*nr_threads=*/1);
+  Sample first = SampleAt(1000, 0, 10, 11, kMs, true, /*nr_threads=*/1);
   events.push_back(first);
   events.push_back(HandOver{.timestamp_ns = 2000, .cpu = 1, .tgid = 10,
                             .tid = 12});
-  Sample two = TickSample(3000, 1, 10, 12, kMs, /*nr_threads=*/2);
+  Sample two = SampleAt(3000, 1, 10, 12, kMs, true, /*nr_threads=*/2);
   two.comm.Assign("two-threads");
   events.push_back(two);
-  events.push_back(TickSample(1000 + 20 * kMs, 0, 10, 11, kMs));
+  events.push_back(SampleAt(1000 + 20 * kMs, 0, 10, 11, kMs, true));
   v1::IngestBatch batch = Columns(events);
   batch.set_session("s");
   ASSERT_EQ(batch.columns().attributes().row_size(), 2);
@@ -238,9 +208,9 @@ TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
 }
 
 TEST_F(IngestFormsTest, BothFormsInOneBatchEndTheStream) {
-  v1::IngestBatch first = Columns({TickSample(1, 0, 1, 1, 1)});
-  v1::IngestBatch both = Columns({TickSample(2, 0, 1, 1, 1)});
-  *both.add_events() = EventOf(TickSample(3, 0, 1, 1, 1));
+  v1::IngestBatch first = Columns({SampleAt(1, 0, 1, 1, 1, true)});
+  v1::IngestBatch both = Columns({SampleAt(2, 0, 1, 1, 1, true)});
+  *both.add_events() = EventToProto(SampleAt(3, 0, 1, 1, 1, true));
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches(address(), {first, both});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
@@ -251,7 +221,7 @@ TEST_F(IngestFormsTest, BothFormsInOneBatchEndTheStream) {
 
 TEST_F(IngestFormsTest, UnequalColumnsEndTheStream) {
   v1::IngestBatch batch =
-      Columns({TickSample(1, 0, 1, 1, 1), TickSample(2, 0, 1, 1, 1)});
+      Columns({SampleAt(1, 0, 1, 1, 1, true), SampleAt(2, 0, 1, 1, 1, true)});
   batch.mutable_columns()->mutable_tid()->RemoveLast();
   absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
@@ -261,7 +231,7 @@ TEST_F(IngestFormsTest, UnequalColumnsEndTheStream) {
 }
 
 TEST_F(IngestFormsTest, BadAttributesEndTheStream) {
-  v1::IngestBatch batch = Columns({TickSample(1, 0, 1, 1, 1, 2)});
+  v1::IngestBatch batch = Columns({SampleAt(1, 0, 1, 1, 1, true, 2)});
   batch.mutable_columns()->mutable_attributes()->set_row(0, 1);
   absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
@@ -275,7 +245,7 @@ TEST_F(IngestFormsTest, BadAttributesEndTheStream) {
 TEST_F(IngestFormsTest, UnknownFieldsAreIgnored) {
   std::vector<v1::IngestBatch> batches;
   for (int64_t t = 1000; t <= 3000; t += 1000) {
-    v1::IngestBatch batch = Columns({TickSample(t, 0, 10, 11, 5)});
+    v1::IngestBatch batch = Columns({SampleAt(t, 0, 10, 11, 5, true)});
     batch.GetReflection()->MutableUnknownFields(&batch)->AddVarint(99, 7);
     v1::EventColumns& columns = *batch.mutable_columns();
     columns.GetReflection()->MutableUnknownFields(&columns)->AddLengthDelimited(
@@ -291,7 +261,7 @@ TEST_F(IngestFormsTest, UnknownFieldsAreIgnored) {
 
 // Bytes that do not parse: field 2 (events) holding a truncated varint.
 TEST_F(IngestFormsTest, BytesThatAreNotABatchEndTheStream) {
-  v1::IngestBatch good = Columns({TickSample(1000, 0, 10, 11, 5)});
+  v1::IngestBatch good = Columns({SampleAt(1000, 0, 10, 11, 5, true)});
   v1::IngestBatch bad;
   bad.GetReflection()->MutableUnknownFields(&bad)->AddLengthDelimited(
       2, std::string("\xff", 1));
@@ -312,8 +282,8 @@ TEST_F(IngestFormsTest, ManyBatchesApplyInStreamOrder) {
   constexpr int kBatches = 300;
   for (int b = 0; b < kBatches; ++b) {
     const int64_t t = 1000 + 10 * b;
-    batches.push_back(Columns({TickSample(t, 0, 10, 11, 5),
-                               TickSample(t + 5, 0, 10, 12, 5, 2)}));
+    batches.push_back(Columns({SampleAt(t, 0, 10, 11, 5, true),
+                               SampleAt(t + 5, 0, 10, 12, 5, true, 2)}));
   }
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches(address(), batches);
@@ -326,10 +296,10 @@ TEST_F(IngestFormsTest, ManyBatchesApplyInStreamOrder) {
 
 TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
   v1::IngestBatch first = Columns(
-      {TickSample(1000, 0, 10, 11, 5), TickSample(1000, 9, 10, 11, 5)});
-  v1::IngestBatch second = Columns({TickSample(2000, 0, 10, 11, 5),
-                                    TickSample(3000, 0, 10, 11, 5),
-                                    TickSample(500, 1, 10, 11, -1)});
+      {SampleAt(1000, 0, 10, 11, 5, true), SampleAt(1000, 9, 10, 11, 5, true)});
+  v1::IngestBatch second = Columns({SampleAt(2000, 0, 10, 11, 5, true),
+                                    SampleAt(3000, 0, 10, 11, 5, true),
+                                    SampleAt(500, 1, 10, 11, -1, true)});
   second.mutable_columns()->set_kind(1, static_cast<v1::EventKind>(5));
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches(address(), {first, second});
@@ -347,6 +317,40 @@ TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
   EXPECT_THAT(summary->first_rejections(2).reason(), HasSubstr("delta_ns"));
 }
 
+// Unreadable rows never reach the engine, yet each rejection keeps its
+// row's index: rows 0 (cpu 9), 1 and 2 (kinds 5, 6), 4 (negative delta)
+// and 5 (kind 7) are rejected, rows 3 and 6 accepted.
+TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
+  v1::IngestBatch batch = Columns(
+      {SampleAt(1000, 9, 10, 11, 5, true), SampleAt(1000, 0, 10, 11, 5, true),
+       SampleAt(1000, 0, 10, 11, 5, true), SampleAt(1000, 0, 10, 11, 5, true),
+       SampleAt(2000, 0, 10, 11, -1, true), SampleAt(2000, 0, 10, 11, 5, true),
+       SampleAt(3000, 0, 10, 11, 5, true)});
+  v1::EventColumns& columns = *batch.mutable_columns();
+  columns.set_kind(1, static_cast<v1::EventKind>(5));
+  columns.set_kind(2, static_cast<v1::EventKind>(6));
+  columns.set_kind(5, static_cast<v1::EventKind>(7));
+  absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->accepted(), 2u);
+  EXPECT_EQ(summary->rejected(), 5u);
+  ASSERT_EQ(summary->first_rejections_size(), 5);
+  const struct {
+    uint64_t index;
+    const char* reason;
+  } expected[] = {{0, "cpu 9"},
+                  {1, "kind 5 is not an EventKind"},
+                  {2, "kind 6 is not an EventKind"},
+                  {4, "delta_ns -1"},
+                  {5, "kind 7 is not an EventKind"}};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(summary->first_rejections(i).index(), expected[i].index) << i;
+    EXPECT_THAT(summary->first_rejections(i).reason(),
+                HasSubstr(expected[i].reason))
+        << i;
+  }
+}
+
 TEST(IngestFormsLimits, MaxBatchEventsCountsRows) {
   ServerOptions options;
   options.limits.max_batch_events = 2;
@@ -354,8 +358,8 @@ TEST(IngestFormsLimits, MaxBatchEventsCountsRows) {
       TestServer::Start(Transport::kUnix, options);
   ASSERT_TRUE(test.ok()) << test.status();
   v1::IngestBatch batch =
-      Columns({TickSample(1, 0, 1, 1, 1), HandOver{.timestamp_ns = 2},
-               TickSample(3, 0, 1, 1, 1)});
+      Columns({SampleAt(1, 0, 1, 1, 1, true), HandOver{.timestamp_ns = 2},
+               SampleAt(3, 0, 1, 1, 1, true)});
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches((*test)->server->addresses().front(), {batch});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kResourceExhausted);
@@ -364,4 +368,4 @@ TEST(IngestFormsLimits, MaxBatchEventsCountsRows) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

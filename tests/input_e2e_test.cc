@@ -21,7 +21,7 @@
 #include "tests/server_fixture.h"
 #include "tests/subprocess.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::HasSubstr;
@@ -238,4 +238,4 @@ TEST_F(FeedTest, ValuesAtTheInt64LimitsGivePerRowResults) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

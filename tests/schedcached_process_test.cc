@@ -20,7 +20,7 @@
 #include "tests/server_fixture.h"
 #include "tests/subprocess.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::HasSubstr;
@@ -179,4 +179,4 @@ TEST(SchedcachedShutdown, SigtermDoesNotWaitForATopologyBuild) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

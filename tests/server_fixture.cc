@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 TempDir::TempDir() {
   std::string pattern =
@@ -39,23 +39,10 @@ absl::StatusOr<std::unique_ptr<TestServer>> TestServer::Start(
   return test;
 }
 
-Sample TickSample(int64_t timestamp_ns, int cpu, int tgid, int tid,
-                  int64_t delta_ns, int nr_threads) {
-  Sample sample;
-  sample.timestamp_ns = timestamp_ns;
-  sample.cpu = cpu;
-  sample.tgid = tgid;
-  sample.tid = tid;
-  sample.delta_ns = delta_ns;
-  sample.tick = true;
-  sample.nr_threads = nr_threads;
-  return sample;
-}
-
 std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0) {
   constexpr int64_t kMs = 1'000'000;
-  return {TickSample(t0, 0, tgid, tgid + 1, 1 * kMs, /*nr_threads=*/2),
-          TickSample(t0 + 20 * kMs, 0, tgid, tgid + 1, 1 * kMs)};
+  return {SampleAt(t0, 0, tgid, tgid + 1, 1 * kMs, true, /*nr_threads=*/2),
+          SampleAt(t0 + 20 * kMs, 0, tgid, tgid + 1, 1 * kMs, true)};
 }
 
 v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name) {
@@ -68,4 +55,4 @@ v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name) {
   return request;
 }
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -10,10 +10,11 @@
 
 #include "absl/status/statusor.h"
 #include "events/event.h"
+#include "policies/testing/test_topologies.h"
 #include "schedcache/client.h"
 #include "server/server.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 enum class Transport { kUnix, kTcp };
 
@@ -48,10 +49,6 @@ inline constexpr char kTwoLlcTopology[] = "synthetic:pack:1 l3:2 core:2 pu:1";
 // full-scan (the reference), visited-scan and none.
 v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name);
 
-// TickSample is a tick sample of thread `tid` of `tgid`.
-Sample TickSample(int64_t timestamp_ns, int cpu, int tgid, int tid,
-                  int64_t delta_ns, int nr_threads = kUnchangedNrThreads);
-
 // PreferLlc0Events makes process `tgid` (2 threads) prefer LLC 0 under the
 // cache-aware policies, in a session with default tunables on
 // kTwoLlcTopology. Derivation (DESIGN §1): the first tick at t0 sets the
@@ -63,6 +60,6 @@ Sample TickSample(int64_t timestamp_ns, int cpu, int tgid, int tid,
 // invalid_nr is false: 2 threads, and nr_running_avg 0 < 1 * 2 * 1024.
 std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0);
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_TESTS_SERVER_FIXTURE_H_

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "tests/server_fixture.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::Contains;
@@ -163,13 +163,13 @@ TEST_P(ServerTest, CreateSessionRejectsBadRequests) {
 TEST_P(ServerTest, IngestCountsAcceptedAndRejectedExactly) {
   ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   std::vector<Sample> samples = {
-      TickSample(1000, 0, 10, 11, 100),       // ok
-      TickSample(1000, 9, 10, 11, 100),       // cpu 9 does not exist
-      TickSample(1000, 1, 0, 11, 100),        // tgid 0
-      TickSample(1000, 1, 10, 0, 100),        // tid 0
-      TickSample(1000, 1, 10, 11, -5),        // negative delta
-      TickSample(500, 0, 10, 11, 100),        // backwards on cpu 0
-      TickSample(2000, 0, 10, 11, 100),       // ok
+      SampleAt(1000, 0, 10, 11, 100, true),  // ok
+      SampleAt(1000, 9, 10, 11, 100, true),  // cpu 9 does not exist
+      SampleAt(1000, 1, 0, 11, 100, true),   // tgid 0
+      SampleAt(1000, 1, 10, 0, 100, true),   // tid 0
+      SampleAt(1000, 1, 10, 11, -5, true),   // negative delta
+      SampleAt(500, 0, 10, 11, 100, true),   // backwards on cpu 0
+      SampleAt(2000, 0, 10, 11, 100, true),  // ok
   };
   absl::StatusOr<v1::IngestSummary> summary = Ingest(client(), "s", samples);
   ASSERT_TRUE(summary.ok()) << summary.status();
@@ -196,7 +196,7 @@ TEST_P(ServerTest, IngestHandOversInOrderWithSamples) {
   HandOver idle{.timestamp_ns = 300, .cpu = 1, .tgid = 0, .tid = 0};
   HandOver half_idle{.timestamp_ns = 400, .cpu = 1, .tgid = 0, .tid = 5};
   ASSERT_TRUE(writer->Add(in).ok());
-  ASSERT_TRUE(writer->Add(TickSample(200, 1, 10, 11, 100)).ok());
+  ASSERT_TRUE(writer->Add(SampleAt(200, 1, 10, 11, 100, true)).ok());
   ASSERT_TRUE(writer->Add(idle).ok());
   ASSERT_TRUE(writer->Add(half_idle).ok());
   absl::StatusOr<v1::IngestSummary> summary = writer->Finish();
@@ -211,7 +211,7 @@ TEST_P(ServerTest, IngestHandOversInOrderWithSamples) {
 
 TEST_P(ServerTest, IngestToUnknownSessionFailsWithNotFound) {
   absl::StatusOr<v1::IngestSummary> summary =
-      Ingest(client(), "missing", {TickSample(1, 0, 1, 1, 1)});
+      Ingest(client(), "missing", {SampleAt(1, 0, 1, 1, 1, true)});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(summary.status().message(), HasSubstr("missing"));
 }
@@ -298,8 +298,8 @@ TEST_P(ServerTest, TwoSessionsIngestInParallelWithoutInterfering) {
                         absl::StatusOr<v1::IngestSummary>* result) {
     std::vector<Sample> samples;
     for (int i = 0; i < kSamples; ++i) {
-      samples.push_back(TickSample(1000 + i * 1000, i % 4, tgid, tgid + 1 + i % 2,
-                                   500, /*nr_threads=*/2));
+      samples.push_back(SampleAt(1000 + i * 1000, i % 4, tgid, tgid + 1 + i % 2,
+                                 500, true, /*nr_threads=*/2));
     }
     *result = Ingest(client(), session, samples);
   };
@@ -375,7 +375,7 @@ TEST_P(ServerTest, ClientWriterFlushesOnTime) {
   options.max_delay = absl::Milliseconds(10);
   std::unique_ptr<client::IngestWriter> writer =
       client().StartIngest("s", options);
-  ASSERT_TRUE(writer->Add(TickSample(1000, 0, 1, 2, 10)).ok());
+  ASSERT_TRUE(writer->Add(SampleAt(1000, 0, 1, 2, 10, true)).ok());
   // The batch is far from full: only the timer can send it.
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
   uint64_t accepted = 0;
@@ -423,7 +423,8 @@ TEST_F(LimitsTest, MaxProcessesEvictsLeastRecentlyActive) {
   ASSERT_NE(test, nullptr);
   ASSERT_TRUE(test->client->CreateSession(TwoLlcSessionRequest("s")).ok());
   ASSERT_TRUE(Ingest(*test->client, "s",
-                     {TickSample(1000, 0, 10, 11, 5), TickSample(2000, 1, 20, 21, 5)})
+                     {SampleAt(1000, 0, 10, 11, 5, true),
+                      SampleAt(2000, 1, 20, 21, 5, true)})
                   .ok());
   absl::StatusOr<v1::Report> report = test->client->GetReport("s");
   ASSERT_TRUE(report.ok());
@@ -436,8 +437,8 @@ TEST_F(LimitsTest, MaxBatchEvents) {
   ASSERT_NE(test, nullptr);
   absl::StatusOr<v1::IngestSummary> summary =
       Ingest(*test->client, "default",
-             {TickSample(1, 0, 1, 1, 1), TickSample(2, 0, 1, 1, 1),
-              TickSample(3, 0, 1, 1, 1)});
+             {SampleAt(1, 0, 1, 1, 1, true), SampleAt(2, 0, 1, 1, 1, true),
+              SampleAt(3, 0, 1, 1, 1, true)});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(summary.status().message(), HasSubstr("--max_batch_events"));
 }
@@ -446,7 +447,8 @@ TEST_F(LimitsTest, MaxMessageBytes) {
   std::unique_ptr<TestServer> test = Start(Limits{.max_message_bytes = 1024});
   ASSERT_NE(test, nullptr);
   std::vector<Sample> samples;
-  for (int i = 0; i < 200; ++i) samples.push_back(TickSample(i, 0, 1, 1, 1));
+  for (int i = 0; i < 200; ++i)
+    samples.push_back(SampleAt(i, 0, 1, 1, 1, true));
   EXPECT_EQ(Ingest(*test->client, "default", samples).status().code(),
             absl::StatusCode::kResourceExhausted);
 }
@@ -462,4 +464,4 @@ TEST(ServerStart, RefusesSocketWhereServerAnswers) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -15,7 +15,7 @@
 #include "tests/server_fixture.h"
 #include "topology/testing/xml_samples.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::HasSubstr;
@@ -62,7 +62,7 @@ TEST_F(ServerRobustnessTest, HugeSessionNamesAreQuotedShortly) {
   EXPECT_FALSE(watch->Next().has_value());
   EXPECT_EQ(watch->Finish().message(), not_found);
   std::unique_ptr<client::IngestWriter> writer = client().StartIngest(kHuge);
-  ASSERT_TRUE(writer->Add(TickSample(1, 0, 1, 1, 1)).ok());
+  ASSERT_TRUE(writer->Add(SampleAt(1, 0, 1, 1, 1, true)).ok());
   absl::StatusOr<v1::IngestSummary> ingested = writer->Finish();
   EXPECT_EQ(ingested.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(ingested.status().message()), StartsWith(not_found));
@@ -186,7 +186,7 @@ TEST_F(ServerRobustnessTest, XmlThatCrashesHwlocIsRefusedAndTheServerLivesOn) {
 
 TEST_F(ServerRobustnessTest, DeletingDefaultUnderItsIngestStreamEndsIt) {
   std::unique_ptr<client::IngestWriter> writer = client().StartIngest("");
-  ASSERT_TRUE(writer->Add(TickSample(1000, 0, 10, 11, 100)).ok());
+  ASSERT_TRUE(writer->Add(SampleAt(1000, 0, 10, 11, 100, true)).ok());
   ASSERT_TRUE(writer->Flush().ok());
   // Wait until the batch was applied, so the stream holds the session.
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
@@ -198,7 +198,7 @@ TEST_F(ServerRobustnessTest, DeletingDefaultUnderItsIngestStreamEndsIt) {
   }
   ASSERT_EQ(accepted, 1u);
   ASSERT_TRUE(client().DeleteSession("default").ok());
-  (void)writer->Add(TickSample(2000, 0, 10, 11, 100));
+  (void)writer->Add(SampleAt(2000, 0, 10, 11, 100, true));
   absl::StatusOr<v1::IngestSummary> ended = writer->Finish();
   EXPECT_EQ(ended.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(ended.status().message()),
@@ -209,7 +209,7 @@ TEST_F(ServerRobustnessTest, DeletingDefaultUnderItsIngestStreamEndsIt) {
   // A new `default` takes the name, and a stream to it works.
   ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("default")).ok());
   std::unique_ptr<client::IngestWriter> again = client().StartIngest("");
-  ASSERT_TRUE(again->Add(TickSample(1000, 0, 10, 11, 100)).ok());
+  ASSERT_TRUE(again->Add(SampleAt(1000, 0, 10, 11, 100, true)).ok());
   absl::StatusOr<v1::IngestSummary> summary = again->Finish();
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->accepted(), 1u);
@@ -256,7 +256,7 @@ TEST(StreamLimits, IdleWatchesCannotLockOutIngest) {
             "stream limit reached: 2 WatchPreferences streams are open (flag "
             "--max_watch_streams)");
   absl::StatusOr<v1::IngestSummary> summary =
-      IngestOne(*test->client, TickSample(1, 0, 1, 1, 1));
+      IngestOne(*test->client, SampleAt(1, 0, 1, 1, 1, true));
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->accepted(), 1u);
 }
@@ -267,7 +267,7 @@ TEST(StreamLimits, MaxStreamsBoundsIngestOnly) {
   ASSERT_NE(test, nullptr);
   std::unique_ptr<client::IngestWriter> open =
       test->client->StartIngest("default");
-  ASSERT_TRUE(open->Add(TickSample(1, 0, 1, 1, 1)).ok());
+  ASSERT_TRUE(open->Add(SampleAt(1, 0, 1, 1, 1, true)).ok());
   ASSERT_TRUE(open->Flush().ok());
   // Once the batch is applied, the stream is surely open on the server.
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
@@ -279,7 +279,7 @@ TEST(StreamLimits, MaxStreamsBoundsIngestOnly) {
   }
   ASSERT_EQ(accepted, 1u);
   absl::StatusOr<v1::IngestSummary> refused =
-      IngestOne(*test->client, TickSample(2, 0, 1, 1, 1));
+      IngestOne(*test->client, SampleAt(2, 0, 1, 1, 1, true));
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(refused.status().message(),
               HasSubstr("1 Ingest streams are open (flag --max_streams)"));
@@ -289,4 +289,4 @@ TEST(StreamLimits, MaxStreamsBoundsIngestOnly) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -14,7 +14,7 @@
 #include "tests/server_fixture.h"
 #include "tests/subprocess.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::ContainsRegex;
@@ -363,4 +363,4 @@ TEST(SchedcachedHelp, ListsItsFlags) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -23,7 +23,7 @@
 #include "tests/server_fixture.h"
 #include "topology/topology_source.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 using ::testing::HasSubstr;
@@ -177,7 +177,7 @@ TEST_F(SessionBuildTest, OtherRpcsAnswerWhileCreationsBuild) {
   absl::StatusOr<v1::IngestSummary> ingested = [&] {
     std::unique_ptr<client::IngestWriter> writer =
         client().StartIngest("default");
-    EXPECT_TRUE(writer->Add(TickSample(1000, 0, 10, 11, 100)).ok());
+    EXPECT_TRUE(writer->Add(SampleAt(1000, 0, 10, 11, 100, true)).ok());
     return writer->Finish();
   }();
   ASSERT_TRUE(ingested.ok()) << ingested.status();
@@ -307,4 +307,4 @@ TEST_F(SessionBuildTest, FailedBuildReportsItsErrorAndFreesTheName) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

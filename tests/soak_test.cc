@@ -29,7 +29,7 @@
 #include "tests/server_fixture.h"
 #include "tests/subprocess.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 const std::string kBin = std::string(SCHEDCACHE_BINARY_DIR) + "/bin/";
@@ -244,4 +244,4 @@ TEST_F(SoakTest, MemoryStaysFlatAndEveryCountIsExact) {
 }
 
 }  // namespace
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -11,7 +11,7 @@
 #include <thread>
 #include <utility>
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 std::vector<char*> Argv(const std::vector<std::string>& argv) {
@@ -164,4 +164,4 @@ std::optional<size_t> Process::WaitForFirstExit(
   return std::nullopt;
 }
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

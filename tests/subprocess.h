@@ -14,7 +14,7 @@
 
 #include "absl/time/time.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 struct CommandResult {
   int exit_code = -1;  // -1: did not exit normally
@@ -62,6 +62,6 @@ class Process {
   std::string buffer_;
 };
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_TESTS_SUBPROCESS_H_

@@ -28,14 +28,15 @@ struct ProcessState {
   ScanCost last_cost;
 };
 
-class LlcMostRuntimePolicy : public Policy {
+class LlcMostRuntimePolicy final : public Policy {
  public:
   LlcMostRuntimePolicy(ModelContext& model, int64_t min_share_percent)
       : model_(model), min_share_percent_(min_share_percent) {}
 
-  int Account(const ProcessRef& process, const ThreadRef&, int cpu,
-              int64_t delta_ns, int64_t) override {
-    if (!model_.enabled()) return -1;
+  Preference Account(const ProcessRef& process, const ThreadRef& thread,
+                     int64_t delta_ns, int64_t) override {
+    if (!model_.enabled()) return CurrentPreference(process.slot);
+    const int cpu = thread.cpu;
     ProcessState& p = StateFor(process.slot);
     auto it = std::lower_bound(
         p.cpus.begin(), p.cpus.end(), cpu,
@@ -46,7 +47,7 @@ class LlcMostRuntimePolicy : public Policy {
     }
     CatchUpEntry(model_.rq(cpu), *it);
     it->runtime = AddRuntime(it->runtime, static_cast<uint64_t>(delta_ns));
-    return PreferredLlc(process.slot);  // chosen at scan triggers only
+    return CurrentPreference(process.slot);  // chosen at scan triggers only
   }
 
   ScanOutcome Scan(const ProcessRef& process, const ThreadRef&,
@@ -55,24 +56,22 @@ class LlcMostRuntimePolicy : public Policy {
     return Choose(StateFor(process.slot), now);
   }
 
-  int PreferredLlc(uint32_t slot) const override {
-    if (slot >= states_.size() || states_[slot].pref_cpu < 0) return -1;
-    return model_.llc_of(states_[slot].pref_cpu);
+  Preference CurrentPreference(uint32_t slot) const override {
+    if (!model_.enabled()) return {-1, -1, NoPreferenceReason::kDisabled};
+    if (slot >= states_.size() || states_[slot].pref_cpu < 0) return {};
+    const int cpu = states_[slot].pref_cpu;
+    return {model_.llc_of(cpu), cpu, NoPreferenceReason::kNone};
   }
 
   PolicyDecision Decide(const ProcessRef& process,
                         const ThreadRef*) const override {
     PolicyDecision d;
-    if (!model_.enabled()) {
-      d.reason = NoPreferenceReason::kDisabled;
-      return d;
-    }
-    if (process.slot >= states_.size()) return d;
+    const Preference preference = CurrentPreference(process.slot);
+    d.preferred_cpu = preference.cpu;
+    d.preferred_llc = preference.llc;
+    d.reason = preference.reason;
+    if (!model_.enabled() || process.slot >= states_.size()) return d;
     const ProcessState& p = states_[process.slot];
-    d.preferred_cpu = p.pref_cpu;
-    d.preferred_llc = PreferredLlc(process.slot);
-    d.reason = p.pref_cpu >= 0 ? NoPreferenceReason::kNone
-                               : NoPreferenceReason::kNoData;
     d.llc_occupancy = p.last_runtime;
     d.cost = p.last_cost;
     return d;

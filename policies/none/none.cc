@@ -7,17 +7,22 @@ namespace {
 
 class NonePolicy : public Policy {
  public:
-  int Account(const ProcessRef&, const ThreadRef&, int, int64_t,
-              int64_t) override {
-    return -1;
+  static constexpr Preference kNoPreference = {
+      -1, -1, NoPreferenceReason::kNotCacheAware};
+
+  Preference Account(const ProcessRef&, const ThreadRef&, int64_t,
+                     int64_t) override {
+    return kNoPreference;
   }
   ScanOutcome Scan(const ProcessRef&, const ThreadRef&, int64_t) override {
     return {};
   }
-  int PreferredLlc(uint32_t) const override { return -1; }
+  Preference CurrentPreference(uint32_t) const override {
+    return kNoPreference;
+  }
   PolicyDecision Decide(const ProcessRef&, const ThreadRef*) const override {
     PolicyDecision decision;
-    decision.reason = NoPreferenceReason::kNotCacheAware;
+    decision.reason = kNoPreference.reason;
     return decision;
   }
   void Forget(uint32_t) override {}

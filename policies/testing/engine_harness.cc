@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
     std::shared_ptr<const Topology> topology,
@@ -57,4 +57,4 @@ absl::StatusOr<std::vector<PolicyDecision>> Apply(Engine& engine,
   return engine.Recommend(request);
 }
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -13,7 +13,7 @@
 #include "policies/testing/test_registry.h"
 #include "policies/testing/test_topologies.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 // MakeEngine builds an engine with `policies` (by name) from TestRegistry().
 absl::StatusOr<std::unique_ptr<Engine>> MakeEngine(
@@ -36,6 +36,6 @@ std::vector<PolicyDecision> ScanNow(Engine& engine, int32_t tgid, int32_t tid,
 absl::StatusOr<std::vector<PolicyDecision>> Apply(Engine& engine,
                                                   const StreamEvent& event);
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_POLICIES_TESTING_ENGINE_HARNESS_H_

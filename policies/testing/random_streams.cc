@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 struct Process {
@@ -81,4 +81,4 @@ std::vector<StreamEvent> RandomStream(const Topology& topology,
   return events;
 }
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

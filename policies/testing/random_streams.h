@@ -9,7 +9,7 @@
 #include "events/event.h"
 #include "topology/topology.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 // StreamEvent is a sample, a hand-over, or a scan request for a thread.
 struct ScanRequest {
@@ -38,6 +38,6 @@ struct StreamShape {
 std::vector<StreamEvent> RandomStream(const Topology& topology,
                                       const StreamShape& shape);
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_POLICIES_TESTING_RANDOM_STREAMS_H_

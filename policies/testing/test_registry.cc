@@ -2,7 +2,7 @@
 
 #include "policies/builtin_policies.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 std::string ExamplePluginPath() { return SCHEDCACHE_EXAMPLE_PLUGIN; }
 
@@ -21,4 +21,4 @@ const PolicyRegistry& TestRegistry() {
   return registry;
 }
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

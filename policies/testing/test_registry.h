@@ -7,7 +7,7 @@
 
 #include "policies/policy_registry.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 // ExamplePluginPath is the built example plugin (.so).
 std::string ExamplePluginPath();
@@ -16,6 +16,6 @@ std::string ExamplePluginPath();
 // REQUIRES: the plugin loads (a test that needs it asserts so first).
 const PolicyRegistry& TestRegistry();
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_POLICIES_TESTING_TEST_REGISTRY_H_

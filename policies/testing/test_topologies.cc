@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 namespace {
 
 std::shared_ptr<const Topology> Build(TopologySpec spec) {
@@ -65,4 +65,4 @@ Sample SampleAt(int64_t ts, int cpu, int32_t tgid, int32_t tid, int64_t delta_ns
   return s;
 }
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support

@@ -11,7 +11,7 @@
 #include "events/event.h"
 #include "topology/topology.h"
 
-namespace schedcache::testing {
+namespace schedcache::test_support {
 
 inline constexpr int64_t kLlcBytes32MiB = int64_t{32} << 20;
 
@@ -37,6 +37,6 @@ std::shared_ptr<const Topology> MakeEpyc384();
 Sample SampleAt(int64_t ts, int cpu, int32_t tgid, int32_t tid, int64_t delta_ns,
            bool tick, int32_t nr_threads = kUnchangedNrThreads);
 
-}  // namespace schedcache::testing
+}  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_POLICIES_TESTING_TEST_TOPOLOGIES_H_
