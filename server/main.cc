@@ -303,6 +303,7 @@ int main(int argc, char** argv) {
     // destructors that would run under them.
     std::cerr << "schedcached: abandoning " << builds_running
               << " session build(s) in progress\n";
+    options->tls.reset();  // removes the private copies of the TLS files
     std::_Exit(0);
   }
   return 0;

@@ -90,7 +90,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
 
   std::unique_ptr<Server> server(new Server());
-  server->tls_ = options.tls;
+  if (options.tls != nullptr) {
+    server->tls_ = options.tls->server_credentials();
+  }
   const int64_t max_cpus = options.limits.max_topology_cpus;
   ASSIGN_OR_RETURN(server->host_, Load(kHostSource, max_cpus));
   if (options.default_topology == kHostSource) {
@@ -141,6 +143,7 @@ absl::StatusOr<std::vector<std::string>> Server::Listen(
   builder.SetMaxReceiveMessageSize(options.limits.max_message_bytes);
   std::vector<int> ports(listen.size(), 0);
   std::vector<std::string> uris;
+  std::vector<bool> plain_tcp(listen.size(), false);
   const size_t first_claim = socket_claims_.size();
   for (size_t i = 0; i < listen.size(); ++i) {
     std::string uri = listen[i].ToGrpcUri();
@@ -153,11 +156,10 @@ absl::StatusOr<std::vector<std::string>> Server::Listen(
       uri = absl::StrCat("unix:", claim->bind_path());
       socket_claims_.push_back(std::move(claim));
     } else if (tls_ != nullptr) {
-      credentials = tls_->server_credentials();
+      credentials = tls_;
     } else {
       // Only loopback gets here unless --allow_insecure_tcp (Start checked).
-      std::cerr << "schedcached: " << listen[i].ToGrpcUri()
-                << " serves plain TCP (no TLS flags given)\n";
+      plain_tcp[i] = true;
     }
     builder.AddListeningPort(uri, credentials, &ports[i]);
     uris.push_back(listen[i].ToGrpcUri());
@@ -181,6 +183,10 @@ absl::StatusOr<std::vector<std::string>> Server::Listen(
     addresses.push_back(listen[i].kind == ListenAddress::Kind::kUnix
                             ? uris[i]
                             : listen[i].WithPort(ports[i]).ToGrpcUri());
+    if (plain_tcp[i]) {
+      std::cerr << "schedcached: " << addresses.back()
+                << " serves plain TCP (no TLS flags given)\n";
+    }
   }
   return addresses;
 }

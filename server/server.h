@@ -43,6 +43,8 @@ struct ServerOptions {
   // `--read_only_listen` values, same forms: only the reading RPCs.
   std::vector<std::string> read_only_listen;
   // TLS of every TCP listener; null: plain TCP (CheckTransportSecurity).
+  // Start takes its credentials only: reloading it (and removing its
+  // private copies) stays with the caller.
   std::shared_ptr<TlsCredentials> tls;
   // `--allow_insecure_tcp`: plain TCP on non-loopback addresses too.
   bool allow_insecure_tcp = false;
@@ -121,7 +123,9 @@ class Server {
   std::shared_ptr<SessionManager> sessions_;
   std::unique_ptr<SessionBuilder> builder_;
   std::unique_ptr<SchedCacheService> service_;
-  std::shared_ptr<TlsCredentials> tls_;  // null: plain TCP
+  // The TCP listeners' credentials (TlsCredentials::server_credentials);
+  // null: plain TCP.
+  std::shared_ptr<grpc::ServerCredentials> tls_;
   std::vector<std::unique_ptr<ReadOnlyService>> read_only_services_;
   std::vector<std::unique_ptr<UnixSocketClaim>> socket_claims_;
   // The full server first, then one per read-only address.
