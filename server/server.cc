@@ -1,12 +1,12 @@
 #include "server/server.h"
 
+#include <iostream>
+#include <utility>
+
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
-
-#include <iostream>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

@@ -18,10 +18,10 @@
 #ifndef SCHEDCACHE_SERVER_TLS_CREDENTIALS_H_
 #define SCHEDCACHE_SERVER_TLS_CREDENTIALS_H_
 
-#include <grpcpp/security/server_credentials.h>
-
 #include <memory>
 #include <string>
+
+#include <grpcpp/security/server_credentials.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

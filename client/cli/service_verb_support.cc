@@ -1,12 +1,12 @@
 #include "client/cli/service_verb_support.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
+
+#include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"

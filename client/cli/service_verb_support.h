@@ -6,12 +6,12 @@
 #ifndef SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_
 #define SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_
 
-#include <google/protobuf/message.h>
-
 #include <algorithm>
 #include <memory>
 #include <ostream>
 #include <string>
+
+#include <google/protobuf/message.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

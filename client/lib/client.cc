@@ -1,11 +1,11 @@
 #include "schedcache/client.h"
 
+#include <thread>
+#include <utility>
+
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
-
-#include <thread>
-#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
