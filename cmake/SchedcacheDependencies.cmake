@@ -6,6 +6,9 @@ find_package(absl CONFIG REQUIRED)
 # Protobuf 3.21 on Debian ships no CMake config: use CMake's FindProtobuf.
 find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
+# server/tls_credentials checks a certificate and its key before gRPC
+# serves them (Debian 12's OpenSSL 3, which gRPC links too).
+find_package(OpenSSL REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.9)
 # host/'s pinned BPF maps: Debian 12's libbpf 1.1.

@@ -1,5 +1,7 @@
 #include "server/listen_address.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/un.h>
 
 #include <cstddef>
@@ -29,6 +31,19 @@ ListenAddress ListenAddress::WithPort(int new_port) const {
   ListenAddress copy = *this;
   copy.port = new_port;
   return copy;
+}
+
+bool ListenAddress::IsLoopback() const {
+  if (kind != Kind::kTcp) return false;
+  if (host == "localhost") return true;
+  in_addr v4;
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
 }
 
 absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text) {

@@ -25,6 +25,10 @@ struct ListenAddress {
   std::string ToGrpcUri() const;
   // WithPort returns a TCP address with `port` (used once port 0 resolved).
   ListenAddress WithPort(int port) const;
+  // IsLoopback: a TCP address only this host can reach: "localhost" or an
+  // IP literal in 127.0.0.0/8 or ::1 (IPv4-mapped too). Any other host name
+  // is taken as reachable from outside, since it may resolve that way.
+  bool IsLoopback() const;
 };
 
 // ParseListenAddress reads "unix:PATH" (PATH absolute or relative, at most

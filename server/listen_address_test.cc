@@ -53,5 +53,23 @@ TEST(ParseListenAddress, UnixPathLeavesRoomForTheBindPath) {
               ::testing::HasSubstr("is longer than 98 bytes"));
 }
 
+TEST(ListenAddress, IsLoopbackOnlyForAddressesNoOtherHostReaches) {
+  for (const char* loopback : {"127.0.0.1:1", "127.8.9.10:1", ":1", "[::1]:1",
+                               "localhost:1", "[::ffff:127.0.0.1]:1"}) {
+    absl::StatusOr<ListenAddress> address = ParseListenAddress(loopback);
+    ASSERT_TRUE(address.ok()) << loopback << ": " << address.status();
+    EXPECT_TRUE(address->IsLoopback()) << loopback;
+  }
+  // A name other than localhost may resolve anywhere; :: and 0.0.0.0 are
+  // every interface; 128.0.0.1 is just past 127/8.
+  for (const char* outside :
+       {"0.0.0.0:1", "[::]:1", "10.0.0.1:1", "128.0.0.1:1", "example.com:1",
+        "[::ffff:10.0.0.1]:1", "unix:/tmp/s"}) {
+    absl::StatusOr<ListenAddress> address = ParseListenAddress(outside);
+    ASSERT_TRUE(address.ok()) << outside << ": " << address.status();
+    EXPECT_FALSE(address->IsLoopback()) << outside;
+  }
+}
+
 }  // namespace
 }  // namespace schedcache

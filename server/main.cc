@@ -19,13 +19,37 @@
 #include "absl/time/time.h"
 #include "common/flags_usage.h"
 #include "common/service_defaults.h"
+#include "common/status_macros.h"
 #include "server/server.h"
 #include "server/signal_waiter.h"
+#include "server/tls_credentials.h"
+#include "server/unix_socket_claim.h"
 
 ABSL_FLAG(std::vector<std::string>, listen, {},
           "Where to listen: unix:PATH, HOST:PORT, or :PORT (loopback); TCP "
           "only when asked. Repeatable, or comma-separated. Default: "
           "unix:/run/schedcache/schedcached.sock");
+ABSL_FLAG(std::vector<std::string>, read_only_listen, {},
+          "Where to listen for reading only (same forms as --listen): "
+          "GetTopology, ListPolicies, GetSession, ListSessions, Recommend "
+          "without scan, WatchPreferences and GetReport; every other call "
+          "is PERMISSION_DENIED. Repeatable, or comma-separated");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate chain: every TCP listener serves TLS with it "
+          "(needs --tls_key_file). Re-read, with the key, on SIGHUP");
+ABSL_FLAG(std::string, tls_key_file, "",
+          "PEM private key (unencrypted) of --tls_cert_file");
+ABSL_FLAG(std::string, tls_client_ca_file, "",
+          "PEM CA certificates: given, TCP clients must present a "
+          "certificate it signed (mutual TLS). Re-read on SIGHUP");
+ABSL_FLAG(bool, allow_insecure_tcp, false,
+          "Serve plain TCP (no TLS) on a non-loopback address; without it "
+          "such a listener is refused at start");
+ABSL_FLAG(std::string, socket_mode, "0600",
+          "Mode of every Unix socket, octal (0600: the server's user only; "
+          "0660: its group too)");
+ABSL_FLAG(std::string, socket_group, "",
+          "Group (name or gid) of every Unix socket; empty: the server's");
 ABSL_FLAG(std::string, topology, "host",
           "Topology of the `default` session: host, "
           "synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH");
@@ -73,11 +97,13 @@ std::vector<std::string> Flatten(const std::vector<std::string>& values) {
 }
 
 // NormalizeArgs lets flag names be spelled with '-' or '_' (absl flag names
-// are identifiers) and makes --listen and --policy_plugin repeatable: absl
+// are identifiers) and makes --listen, --read_only_listen and
+// --policy_plugin repeatable: absl
 // keeps only the last occurrence of a flag, so every occurrence is folded
 // into one comma-separated value.
 std::vector<std::string> NormalizeArgs(int argc, char** argv) {
-  const std::vector<std::string> repeatable = {"listen", "policy_plugin"};
+  const std::vector<std::string> repeatable = {"listen", "read_only_listen",
+                                               "policy_plugin"};
   std::vector<std::string> args = {argv[0]};
   std::vector<std::vector<std::string>> repeated(repeatable.size());
   for (int i = 1; i < argc; ++i) {
@@ -154,6 +180,62 @@ absl::Status ValidateFlags() {
   return absl::OkStatus();
 }
 
+// OptionsFromFlags reads the server's options; an error (exit 2) names the
+// flag and its value: TLS files are read and checked here, and a plain TCP
+// listener off loopback is refused, before anything is started.
+absl::StatusOr<schedcache::ServerOptions> OptionsFromFlags() {
+  schedcache::ServerOptions options;
+  if (std::vector<std::string> listen = Flatten(absl::GetFlag(FLAGS_listen));
+      !listen.empty()) {
+    options.listen = std::move(listen);
+  }
+  options.read_only_listen = Flatten(absl::GetFlag(FLAGS_read_only_listen));
+  schedcache::TlsFiles tls{absl::GetFlag(FLAGS_tls_cert_file),
+                           absl::GetFlag(FLAGS_tls_key_file),
+                           absl::GetFlag(FLAGS_tls_client_ca_file)};
+  if (tls.enabled()) {
+    ASSIGN_OR_RETURN(options.tls,
+                     schedcache::TlsCredentials::Create(std::move(tls)));
+  }
+  options.allow_insecure_tcp = absl::GetFlag(FLAGS_allow_insecure_tcp);
+  ASSIGN_OR_RETURN(
+      options.socket_access,
+      schedcache::ParseSocketAccess(absl::GetFlag(FLAGS_socket_mode),
+                                    absl::GetFlag(FLAGS_socket_group)));
+  RETURN_IF_ERROR(schedcache::Server::CheckTransportSecurity(options));
+  options.default_topology = absl::GetFlag(FLAGS_topology);
+  options.default_policies = Flatten(absl::GetFlag(FLAGS_default_policies));
+  options.policy_plugins = Flatten(absl::GetFlag(FLAGS_policy_plugin));
+  options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
+  options.limits.max_processes = absl::GetFlag(FLAGS_max_processes);
+  options.limits.max_batch_events = absl::GetFlag(FLAGS_max_batch_events);
+  options.limits.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.limits.max_streams = absl::GetFlag(FLAGS_max_streams);
+  options.limits.max_watch_streams = absl::GetFlag(FLAGS_max_watch_streams);
+  options.limits.max_topology_cpus = absl::GetFlag(FLAGS_max_topology_cpus);
+  options.limits.max_watch_queue = absl::GetFlag(FLAGS_max_watch_queue);
+  return options;
+}
+
+// ServeUntilStopped reloads `tls` (when given) on each SIGHUP and returns
+// the SIGTERM or SIGINT that ends the server. A reload that fails keeps the
+// certificates served so far.
+int ServeUntilStopped(schedcache::TlsCredentials* tls) {
+  while (true) {
+    const int signal = schedcache::WaitForServerSignal();
+    if (signal != SIGHUP) return signal;
+    if (tls == nullptr) {
+      std::cerr << "schedcached: SIGHUP: no TLS flags given, nothing to "
+                   "reload\n";
+    } else if (const absl::Status reloaded = tls->Reload(); !reloaded.ok()) {
+      std::cerr << "schedcached: SIGHUP: keeping the served certificates: "
+                << reloaded.message() << "\n";
+    } else {
+      std::cerr << "schedcached: SIGHUP: certificates reloaded\n";
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -161,10 +243,14 @@ int main(int argc, char** argv) {
       "the schedcache server: runs Linux's cache-aware scheduling model "
       "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"
       "Usage: schedcached [--listen=unix:PATH|HOST:PORT ...] "
-      "[--topology=SOURCE] [--policy-plugin=PATH ...]\n"
+      "[--read-only-listen=ADDR ...] [--tls-cert-file=PEM --tls-key-file=PEM "
+      "[--tls-client-ca-file=PEM]] [--topology=SOURCE] "
+      "[--policy-plugin=PATH ...]\n"
       "Flag names may use '-' or '_'. Limit flags must be at least 1 "
-      "(--shutdown_grace_seconds at least 0); a value out of range or a "
-      "stray argument exits with code 2.",
+      "(--shutdown_grace_seconds at least 0); a value out of range, an "
+      "unreadable or mismatched TLS file, a plain TCP listener off loopback "
+      "without --allow_insecure_tcp, or a stray argument exits with code 2. "
+      "SIGHUP re-reads the TLS files; SIGTERM/SIGINT drain and stop.",
       "server/main.cc");
   std::vector<std::string> normalized = NormalizeArgs(argc, argv);
   std::vector<char*> args;
@@ -182,40 +268,32 @@ int main(int argc, char** argv) {
     std::cerr << "schedcached: " << valid.message() << "\n";
     return 2;
   }
-  schedcache::BlockStopSignals();
+  schedcache::BlockServerSignals();
 
-  schedcache::ServerOptions options;
-  if (std::vector<std::string> listen = Flatten(absl::GetFlag(FLAGS_listen));
-      !listen.empty()) {
-    options.listen = std::move(listen);
+  absl::StatusOr<schedcache::ServerOptions> options = OptionsFromFlags();
+  if (!options.ok()) {
+    std::cerr << "schedcached: " << options.status().message() << "\n";
+    return 2;
   }
-  options.default_topology = absl::GetFlag(FLAGS_topology);
-  options.default_policies = Flatten(absl::GetFlag(FLAGS_default_policies));
-  options.policy_plugins = Flatten(absl::GetFlag(FLAGS_policy_plugin));
-  options.limits.max_sessions = absl::GetFlag(FLAGS_max_sessions);
-  options.limits.max_processes = absl::GetFlag(FLAGS_max_processes);
-  options.limits.max_batch_events = absl::GetFlag(FLAGS_max_batch_events);
-  options.limits.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
-  options.limits.max_streams = absl::GetFlag(FLAGS_max_streams);
-  options.limits.max_watch_streams = absl::GetFlag(FLAGS_max_watch_streams);
-  options.limits.max_topology_cpus = absl::GetFlag(FLAGS_max_topology_cpus);
-  options.limits.max_watch_queue = absl::GetFlag(FLAGS_max_watch_queue);
-
   absl::StatusOr<std::unique_ptr<schedcache::Server>> server =
-      schedcache::Server::Start(options);
+      schedcache::Server::Start(*options);
   if (!server.ok()) {
     std::cerr << "schedcached: " << server.status() << "\n";
     return 1;
   }
   std::cerr << "schedcached: listening on "
-            << absl::StrJoin((*server)->addresses(), ", ") << "\n"
-            << "schedcached: host topology: "
+            << absl::StrJoin((*server)->addresses(), ", ") << "\n";
+  if (!(*server)->read_only_addresses().empty()) {
+    std::cerr << "schedcached: listening read-only on "
+              << absl::StrJoin((*server)->read_only_addresses(), ", ") << "\n";
+  }
+  std::cerr << "schedcached: host topology: "
             << (*server)->host_topology().Summary() << "\n"
             << "schedcached: session default: "
             << (*server)->default_topology().source() << ": "
             << (*server)->default_topology().Summary() << "\n";
 
-  const int signal = schedcache::WaitForStopSignal();
+  const int signal = ServeUntilStopped(options->tls.get());
   std::cerr << "schedcached: " << strsignal(signal) << ", stopping\n";
   const int builds_running = (*server)->Stop(
       absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
@@ -225,6 +303,7 @@ int main(int argc, char** argv) {
     // destructors that would run under them.
     std::cerr << "schedcached: abandoning " << builds_running
               << " session build(s) in progress\n";
+    options->tls.reset();  // removes the private copies of the TLS files
     std::_Exit(0);
   }
   return 0;

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <iostream>
 #include <utility>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -55,16 +56,43 @@ absl::Status AddDefaultSession(const ServerOptions& options,
 
 }  // namespace
 
+absl::Status Server::CheckTransportSecurity(const ServerOptions& options) {
+  for (const std::vector<std::string>* list :
+       {&options.listen, &options.read_only_listen}) {
+    for (const std::string& text : *list) {
+      ASSIGN_OR_RETURN(const ListenAddress address, ParseListenAddress(text));
+      if (address.kind != ListenAddress::Kind::kTcp || address.IsLoopback() ||
+          options.tls != nullptr || options.allow_insecure_tcp) {
+        continue;
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          "refusing to listen on ", text,
+          " without TLS: any host that reaches it could change or delete "
+          "sessions; give --tls_cert_file and --tls_key_file, or "
+          "--allow_insecure_tcp to serve it in the clear"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  RETURN_IF_ERROR(CheckTransportSecurity(options));
   std::vector<ListenAddress> listen;
   for (const std::string& text : options.listen) {
     ASSIGN_OR_RETURN(listen.emplace_back(), ParseListenAddress(text));
+  }
+  std::vector<ListenAddress> read_only_listen;
+  for (const std::string& text : options.read_only_listen) {
+    ASSIGN_OR_RETURN(read_only_listen.emplace_back(), ParseListenAddress(text));
   }
   if (listen.empty()) {
     return absl::InvalidArgumentError("no listen address given");
   }
 
   std::unique_ptr<Server> server(new Server());
+  if (options.tls != nullptr) {
+    server->tls_ = options.tls->server_credentials();
+  }
   const int64_t max_cpus = options.limits.max_topology_cpus;
   ASSIGN_OR_RETURN(server->host_, Load(kHostSource, max_cpus));
   if (options.default_topology == kHostSource) {
@@ -96,46 +124,83 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   server->service_ = std::make_unique<SchedCacheService>(
       *server->registry_, *server->sessions_, *server->builder_, server->host_,
       options.limits);
-  RETURN_IF_ERROR(server->Listen(listen, options.limits.max_message_bytes));
+  ASSIGN_OR_RETURN(server->addresses_,
+                   server->Listen(server->service_.get(), listen, options));
+  RETURN_IF_ERROR(server->ListenReadOnly(read_only_listen, options));
   return server;
 }
 
-absl::Status Server::Listen(const std::vector<ListenAddress>& listen,
-                            int max_message_bytes) {
+absl::StatusOr<std::vector<std::string>> Server::Listen(
+    grpc::Service* service, const std::vector<ListenAddress>& listen,
+    const ServerOptions& options) {
   // Both are process-wide switches that take effect for servers built
   // afterwards.
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   grpc::ServerBuilder builder;
-  builder.RegisterService(service_.get());
-  builder.SetMaxReceiveMessageSize(max_message_bytes);
+  builder.RegisterService(service);
+  builder.SetMaxReceiveMessageSize(options.limits.max_message_bytes);
   std::vector<int> ports(listen.size(), 0);
   std::vector<std::string> uris;
+  std::vector<bool> plain_tcp(listen.size(), false);
+  const size_t first_claim = socket_claims_.size();
   for (size_t i = 0; i < listen.size(); ++i) {
     std::string uri = listen[i].ToGrpcUri();
+    std::shared_ptr<grpc::ServerCredentials> credentials =
+        grpc::InsecureServerCredentials();
     if (listen[i].kind == ListenAddress::Kind::kUnix) {
-      ASSIGN_OR_RETURN(std::unique_ptr<UnixSocketClaim> claim,
-                       UnixSocketClaim::Claim(listen[i].path));
+      ASSIGN_OR_RETURN(
+          std::unique_ptr<UnixSocketClaim> claim,
+          UnixSocketClaim::Claim(listen[i].path, options.socket_access));
       uri = absl::StrCat("unix:", claim->bind_path());
       socket_claims_.push_back(std::move(claim));
+    } else if (tls_ != nullptr) {
+      credentials = tls_;
+    } else {
+      // Only loopback gets here unless --allow_insecure_tcp (Start checked).
+      plain_tcp[i] = true;
     }
-    builder.AddListeningPort(uri, grpc::InsecureServerCredentials(), &ports[i]);
+    builder.AddListeningPort(uri, credentials, &ports[i]);
     uris.push_back(listen[i].ToGrpcUri());
   }
-  grpc_server_ = builder.BuildAndStart();
-  if (grpc_server_ == nullptr) {
+  std::unique_ptr<grpc::Server> grpc_server = builder.BuildAndStart();
+  if (grpc_server == nullptr) {
     return absl::UnavailableError(
         absl::StrCat("cannot listen on ", absl::StrJoin(uris, ", "),
                      " (address in use, or no permission?)"));
   }
-  for (const std::unique_ptr<UnixSocketClaim>& claim : socket_claims_) {
-    RETURN_IF_ERROR(claim->Publish());
+  for (const std::string& name :
+       {std::string(), std::string(v1::SchedCache::service_full_name())}) {
+    grpc_server->GetHealthCheckService()->SetServingStatus(name, true);
   }
+  grpc_servers_.push_back(std::move(grpc_server));
+  for (size_t i = first_claim; i < socket_claims_.size(); ++i) {
+    RETURN_IF_ERROR(socket_claims_[i]->Publish());
+  }
+  std::vector<std::string> addresses;
   for (size_t i = 0; i < listen.size(); ++i) {
-    addresses_.push_back(listen[i].kind == ListenAddress::Kind::kUnix
-                             ? uris[i]
-                             : listen[i].WithPort(ports[i]).ToGrpcUri());
+    addresses.push_back(listen[i].kind == ListenAddress::Kind::kUnix
+                            ? uris[i]
+                            : listen[i].WithPort(ports[i]).ToGrpcUri());
+    if (plain_tcp[i]) {
+      std::cerr << "schedcached: " << addresses.back()
+                << " serves plain TCP (no TLS flags given)\n";
+    }
+  }
+  return addresses;
+}
+
+absl::Status Server::ListenReadOnly(const std::vector<ListenAddress>& listen,
+                                    const ServerOptions& options) {
+  for (const ListenAddress& address : listen) {
+    auto service =
+        std::make_unique<ReadOnlyService>(*service_, address.ToGrpcUri());
+    ASSIGN_OR_RETURN(std::vector<std::string> bound,
+                     Listen(service.get(), {address}, options));
+    service->set_listener(bound.front());
+    read_only_addresses_.push_back(bound.front());
+    read_only_services_.push_back(std::move(service));
   }
   return absl::OkStatus();
 }
@@ -146,14 +211,23 @@ int Server::Stop(absl::Duration grace) {
     if (stopped_) return 0;
     stopped_ = true;
   }
-  // Pending creations are answered first, so the drain below never waits
+  // Health says NOT_SERVING first, so a balancer stops sending new work;
+  // pending creations are answered next, so the drain below never waits
   // for a build; then the watch streams end cleanly (OK), and gRPC drains
   // the rest: a batch being applied completes; idle Ingest streams are
   // cancelled at the deadline.
+  for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
+    grpc_server->GetHealthCheckService()->Shutdown();
+  }
   const int builds_running = builder_->Stop();
   sessions_->CloseAll();
-  grpc_server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
-  grpc_server_->Wait();
+  const auto deadline = absl::ToChronoTime(absl::Now() + grace);
+  for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
+    grpc_server->Shutdown(deadline);
+  }
+  for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
+    grpc_server->Wait();
+  }
   for (const std::unique_ptr<UnixSocketClaim>& claim : socket_claims_) {
     claim->Release();
   }
@@ -161,7 +235,7 @@ int Server::Stop(absl::Duration grace) {
 }
 
 Server::~Server() {
-  if (grpc_server_ != nullptr) Stop(absl::ZeroDuration());
+  if (!grpc_servers_.empty()) Stop(absl::ZeroDuration());
 }
 
 }  // namespace schedcache

@@ -1,7 +1,10 @@
 // Server: schedcached as a library. Start discovers the host topology,
 // builds the policy registry (built-ins and plugins), creates the `default`
 // session, and serves SchedCache plus gRPC health checking and reflection
-// on every listen address (each Unix socket through a UnixSocketClaim).
+// on every listen address (each Unix socket through a UnixSocketClaim):
+// in full on `listen`, read-only (ReadOnlyService) on `read_only_listen`,
+// each read-only address on a grpc::Server of its own so the listener a
+// call came in on is known. TCP listeners use TLS when given.
 // Tests start one in-process on a temporary Unix socket or on 127.0.0.1
 // port 0; main.cc adds flags and signals.
 //
@@ -10,11 +13,11 @@
 #ifndef SCHEDCACHE_SERVER_SERVER_H_
 #define SCHEDCACHE_SERVER_SERVER_H_
 
+#include <grpcpp/server.h>
+
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <grpcpp/server.h>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -24,9 +27,11 @@
 #include "policies/policy_registry.h"
 #include "server/limits.h"
 #include "server/listen_address.h"
+#include "server/read_only_service.h"
 #include "server/schedcache_service.h"
 #include "server/session_builder.h"
 #include "server/session_manager.h"
+#include "server/tls_credentials.h"
 #include "server/unix_socket_claim.h"
 #include "topology/topology.h"
 
@@ -35,6 +40,16 @@ namespace schedcache {
 struct ServerOptions {
   // `--listen` values: "unix:PATH", "HOST:PORT", ":PORT" (loopback).
   std::vector<std::string> listen = {kDefaultServerAddress};
+  // `--read_only_listen` values, same forms: only the reading RPCs.
+  std::vector<std::string> read_only_listen;
+  // TLS of every TCP listener; null: plain TCP (CheckTransportSecurity).
+  // Start takes its credentials only: reloading it (and removing its
+  // private copies) stays with the caller.
+  std::shared_ptr<TlsCredentials> tls;
+  // `--allow_insecure_tcp`: plain TCP on non-loopback addresses too.
+  bool allow_insecure_tcp = false;
+  // Mode and group of every Unix socket.
+  SocketAccess socket_access;
   // Topology source of the `default` session (topology_source.h); "host"
   // is the discovered host topology.
   std::string default_topology = "host";
@@ -59,6 +74,12 @@ class Server {
   // load error.
   static absl::StatusOr<std::unique_ptr<Server>> Start(ServerOptions options);
 
+  // CheckTransportSecurity refuses (InvalidArgument, naming the address
+  // and --allow_insecure_tcp) a TCP listen address off loopback without
+  // TLS, unless allowed, and InvalidArgument for an unparsable address.
+  // Start checks it too; main.cc calls it first to exit 2.
+  static absl::Status CheckTransportSecurity(const ServerOptions& options);
+
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -66,11 +87,16 @@ class Server {
   // addresses lists where the server listens, as client URIs ("unix:PATH",
   // "127.0.0.1:PORT" with port 0 resolved), in --listen order.
   const std::vector<std::string>& addresses() const { return addresses_; }
+  // read_only_addresses: the same for `read_only_listen`.
+  const std::vector<std::string>& read_only_addresses() const {
+    return read_only_addresses_;
+  }
   const Topology& host_topology() const { return *host_; }
   const Topology& default_topology() const { return *default_topology_; }
 
-  // Stop answers pending CreateSession calls UNAVAILABLE at once (without
-  // waiting for a build in progress), ends every session's watch streams,
+  // Stop sets health to NOT_SERVING, answers pending CreateSession calls
+  // UNAVAILABLE at once (without waiting for a build in progress), ends
+  // every session's watch streams,
   // refuses new calls, lets calls in flight finish for up to `grace`,
   // cancels the rest, and removes the server's socket files. Returns how
   // many session builds are left running on their threads; a process that
@@ -81,9 +107,14 @@ class Server {
  private:
   Server() = default;
 
-  // Listen starts the gRPC server on `listen`, claiming each Unix socket.
-  absl::Status Listen(const std::vector<ListenAddress>& listen,
-                      int max_message_bytes);
+  // Listen starts one gRPC server serving `service` on `listen`, claiming
+  // each Unix socket, and returns the addresses as client URIs.
+  absl::StatusOr<std::vector<std::string>> Listen(
+      grpc::Service* service, const std::vector<ListenAddress>& listen,
+      const ServerOptions& options);
+  // ListenReadOnly starts a ReadOnlyService server on each address.
+  absl::Status ListenReadOnly(const std::vector<ListenAddress>& listen,
+                              const ServerOptions& options);
 
   std::shared_ptr<const Topology> host_;
   std::shared_ptr<const Topology> default_topology_;
@@ -92,9 +123,15 @@ class Server {
   std::shared_ptr<SessionManager> sessions_;
   std::unique_ptr<SessionBuilder> builder_;
   std::unique_ptr<SchedCacheService> service_;
+  // The TCP listeners' credentials (TlsCredentials::server_credentials);
+  // null: plain TCP.
+  std::shared_ptr<grpc::ServerCredentials> tls_;
+  std::vector<std::unique_ptr<ReadOnlyService>> read_only_services_;
   std::vector<std::unique_ptr<UnixSocketClaim>> socket_claims_;
-  std::unique_ptr<grpc::Server> grpc_server_;
+  // The full server first, then one per read-only address.
+  std::vector<std::unique_ptr<grpc::Server>> grpc_servers_;
   std::vector<std::string> addresses_;
+  std::vector<std::string> read_only_addresses_;
 
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -6,23 +6,24 @@
 namespace schedcache {
 namespace {
 
-sigset_t StopSignals() {
+sigset_t ServerSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   return signals;
 }
 
 }  // namespace
 
-void BlockStopSignals() {
-  const sigset_t signals = StopSignals();
+void BlockServerSignals() {
+  const sigset_t signals = ServerSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 }
 
-int WaitForStopSignal() {
-  const sigset_t signals = StopSignals();
+int WaitForServerSignal() {
+  const sigset_t signals = ServerSignals();
   int received = 0;
   while (sigwait(&signals, &received) != 0) {
   }

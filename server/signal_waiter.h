@@ -1,19 +1,21 @@
-// Signal handling for schedcached: SIGTERM and SIGINT are blocked in every
-// thread and received synchronously by the main thread, so shutdown runs as
-// ordinary code rather than inside a signal handler.
+// Signal handling for schedcached: SIGTERM, SIGINT and SIGHUP are blocked
+// in every thread and received synchronously by the main thread, so
+// shutdown and certificate reloads run as ordinary code rather than inside
+// a signal handler.
 //
-// Thread contract: BlockStopSignals must run in main before any thread
-// starts (threads inherit the mask); WaitForStopSignal from main only.
+// Thread contract: BlockServerSignals must run in main before any thread
+// starts (threads inherit the mask); WaitForServerSignal from main only.
 #ifndef SCHEDCACHE_SERVER_SIGNAL_WAITER_H_
 #define SCHEDCACHE_SERVER_SIGNAL_WAITER_H_
 
 namespace schedcache {
 
-// BlockStopSignals blocks SIGTERM and SIGINT in the calling thread.
-void BlockStopSignals();
+// BlockServerSignals blocks SIGTERM, SIGINT and SIGHUP in the calling
+// thread.
+void BlockServerSignals();
 
-// WaitForStopSignal returns the first SIGTERM or SIGINT received.
-int WaitForStopSignal();
+// WaitForServerSignal returns the next SIGTERM, SIGINT or SIGHUP received.
+int WaitForServerSignal();
 
 }  // namespace schedcache
 

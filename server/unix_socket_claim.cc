@@ -1,19 +1,24 @@
 #include "server/unix_socket_claim.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 
 namespace schedcache {
@@ -101,8 +106,43 @@ absl::Status CheckReplaceable(const std::string& path) {
 
 }  // namespace
 
+absl::StatusOr<SocketAccess> ParseSocketAccess(absl::string_view mode,
+                                               absl::string_view group) {
+  SocketAccess access;
+  mode_t bits = 0;
+  // At most four octal digits (a leading 0 is customary) and no more than
+  // 0777: set-id and sticky bits mean nothing on a socket.
+  bool octal = !mode.empty() && mode.size() <= 4;
+  for (const char digit : mode) {
+    octal = octal && digit >= '0' && digit <= '7';
+    bits = bits * 8 + static_cast<mode_t>(digit - '0');
+  }
+  if (!octal || bits > 0777) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--socket_mode=", mode, " is not an octal mode from 0 to 0777"));
+  }
+  access.mode = bits;
+  if (group.empty()) return access;
+  if (uint32_t gid = 0; absl::SimpleAtoi(group, &gid)) {
+    access.group = static_cast<gid_t>(gid);
+    return access;
+  }
+  const std::string name(group);
+  std::array<char, 16384> buffer;  // ample for one group entry
+  struct group entry;
+  struct group* found = nullptr;
+  if (::getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(),
+                   &found) != 0 ||
+      found == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--socket_group=", group, ": no such group (a name or numeric gid)"));
+  }
+  access.group = found->gr_gid;
+  return access;
+}
+
 absl::StatusOr<std::unique_ptr<UnixSocketClaim>> UnixSocketClaim::Claim(
-    const std::string& path) {
+    const std::string& path, SocketAccess access) {
   if (absl::Status made = MakeParents(path); !made.ok()) return made;
   absl::StatusOr<int> lock_fd = LockBeside(path);
   if (!lock_fd.ok()) return lock_fd.status();
@@ -114,16 +154,17 @@ absl::StatusOr<std::unique_ptr<UnixSocketClaim>> UnixSocketClaim::Claim(
     return ErrnoStatus("cannot create a private directory beside", path, err);
   }
   std::unique_ptr<UnixSocketClaim> claim(
-      new UnixSocketClaim(path, *lock_fd, std::move(pattern)));
+      new UnixSocketClaim(path, access, *lock_fd, std::move(pattern)));
   if (absl::Status replaceable = CheckReplaceable(path); !replaceable.ok()) {
     return replaceable;
   }
   return claim;
 }
 
-UnixSocketClaim::UnixSocketClaim(std::string path, int lock_fd,
-                                 std::string private_dir)
+UnixSocketClaim::UnixSocketClaim(std::string path, SocketAccess access,
+                                 int lock_fd, std::string private_dir)
     : path_(std::move(path)),
+      access_(access),
       lock_fd_(lock_fd),
       private_dir_(std::move(private_dir)),
       bind_path_(private_dir_ + "/s") {}
@@ -131,8 +172,18 @@ UnixSocketClaim::UnixSocketClaim(std::string path, int lock_fd,
 UnixSocketClaim::~UnixSocketClaim() { Release(); }
 
 absl::Status UnixSocketClaim::Publish() {
-  if (::chmod(bind_path_.c_str(), S_IRUSR | S_IWUSR) != 0) {
-    return ErrnoStatus("cannot chmod 0600", bind_path_, errno);
+  // Group before mode: were the mode set first, the old group would hold
+  // it for an instant (harmless in the 0700 directory, but needless).
+  if (access_.group.has_value() &&
+      ::chown(bind_path_.c_str(), static_cast<uid_t>(-1), *access_.group) !=
+          0) {
+    return ErrnoStatus(
+        absl::StrCat("cannot give group ", *access_.group, " to"), bind_path_,
+        errno);
+  }
+  if (::chmod(bind_path_.c_str(), access_.mode) != 0) {
+    return ErrnoStatus(absl::StrFormat("cannot chmod %04o", access_.mode),
+                       bind_path_, errno);
   }
   if (::rename(bind_path_.c_str(), path_.c_str()) != 0) {
     return ErrnoStatus(absl::StrCat("cannot rename ", bind_path_, " to"), path_,

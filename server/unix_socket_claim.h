@@ -17,11 +17,13 @@
 // is bound inside a fresh private directory (mkdtemp: mode 0700, so nobody
 // else can reach the socket there, whatever its own mode), set to 0600
 // there, and then renamed onto PATH, which atomically replaces a stale
-// socket: PATH only ever holds the final 0600 file. (3) On release, PATH is
-// removed only while it is still the socket this claim put there (same
-// device and inode), then the lock is dropped. PATH.lock itself stays: were
-// it removed, a server that had opened the old file and one that creates a
-// new one could both hold "the" lock.
+// socket: PATH only ever holds the final file. Its mode (0600 unless
+// --socket_mode says otherwise) and group (--socket_group) are set while it
+// is still in the private directory, so it is never wider than final. (3) On
+// release, PATH is removed only while it is still the socket this claim put
+// there (same device and inode), then the lock is dropped. PATH.lock itself
+// stays: were it removed, a server that had opened the old file and one that
+// creates a new one could both hold "the" lock.
 //
 // Thread contract: thread-compatible; the file system calls are safe to
 // make from any thread.
@@ -36,8 +38,22 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/optional.h"
 
 namespace schedcache {
+
+// SocketAccess: who may connect to a published socket.
+struct SocketAccess {
+  mode_t mode = 0600;
+  absl::optional<gid_t> group;  // unset: the server's own group
+};
+
+// ParseSocketAccess reads the --socket_mode (octal, at most 0777) and
+// --socket_group (a group name or a numeric gid; empty: unset) texts.
+// Returns InvalidArgument naming the flag and the value otherwise.
+absl::StatusOr<SocketAccess> ParseSocketAccess(absl::string_view mode,
+                                               absl::string_view group);
 
 class UnixSocketClaim {
  public:
@@ -53,7 +69,7 @@ class UnixSocketClaim {
   // PATH.lock other than a regular file; Unavailable for a file-system
   // error. Each message names the path.
   static absl::StatusOr<std::unique_ptr<UnixSocketClaim>> Claim(
-      const std::string& path);
+      const std::string& path, SocketAccess access = {});
 
   ~UnixSocketClaim();  // Release()
   UnixSocketClaim(const UnixSocketClaim&) = delete;
@@ -63,9 +79,10 @@ class UnixSocketClaim {
   // bind_path is where the server binds: inside the private directory.
   const std::string& bind_path() const { return bind_path_; }
 
-  // Publish sets the socket at bind_path() to mode 0600 and renames it onto
-  // path(), then removes the private directory. REQUIRES: a socket is bound
-  // at bind_path().
+  // Publish gives the socket at bind_path() the claim's group and mode and
+  // renames it onto path(), then removes the private directory. Errors
+  // (Unavailable) name the path, and the gid when chown is refused.
+  // REQUIRES: a socket is bound at bind_path().
   absl::Status Publish();
 
   // Release removes path() if it still is the socket Publish put there,
@@ -74,9 +91,11 @@ class UnixSocketClaim {
   void Release();
 
  private:
-  UnixSocketClaim(std::string path, int lock_fd, std::string private_dir);
+  UnixSocketClaim(std::string path, SocketAccess access, int lock_fd,
+                  std::string private_dir);
 
   const std::string path_;
+  const SocketAccess access_;
   int lock_fd_;              // -1 once released
   std::string private_dir_;  // empty once removed
   const std::string bind_path_;

@@ -60,9 +60,10 @@ class UnixSocketClaimTest : public ::testing::Test {
 
   // ClaimAndPublish claims path_, binds a listening socket where the claim
   // says, and publishes it; `fd` receives the socket.
-  std::unique_ptr<UnixSocketClaim> ClaimAndPublish(int& fd) {
+  std::unique_ptr<UnixSocketClaim> ClaimAndPublish(int& fd,
+                                                   SocketAccess access = {}) {
     absl::StatusOr<std::unique_ptr<UnixSocketClaim>> claim =
-        UnixSocketClaim::Claim(path_);
+        UnixSocketClaim::Claim(path_, access);
     EXPECT_TRUE(claim.ok()) << claim.status();
     if (!claim.ok()) return nullptr;
     fd = Bind((*claim)->bind_path(), /*listen=*/true);
@@ -184,6 +185,50 @@ TEST_F(UnixSocketClaimTest, RegularFileIsRefused) {
 TEST_F(UnixSocketClaimTest, LockFileThatIsNotAFileIsRefused) {
   ASSERT_EQ(::mkdir((path_ + ".lock").c_str(), 0700), 0);
   EXPECT_FALSE(UnixSocketClaim::Claim(path_).ok());
+}
+
+TEST_F(UnixSocketClaimTest, PublishesWithTheClaimsModeAndGroup) {
+  // The process's own group: the one group chown to it always allows.
+  SocketAccess access;
+  access.mode = 0660;
+  access.group = ::getgid();
+  int fd = -1;
+  std::unique_ptr<UnixSocketClaim> claim = ClaimAndPublish(fd, access);
+  ASSERT_NE(claim, nullptr);
+  const struct stat info = Stat(path_);
+  EXPECT_EQ(info.st_mode & 07777, 0660u);
+  EXPECT_EQ(info.st_gid, ::getgid());
+  ::close(fd);
+}
+
+TEST(ParseSocketAccess, ReadsOctalModesAndGroupsByNameOrNumber) {
+  absl::StatusOr<SocketAccess> defaults = ParseSocketAccess("0600", "");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->mode, 0600u);
+  EXPECT_FALSE(defaults->group.has_value());
+  // 660 and 0660 are the same octal mode (6*64 + 6*8 = 432).
+  absl::StatusOr<SocketAccess> shared = ParseSocketAccess("660", "1234");
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_EQ(shared->mode, 432u);
+  EXPECT_EQ(shared->group, absl::optional<gid_t>(1234));
+  // Group 0 is named "root" on every Debian system.
+  absl::StatusOr<SocketAccess> root = ParseSocketAccess("0600", "root");
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_EQ(root->group, absl::optional<gid_t>(0));
+}
+
+TEST(ParseSocketAccess, RejectsBadModesAndUnknownGroupsNamingTheValue) {
+  for (const char* bad : {"", "0999", "01777", "12345", "rw", "-600"}) {
+    const absl::Status status = ParseSocketAccess(bad, "").status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(status.message(),
+                HasSubstr(std::string("--socket_mode=") + bad + " is not"));
+  }
+  const absl::Status unknown =
+      ParseSocketAccess("0600", "no-such-group-here").status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(unknown.message(),
+              HasSubstr("--socket_group=no-such-group-here: no such group"));
 }
 
 }  // namespace

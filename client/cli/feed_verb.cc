@@ -99,9 +99,10 @@ class FeedVerb : public Verb {
     if (!lines.ok()) return Fail(kVerb, lines.status(), err);
     client::IngestOptions options;
     options.max_batch_events = static_cast<int>(batch_);
-    std::unique_ptr<client::Client> client = Connect(common_);
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
     std::unique_ptr<client::IngestWriter> writer =
-        client->StartIngest(common_.session, options);
+        (*client)->StartIngest(common_.session, options);
     SampleCsvReader reader(*lines);
     absl::StatusOr<Sent> sent = SendCsv(reader, *writer);
     if (!sent.ok()) return Fail(kVerb, sent.status(), err);

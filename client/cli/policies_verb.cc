@@ -51,8 +51,10 @@ class PoliciesVerb : public Verb {
 
   int Run(const std::vector<std::string>&, std::ostream& out,
           std::ostream& err) override {
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail("policies", client.status(), err);
     absl::StatusOr<v1::ListPoliciesResponse> policies =
-        Connect(common_)->ListPolicies();
+        (*client)->ListPolicies();
     if (!policies.ok()) return Fail("policies", policies.status(), err);
     if (common_.json()) {
       PrintJson(*policies, out);

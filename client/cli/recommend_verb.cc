@@ -57,8 +57,10 @@ class RecommendVerb : public Verb {
     if (tid_ >= 0) request.set_tid(static_cast<int32_t>(tid_));
     if (cpu_ >= 0) request.set_cpu(static_cast<int32_t>(cpu_));
     request.set_scan(scan_);
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
     absl::StatusOr<v1::RecommendResponse> response =
-        Connect(common_)->Recommend(request);
+        (*client)->Recommend(request);
     if (!response.ok()) return Fail(kVerb, response.status(), err);
     if (common_.json()) {
       PrintJson(*response, out);

@@ -24,8 +24,9 @@ class ReportVerb : public Verb {
 
   int Run(const std::vector<std::string>&, std::ostream& out,
           std::ostream& err) override {
-    absl::StatusOr<v1::Report> report =
-        Connect(common_)->GetReport(common_.session);
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
+    absl::StatusOr<v1::Report> report = (*client)->GetReport(common_.session);
     if (!report.ok()) return Fail(kVerb, report.status(), err);
     if (common_.json()) {
       PrintJson(*report, out);

@@ -14,14 +14,18 @@
 #include <google/protobuf/message.h>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "client/cli/verb.h"
 #include "schedcache/client.h"
 
 namespace schedcache::cli {
 
-// Connect makes a client for `common.server`.
-std::unique_ptr<client::Client> Connect(const CommonFlags& common);
+// Connect makes a client for `common.server`, over TLS when a TLS flag is
+// given. Errors: InvalidArgument naming the flag and the file when a TLS
+// file cannot be read, or only one of --tls-cert and --tls-key is given.
+absl::StatusOr<std::unique_ptr<client::Client>> Connect(
+    const CommonFlags& common);
 
 // PrintJson writes `message` in the protobuf JSON mapping on one line
 // (default values included) and a newline.

@@ -79,7 +79,9 @@ class SessionVerb : public Verb {
       }
       return Fail(kVerb, request.status(), err);
     }
-    absl::StatusOr<v1::Session> session = Connect(common_)->CreateSession(*request);
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
+    absl::StatusOr<v1::Session> session = (*client)->CreateSession(*request);
     if (!session.ok()) return Fail(kVerb, session.status(), err);
     if (common_.json()) {
       PrintJson(*session, out);
@@ -95,8 +97,10 @@ class SessionVerb : public Verb {
   }
 
   int List(std::ostream& out, std::ostream& err) {
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
     absl::StatusOr<v1::ListSessionsResponse> sessions =
-        Connect(common_)->ListSessions();
+        (*client)->ListSessions();
     if (!sessions.ok()) return Fail(kVerb, sessions.status(), err);
     if (common_.json()) {
       PrintJson(*sessions, out);
@@ -118,8 +122,9 @@ class SessionVerb : public Verb {
 
   int Delete(std::ostream& out, std::ostream& err) {
     if (name_.empty()) return Usage(kVerb, "delete needs --name", err);
-    if (absl::Status status = Connect(common_)->DeleteSession(name_);
-        !status.ok()) {
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
+    if (absl::Status status = (*client)->DeleteSession(name_); !status.ok()) {
       return Fail(kVerb, status, err);
     }
     if (!common_.json()) out << "deleted session " << name_ << "\n";

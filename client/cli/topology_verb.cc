@@ -7,6 +7,7 @@
 #include "client/cli/service_verb_support.h"
 #include "client/cli/topology_output.h"
 #include "client/cli/verb.h"
+#include "common/status_macros.h"
 #include "topology/topology_source.h"
 
 namespace schedcache::cli {
@@ -35,6 +36,7 @@ class TopologyVerb : public Verb {
                     "is --server, or " +
                         std::string(kDefaultServer) + ")",
                     &session_);
+    common_.DefineTls(flags);
     common_.DefineFormat(flags);
   }
 
@@ -72,7 +74,8 @@ class TopologyVerb : public Verb {
   // API's GetTopology without a session), not the `default` session.
   absl::StatusOr<v1::GetTopologyResponse> Ask() {
     if (!server_.empty()) common_.server = server_;
-    return Connect(common_)->GetTopology(session_);
+    ASSIGN_OR_RETURN(std::unique_ptr<client::Client> client, Connect(common_));
+    return client->GetTopology(session_);
   }
 
   CommonFlags common_;

@@ -5,6 +5,24 @@ namespace schedcache::cli {
 void CommonFlags::DefineServer(FlagSet& flags) {
   flags.AddString("--server", "ADDR",
                   "schedcached address, unix:PATH or HOST:PORT", &server);
+  DefineTls(flags);
+}
+
+void CommonFlags::DefineTls(FlagSet& flags) {
+  flags.AddString("--tls-ca", "PEM",
+                  "TLS: CA certificates the server's certificate must chain "
+                  "to (default with another --tls flag: the system's)",
+                  &tls_ca);
+  flags.AddString("--tls-cert", "PEM",
+                  "TLS: client certificate, for a server that requires one "
+                  "(with --tls-key)",
+                  &tls_cert);
+  flags.AddString("--tls-key", "PEM", "TLS: private key of --tls-cert",
+                  &tls_key);
+  flags.AddString("--tls-server-name", "NAME",
+                  "TLS: name the server's certificate must carry (default: "
+                  "the host of --server)",
+                  &tls_server_name);
 }
 
 void CommonFlags::DefineSession(FlagSet& flags) {

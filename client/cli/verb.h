@@ -36,8 +36,17 @@ struct CommonFlags {
   std::string server = std::string(kDefaultServer);
   std::string session = "default";
   std::string format = "table";
+  // PEM files of --tls-ca, --tls-cert, --tls-key, and --tls-server-name:
+  // any of them given, the channel uses TLS.
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
 
+  // DefineServer defines --server and the TLS flags (DefineTls).
   void DefineServer(FlagSet& flags);
+  // DefineTls defines the TLS flags alone, for a verb with its own --server.
+  void DefineTls(FlagSet& flags);
   void DefineSession(FlagSet& flags);
   void DefineFormat(FlagSet& flags);
   bool json() const { return format == "json"; }

@@ -27,9 +27,10 @@ class WatchVerb : public Verb {
   int Run(const std::vector<std::string>&, std::ostream& out,
           std::ostream& err) override {
     if (count_ < 0) return Usage(kVerb, "--count must be >= 0", err);
-    std::unique_ptr<client::Client> client = Connect(common_);
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
     std::unique_ptr<client::PreferenceWatch> watch =
-        client->Watch(common_.session);
+        (*client)->Watch(common_.session);
     // The header says the watch is attached; a refused one prints only its
     // error.
     if (!watch->attached()) {

@@ -5,6 +5,7 @@
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,21 @@ absl::StatusOr<Response> Call(v1::SchedCache::Stub& stub,
   return response;
 }
 
+// Credentials secures the channel as `tls` says (plain when unset) and
+// sets the name the server's certificate is checked against.
+std::shared_ptr<grpc::ChannelCredentials> Credentials(
+    const std::optional<TlsOptions>& tls, grpc::ChannelArguments& arguments) {
+  if (!tls.has_value()) return grpc::InsecureChannelCredentials();
+  if (!tls->server_name.empty()) {
+    arguments.SetSslTargetNameOverride(tls->server_name);
+  }
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = tls->root_certs;
+  ssl.pem_cert_chain = tls->cert_chain;
+  ssl.pem_private_key = tls->private_key;
+  return grpc::SslCredentials(ssl);
+}
+
 }  // namespace
 
 Client::Client(Options options, std::unique_ptr<v1::SchedCache::Stub> stub,
@@ -43,8 +59,11 @@ Client::Client(Options options, std::unique_ptr<v1::SchedCache::Stub> stub,
       stub_(std::move(stub)) {}
 
 std::unique_ptr<Client> Client::Connect(const Options& options) {
+  grpc::ChannelArguments arguments;
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      Credentials(options.tls, arguments);
   std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateChannel(options.address, grpc::InsecureChannelCredentials());
+      grpc::CreateCustomChannel(options.address, credentials, arguments);
   auto stub = v1::SchedCache::NewStub(channel);
   return std::unique_ptr<Client>(
       new Client(options, std::move(stub), std::move(channel)));

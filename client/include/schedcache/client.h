@@ -33,10 +33,28 @@
 
 namespace schedcache::client {
 
-// Options says where the server is and how long a call may take.
+// TlsOptions: TLS to a server's TCP listener, as PEM text (the CLI reads
+// it from the files --tls-ca, --tls-cert and --tls-key name).
+struct TlsOptions {
+  // CA certificates the server's certificate must chain to; empty: the
+  // system's roots.
+  std::string root_certs;
+  // Client certificate chain and its private key, for a server that
+  // requires one (mutual TLS); both or neither.
+  std::string cert_chain;
+  std::string private_key;
+  // Name the server's certificate must carry; empty: the host of
+  // `address`.
+  std::string server_name;
+};
+
+// Options says where the server is, how to secure the channel and how long
+// a call may take.
 struct Options {
   // "unix:PATH" or "HOST:PORT".
   std::string address = kDefaultServerAddress;
+  // Set: the channel uses TLS; unset: plain (Unix sockets, loopback).
+  std::optional<TlsOptions> tls;
   // Deadline of each unary call, and of connecting.
   absl::Duration deadline = absl::Seconds(10);
 };
