@@ -26,7 +26,7 @@ namespace schedcache {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::TempDir;
+using test_support::TempDir;
 
 constexpr char kOpenssl[] = "/usr/bin/openssl";
 
@@ -40,7 +40,7 @@ std::string ReadFile(const std::string& path) {
 // Openssl runs the openssl CLI and expects it to succeed.
 void Openssl(std::vector<std::string> args) {
   args.insert(args.begin(), kOpenssl);
-  const testing::CommandResult result = testing::RunCommand(args);
+  const test_support::CommandResult result = test_support::RunCommand(args);
   ASSERT_EQ(result.exit_code, 0) << args[1] << ": " << result.err;
 }
 
@@ -270,7 +270,7 @@ TEST_F(TlsClientTest, ReadOnlyListenerServesReadsAndRefusesEachWrite) {
     EXPECT_THAT(status.message(), HasSubstr(absl::StrCat(what, listener)));
   };
   expect_denied(
-      client->CreateSession(testing::TwoLlcSessionRequest("ro")).status(),
+      client->CreateSession(test_support::TwoLlcSessionRequest("ro")).status(),
       "CreateSession");
   expect_denied(client->DeleteSession("default"), "DeleteSession");
   recommend.set_scan(true);
