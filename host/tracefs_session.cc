@@ -127,11 +127,12 @@ absl::Status RemoveAndFree(tracefs_instance* instance) {
 }  // namespace
 
 absl::StatusOr<std::string> EnsureTracefsMounted() {
-  const char* path = nullptr;
-  // 1: it was mounted; 0: it was not and libtracefs mounted it at
-  // /sys/kernel/tracing; negative: not mounted and the mount failed.
-  if (tracefs_tracing_dir_is_mounted(/*mount=*/true, &path) < 0 ||
-      path == nullptr) {
+  // tracefs_tracing_dir() mounts tracefs at /sys/kernel/tracing when it is
+  // missing, and keeps the path it returns. (libtracefs 1.6.4's
+  // tracefs_tracing_dir_is_mounted does the same but leaks its path: it
+  // strdup's it and documents it as not to be freed.)
+  const char* path = tracefs_tracing_dir();
+  if (path == nullptr) {
     const int error = errno;
     return CallFailed(
         error, absl::StrCat("tracefs is not mounted, and mounting it at "

@@ -23,7 +23,6 @@ extern "C" {
 struct tracefs_instance;
 struct tracefs_cpu;
 
-int tracefs_tracing_dir_is_mounted(bool mount, const char **path);
 const char *tracefs_tracing_dir(void);
 
 struct tracefs_instance *tracefs_instance_create(const char *name);
