@@ -10,6 +10,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -124,14 +125,40 @@ absl::Status RemoveAndFree(tracefs_instance* instance) {
   return status;
 }
 
+// AddIfOurs is the tracefs_instances_walk callback of OurInstanceNames: it
+// keeps the names that start with kInstancePrefix and never stops the walk.
+int AddIfOurs(const char* name, void* names) {
+  if (absl::StartsWith(name, kInstancePrefix)) {
+    static_cast<std::vector<std::string>*>(names)->push_back(name);
+  }
+  return 0;
+}
+
+// OurInstanceNames lists the instances named kInstancePrefix... in
+// `tracing_dir`/instances. It walks the directory rather than calling
+// tracefs_instances(regex), which in libtracefs 1.6.4 never regfree's the
+// regex it compiles; the names are collected first so that removing an
+// instance cannot disturb the walk.
+absl::StatusOr<std::vector<std::string>> OurInstanceNames(
+    const std::string& tracing_dir) {
+  std::vector<std::string> names;
+  if (tracefs_instances_walk(AddIfOurs, &names) < 0) {
+    const int error = errno;
+    return CallFailed(error,
+                      absl::StrCat("cannot list ", tracing_dir, "/instances"));
+  }
+  return names;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> EnsureTracefsMounted() {
-  const char* path = nullptr;
-  // 1: it was mounted; 0: it was not and libtracefs mounted it at
-  // /sys/kernel/tracing; negative: not mounted and the mount failed.
-  if (tracefs_tracing_dir_is_mounted(/*mount=*/true, &path) < 0 ||
-      path == nullptr) {
+  // tracefs_tracing_dir() mounts tracefs at /sys/kernel/tracing when it is
+  // missing, and keeps the path it returns. (libtracefs 1.6.4's
+  // tracefs_tracing_dir_is_mounted does the same but leaks its path: it
+  // strdup's it and documents it as not to be freed.)
+  const char* path = tracefs_tracing_dir();
+  if (path == nullptr) {
     const int error = errno;
     return CallFailed(
         error, absl::StrCat("tracefs is not mounted, and mounting it at "
@@ -227,24 +254,23 @@ absl::StatusOr<RingBufferStats> TracefsSession::ReadLostEvents() {
 }
 
 absl::StatusOr<int> RemoveStaleInstances() {
-  RETURN_IF_ERROR(EnsureTracefsMounted().status());
-  char** names = tracefs_instances(absl::StrCat("^", kInstancePrefix).c_str());
-  if (names == nullptr) return 0;  // No instance matches.
-  const absl::Cleanup free_names = [names] { tracefs_list_free(names); };
+  ASSIGN_OR_RETURN(const std::string tracing_dir, EnsureTracefsMounted());
+  ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                   OurInstanceNames(tracing_dir));
   int removed = 0;
-  for (char** name = names; *name != nullptr; ++name) {
-    absl::string_view pid_text = *name;
+  for (const std::string& name : names) {
+    absl::string_view pid_text = name;
     int pid = 0;
     if (!absl::ConsumePrefix(&pid_text, kInstancePrefix) ||
         !absl::SimpleAtoi(pid_text, &pid) || pid <= 0) {
       continue;
     }
     if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // Alive (or not ours).
-    tracefs_instance* instance = tracefs_instance_alloc(nullptr, *name);
+    tracefs_instance* instance = tracefs_instance_alloc(nullptr, name.c_str());
     if (instance == nullptr) {
       const int error = errno;
       return CallFailed(error,
-                        absl::StrCat("cannot open stale instance ", *name));
+                        absl::StrCat("cannot open stale instance ", name));
     }
     RETURN_IF_ERROR(RemoveAndFree(instance));
     ++removed;

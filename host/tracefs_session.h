@@ -96,7 +96,8 @@ class TracefsSession {
 // RemoveStaleInstances removes `schedcache-<pid>` instances whose pid is no
 // longer running (left by a collector that was killed with SIGKILL), and
 // returns how many it removed. Instances of live processes, and ones whose
-// name does not end in a pid, are left alone.
+// name does not end in a pid, are left alone. Returns FailedPrecondition
+// naming the directory when instances/ cannot be listed.
 absl::StatusOr<int> RemoveStaleInstances();
 
 }  // namespace schedcache::host

@@ -23,7 +23,6 @@ extern "C" {
 struct tracefs_instance;
 struct tracefs_cpu;
 
-int tracefs_tracing_dir_is_mounted(bool mount, const char **path);
 const char *tracefs_tracing_dir(void);
 
 struct tracefs_instance *tracefs_instance_create(const char *name);
@@ -33,8 +32,8 @@ int tracefs_instance_destroy(struct tracefs_instance *instance);
 void tracefs_instance_free(struct tracefs_instance *instance);
 const char *tracefs_instance_get_name(struct tracefs_instance *instance);
 char *tracefs_instance_get_dir(struct tracefs_instance *instance);
-char **tracefs_instances(const char *regex);
-void tracefs_list_free(char **list);
+int tracefs_instances_walk(int (*callback)(const char *, void *),
+                           void *context);
 bool tracefs_dir_exists(struct tracefs_instance *instance, const char *name);
 
 int tracefs_instance_file_write(struct tracefs_instance *instance,
