@@ -131,7 +131,16 @@ function(schedcache_test name)
     SCHEDCACHE_BINARY_DIR="${PROJECT_BINARY_DIR}")
   schedcache_apply_warnings(${name})
   include(GoogleTest)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+  # Tests labelled `kernel` record or change the real kernel's state
+  # machine-wide (tracepoints of every CPU, BPF maps): they run alone, so
+  # that the rest of a parallel ctest neither overruns their ring buffers
+  # nor shows up in what they record.
+  set(serial FALSE)
+  if("kernel" IN_LIST ARG_LABELS)
+    set(serial TRUE)
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL ${serial})
 endfunction()
 
 # schedcache_fuzzer(NAME SRCS ... DEPS ... [DICT FILE])
