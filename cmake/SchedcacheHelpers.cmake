@@ -107,29 +107,37 @@ function(schedcache_library name)
   add_library(schedcache::${name} ALIAS ${target})
 endfunction()
 
+# schedcache_binary(KIND NAME BUILT SRCS ... DEPS ...): what every binary
+# target shares. It is recorded for the layering check whether or not this
+# configuration builds it (BUILT false: tests without SCHEDCACHE_BUILD_TESTS,
+# fuzz targets without SCHEDCACHE_FUZZ), so the check sees every target.
+function(schedcache_binary kind name built)
+  cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
+  schedcache_record_layering(${kind} ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
+  if(built)
+    add_executable(${name} ${ARG_SRCS})
+    target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+    schedcache_apply_warnings(${name})
+  endif()
+endfunction()
+
 # schedcache_executable(NAME SRCS ... DEPS ...)
 function(schedcache_executable name)
-  cmake_parse_arguments(ARG "" "" "SRCS;DEPS" ${ARGN})
-  schedcache_record_layering(executable ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
-  add_executable(${name} ${ARG_SRCS})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
-  schedcache_apply_warnings(${name})
+  schedcache_binary(executable ${name} TRUE ${ARGN})
 endfunction()
 
 # schedcache_test(NAME SRCS ... DEPS ... [LABELS ...])
 # A GoogleTest binary registered with CTest, one CTest entry per test case.
 function(schedcache_test name)
   cmake_parse_arguments(ARG "" "" "SRCS;DEPS;LABELS" ${ARGN})
-  schedcache_record_layering(test ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
+  schedcache_binary(test ${name} "${SCHEDCACHE_BUILD_TESTS}" SRCS ${ARG_SRCS}
+    DEPS ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   if(NOT SCHEDCACHE_BUILD_TESTS)
     return()
   endif()
-  add_executable(${name} ${ARG_SRCS})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE
     SCHEDCACHE_SHARED_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data"
     SCHEDCACHE_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  schedcache_apply_warnings(${name})
   include(GoogleTest)
   # Tests labelled `kernel` record or change the real kernel's state
   # machine-wide (tracepoints of every CPU, BPF maps): they run alone, so
@@ -149,17 +157,15 @@ endfunction()
 # beside the sources, is copied to bin/NAME.dict, where .ci/fuzz looks.
 function(schedcache_fuzzer name)
   cmake_parse_arguments(ARG "" "DICT" "SRCS;DEPS" ${ARGN})
-  schedcache_record_layering(fuzzer ${name} SRCS ${ARG_SRCS} DEPS ${ARG_DEPS})
-  if(NOT SCHEDCACHE_FUZZ)
-    return()
-  endif()
   if(NOT name MATCHES "_fuzzer$")
     message(FATAL_ERROR "fuzz target ${name}: the name must end in _fuzzer")
   endif()
-  add_executable(${name} ${ARG_SRCS})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  schedcache_binary(fuzzer ${name} "${SCHEDCACHE_FUZZ}" SRCS ${ARG_SRCS}
+    DEPS ${ARG_DEPS})
+  if(NOT SCHEDCACHE_FUZZ)
+    return()
+  endif()
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
-  schedcache_apply_warnings(${name})
   if(ARG_DICT)
     configure_file(${ARG_DICT} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}/${name}.dict
                    COPYONLY)
