@@ -9,15 +9,17 @@ void CommonFlags::DefineServer(FlagSet& flags) {
 }
 
 void CommonFlags::DefineTls(FlagSet& flags) {
-  flags.AddString("--tls-ca", "PEM",
-                  "TLS: CA certificates the server's certificate must chain "
-                  "to (default with another --tls flag: the system's)",
+  flags.AddString("--tls-ca", "FILE",
+                  "TLS: PEM file of the CA certificates the server's "
+                  "certificate must chain to (default with another --tls "
+                  "flag: the system's)",
                   &tls_ca);
-  flags.AddString("--tls-cert", "PEM",
-                  "TLS: client certificate, for a server that requires one "
-                  "(with --tls-key)",
+  flags.AddString("--tls-cert", "FILE",
+                  "TLS: PEM file of the client certificate, for a server "
+                  "that requires one (with --tls-key)",
                   &tls_cert);
-  flags.AddString("--tls-key", "PEM", "TLS: private key of --tls-cert",
+  flags.AddString("--tls-key", "FILE",
+                  "TLS: PEM file of the private key of --tls-cert",
                   &tls_key);
   flags.AddString("--tls-server-name", "NAME",
                   "TLS: name the server's certificate must carry (default: "
