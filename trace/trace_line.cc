@@ -72,10 +72,17 @@ TraceLine Malformed(std::string_view why) {
   return line;
 }
 
+// kPerfEventPrefix is the "SYSTEM:" perf script puts before the event name;
+// its presence is what marks a line as perf script text.
+constexpr std::string_view kPerfEventPrefix = "sched:";
+
 // ParseAfterCpu reads "[FLAGS] SECONDS.FRACTION: EVENT: FIELDS" (the text
-// after the "[CPU]" bracket). Returns false when it does not fit.
+// after the "[CPU]" bracket), EVENT being "sched:NAME" in perf script text
+// (`perf_form` then says so and `event` is NAME). Returns false when it does
+// not fit.
 bool ParseAfterCpu(std::string_view rest, TraceLine& out,
-                   std::string_view& event, std::string_view& fields) {
+                   std::string_view& event, std::string_view& fields,
+                   bool& perf_form) {
   std::string_view token = NextToken(rest);
   if (token.empty()) return false;
   if (token.back() != ':') token = NextToken(rest);  // skip the flags
@@ -84,11 +91,26 @@ bool ParseAfterCpu(std::string_view rest, TraceLine& out,
       ParseTimestamp(token.substr(0, token.size() - 1));
   if (!ts) return false;
   rest = TrimLeft(rest);
+  perf_form = rest.substr(0, kPerfEventPrefix.size()) == kPerfEventPrefix;
+  if (perf_form) rest.remove_prefix(kPerfEventPrefix.size());
   const size_t colon = rest.find(':');
   if (colon == std::string_view::npos || colon == 0) return false;
   event = rest.substr(0, colon);
   fields = TrimLeft(rest.substr(colon + 1));
   out.timestamp_ns = *ts;
+  return true;
+}
+
+// ParsePerfTask reads perf script's "COMM TID" (the comm may hold spaces;
+// the tid is the last word).
+bool ParsePerfTask(std::string_view task, TraceLine& out) {
+  task = TrimRight(task);
+  const size_t space = task.rfind(' ');
+  if (space == std::string_view::npos) return false;
+  const std::optional<int32_t> tid = ParseInt(task.substr(space + 1));
+  if (!tid) return false;
+  out.task_pid = *tid;
+  out.task_tgid = 0;  // perf script's default fields show no tgid
   return true;
 }
 
@@ -119,7 +141,8 @@ bool ParseTask(std::string_view task, TraceLine& out) {
 }
 
 // ParseHeader finds the "[CPU]" bracket that is followed by a timestamp and
-// fills the header fields; returns false when there is none.
+// fills the header fields; returns false when there is none. The task before
+// the bracket is read in the layout the event name says (perf or ftrace).
 bool ParseHeader(std::string_view line, TraceLine& out,
                  std::string_view& event, std::string_view& fields) {
   for (size_t open = line.find('['); open != std::string_view::npos;
@@ -131,11 +154,14 @@ bool ParseHeader(std::string_view line, TraceLine& out,
     }
     const std::optional<int32_t> cpu =
         ParseInt(line.substr(open + 1, close - open - 1));
-    if (!cpu || !ParseAfterCpu(line.substr(close + 1), out, event, fields)) {
+    bool perf_form = false;
+    if (!cpu || !ParseAfterCpu(line.substr(close + 1), out, event, fields,
+                               perf_form)) {
       continue;
     }
     out.cpu = *cpu;
-    return ParseTask(line.substr(0, open), out);
+    const std::string_view task = line.substr(0, open);
+    return perf_form ? ParsePerfTask(task, out) : ParseTask(task, out);
   }
   return false;
 }
@@ -261,7 +287,9 @@ TraceLine ParseTraceLine(std::string_view line) {
   std::string_view event, fields;
   if (!ParseHeader(line, out, event, fields)) {
     if (NamesUsedEvent(line)) {
-      return Malformed("no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header");
+      return Malformed(
+          "no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header (ftrace) nor "
+          "'COMM TID [CPU] SECONDS.FRACTION: sched:EVENT:' (perf script)");
     }
     return TraceLine();
   }

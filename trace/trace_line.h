@@ -7,8 +7,12 @@
 //   `trace-cmd report` (flags column optional; sched_switch either in the
 //   kernel's field form above or the sched plugin's short form):
 //     bash-1234    [001]  5.123456: sched_switch: bash:1234 [120] S ==> swapper/1:0 [120]
+//   `perf script` of `perf record -e sched:...` (the event carries its
+//   "sched:" system, which is how the layout is told apart; tid, no tgid):
+//     bash 1234 [001]  5.123456: sched:sched_switch: prev_comm=...
 //
-// Header: TASK-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: EVENT: FIELDS;
+// Header: TASK-PID [(TGID)] [CPU] [FLAGS] SECONDS.FRACTION: EVENT: FIELDS
+// (perf script: COMM TID [CPU] SECONDS.FRACTION: sched:EVENT: FIELDS);
 // the fraction has 1 to 9 digits. Comms may contain spaces, '-', ':' and
 // brackets: fields are found by their keys and the header by its [CPU]
 // bracket followed by a timestamp, never by splitting on spaces.

@@ -73,6 +73,71 @@ TEST(TraceLine, ReadsExit) {
   EXPECT_EQ(line.comm, "sleep");
 }
 
+// The perf script lines below have the shape `perf script` printed on this
+// machine (linux-perf, Debian 12) for `perf record -e sched:...  -a`.
+TEST(TraceLine, ReadsPerfScriptSwitchWithSpacesInComm) {
+  // 17068.710004 s = 17068'710004000 ns; the task is "Web Content", tid 77.
+  const TraceLine line = ParseTraceLine(
+      "     Web Content    77 [003] 17068.710004:       sched:sched_switch: "
+      "prev_comm=Web Content prev_pid=77 prev_prio=120 prev_state=D ==> "
+      "next_comm=migration/3 next_pid=18 next_prio=0");
+  ASSERT_EQ(line.kind, Kind::kSwitch) << line.error;
+  EXPECT_EQ(line.timestamp_ns, 17068'710004000);
+  EXPECT_EQ(line.cpu, 3);
+  EXPECT_EQ(line.task_pid, 77);
+  EXPECT_EQ(line.task_tgid, 0);
+  EXPECT_EQ(line.prev_comm, "Web Content");
+  EXPECT_EQ(line.prev_pid, 77);
+  EXPECT_EQ(line.next_comm, "migration/3");
+  EXPECT_EQ(line.next_pid, 18);
+}
+
+TEST(TraceLine, ReadsPerfScriptCommEndingInDashNumber) {
+  // The ftrace reading of "a-12 99" would take pid "12 99"; perf's is tid 99.
+  const TraceLine line = ParseTraceLine(
+      "  a-12    99 [000] 1.000001: sched:sched_process_exit: comm=a-12 "
+      "pid=99 prio=120 group_dead=true");
+  ASSERT_EQ(line.kind, Kind::kExit) << line.error;
+  EXPECT_EQ(line.task_pid, 99);
+  EXPECT_EQ(line.comm, "a-12");
+  EXPECT_EQ(line.pid, 99);
+  EXPECT_EQ(line.timestamp_ns, 1'000001000);
+}
+
+TEST(TraceLine, ReadsPerfScriptMigrateAndSkipsWakeup) {
+  const TraceLine migrate = ParseTraceLine(
+      "     migration/0    18 [000] 17068.710008: sched:sched_migrate_task: "
+      "comm=perf pid=3335 prio=120 orig_cpu=0 dest_cpu=1");
+  ASSERT_EQ(migrate.kind, Kind::kMigrate) << migrate.error;
+  EXPECT_EQ(migrate.task_pid, 18);
+  EXPECT_EQ(migrate.comm, "perf");
+  EXPECT_EQ(migrate.pid, 3335);
+  EXPECT_EQ(migrate.orig_cpu, 0);
+  EXPECT_EQ(migrate.dest_cpu, 1);
+  const TraceLine wakeup = ParseTraceLine(
+      "            perf  3335 [000] 17068.709999:       sched:sched_wakeup: "
+      "comm=migration/0 pid=18 prio=0 target_cpu=000");
+  EXPECT_EQ(wakeup.kind, Kind::kOtherSched);
+  EXPECT_EQ(wakeup.task_pid, 3335);
+}
+
+TEST(TraceLine, NamesWhatIsWrongWithAPerfScriptLine) {
+  // No "==> next_comm=": the shared field parser rejects it as for ftrace.
+  const TraceLine no_next = ParseTraceLine(
+      "  perf 12 [000] 5.182336: sched:sched_switch: prev_comm=perf "
+      "prev_pid=12 prev_prio=120 prev_state=S");
+  EXPECT_EQ(no_next.kind, Kind::kMalformed);
+  EXPECT_EQ(no_next.error, "sched_switch without prev_pid= or ==> next_comm=");
+  // "x12" is no tid: the header fits neither layout.
+  const TraceLine bad_tid = ParseTraceLine(
+      "  perf x12 [000] 5.182336: sched:sched_switch: prev_comm=perf "
+      "prev_pid=12 prev_prio=120 prev_state=S ==> next_comm=a next_pid=1");
+  EXPECT_EQ(bad_tid.kind, Kind::kMalformed);
+  EXPECT_NE(bad_tid.error.find("COMM TID [CPU] SECONDS.FRACTION: sched:EVENT:"),
+            std::string_view::npos)
+      << bad_tid.error;
+}
+
 TEST(TraceLine, SkipsCommentsOtherEventsAndNonSchedulerLines) {
   EXPECT_EQ(ParseTraceLine("# tracer: nop").kind, Kind::kNotScheduler);
   EXPECT_EQ(ParseTraceLine("").kind, Kind::kNotScheduler);

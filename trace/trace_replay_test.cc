@@ -62,6 +62,14 @@ constexpr char kTraceCmd[] = R"(cpus=2
              srv-100   [001]    10.002100: sched_switch:         srv:100 [120] S ==> swapper/1:0 [120]
 )";
 
+// The same run as `perf script` prints it (tid column, "sched:" system).
+constexpr char kPerfScript[] = R"(
+         swapper     0 [000]    10.000000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv-io next_pid=101 next_prio=120
+         swapper     0 [001]    10.000100: sched:sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=100 next_prio=120
+          srv-io   101 [000]    10.001000: sched:sched_switch: prev_comm=srv-io prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+             srv   100 [001]    10.002100: sched:sched_switch: prev_comm=srv prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+)";
+
 absl::StatusOr<ReplayStats> Replay(std::string_view text, RecordingSink& sink,
                                    const TraceOptions& options = {}) {
   return ReplayTraceText(text, options, sink);
@@ -116,6 +124,26 @@ TEST(TraceReplay, TraceCmdReportGivesTheSameEventsAsFtrace) {
     EXPECT_EQ(a[i].tid, b[i].tid);
     EXPECT_EQ(a[i].delta_ns, b[i].delta_ns);
     EXPECT_EQ(a[i].comm.view(), b[i].comm.view());
+  }
+}
+
+TEST(TraceReplay, PerfScriptGivesTheSameEventsAsFtrace) {
+  RecordingSink ftrace, perf;
+  ASSERT_TRUE(Replay(kWithoutTgid, ftrace).ok());
+  absl::StatusOr<ReplayStats> stats = Replay(kPerfScript, perf);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(stats->switch_events, 4);
+  // 101 runs 10.000000..10.001000 and 100 runs 10.000100..10.002100.
+  ASSERT_EQ(stats->runtime_ns.size(), 2u);
+  EXPECT_EQ(stats->runtime_ns[0], 1 * kMs);
+  EXPECT_EQ(stats->runtime_ns[1], 2 * kMs);
+  ASSERT_EQ(ftrace.events().size(), perf.events().size());
+  const std::vector<Sample> a = ftrace.Samples(), b = perf.Samples();
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].timestamp_ns, b[i].timestamp_ns);
+    EXPECT_EQ(a[i].tid, b[i].tid);
+    EXPECT_EQ(a[i].delta_ns, b[i].delta_ns);
   }
 }
 
