@@ -1,5 +1,6 @@
 // Trace replay: turns a recorded scheduler trace (ftrace text with or without
-// the tgid column, or `trace-cmd report` text; plain or gzip) into the
+// the tgid column, `trace-cmd report` or `perf script` text, per line as
+// trace_line.h tells them apart; plain or gzip) into the
 // model's Samples and HandOvers, in time order, through an EventSink.
 //
 // What is used: sched_switch (accounting and hand-overs, through

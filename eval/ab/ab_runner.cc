@@ -82,7 +82,8 @@ absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
             : absl::StrCat("trace '", options.input.path, "' has no ",
                            "sched_switch, sched_migrate_task or "
                            "sched_process_exit line in its ", stats.lines,
-                           " lines: is it ftrace or `trace-cmd report` text?"));
+                           " lines: is it ftrace, `trace-cmd report` or "
+                           "`perf script` text?"));
   }
   for (const MalformedLine& line : stats.first_malformed) {
     problems.Add(line.line_number,
