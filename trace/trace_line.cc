@@ -102,15 +102,22 @@ bool ParseAfterCpu(std::string_view rest, TraceLine& out,
 }
 
 // ParsePerfTask reads perf script's "COMM TID" (the comm may hold spaces;
-// the tid is the last word).
+// the tid is the last word). perf prints ":-1 -1" for a task it has no
+// record of (one that ran in another PID namespace, or ended before perf
+// saw it): no task, which a switch does not need (its fields say who ran).
 bool ParsePerfTask(std::string_view task, TraceLine& out) {
   task = TrimRight(task);
   const size_t space = task.rfind(' ');
   if (space == std::string_view::npos) return false;
-  const std::optional<int32_t> tid = ParseInt(task.substr(space + 1));
+  out.task_tgid = 0;  // perf script's default fields show no tgid
+  const std::string_view tid_text = task.substr(space + 1);
+  if (tid_text == "-1") {
+    out.task_pid = 0;
+    return true;
+  }
+  const std::optional<int32_t> tid = ParseInt(tid_text);
   if (!tid) return false;
   out.task_pid = *tid;
-  out.task_tgid = 0;  // perf script's default fields show no tgid
   return true;
 }
 

@@ -121,6 +121,29 @@ TEST(TraceLine, ReadsPerfScriptMigrateAndSkipsWakeup) {
   EXPECT_EQ(wakeup.task_pid, 3335);
 }
 
+TEST(TraceLine, ReadsAPerfScriptSwitchOfATaskPerfDoesNotKnow) {
+  // Seen in CI: perf record -a on a host where a chroot's cmake ran; perf
+  // had no record of the task and printed ":-1 -1". The switch's own fields
+  // say who ran: prev 11149, next the idle task 0.
+  const TraceLine line = ParseTraceLine(
+      "             :-1    -1 [001] 19263.554380: sched:sched_switch: "
+      "prev_comm=cmake prev_pid=11149 prev_prio=120 prev_state=X ==> "
+      "next_comm=swapper/1 next_pid=0 next_prio=120");
+  ASSERT_EQ(line.kind, Kind::kSwitch) << line.error;
+  EXPECT_EQ(line.task_pid, 0);
+  EXPECT_EQ(line.cpu, 1);
+  EXPECT_EQ(line.timestamp_ns, 19263554380000);
+  EXPECT_EQ(line.prev_pid, 11149);
+  EXPECT_EQ(line.next_pid, 0);
+  // Any other negative tid is still malformed.
+  EXPECT_EQ(ParseTraceLine("  x -2 [001] 1.000001: sched:sched_switch: "
+                           "prev_comm=a prev_pid=1 prev_prio=120 "
+                           "prev_state=S ==> next_comm=b next_pid=2 "
+                           "next_prio=120")
+                .kind,
+            Kind::kMalformed);
+}
+
 TEST(TraceLine, NamesWhatIsWrongWithAPerfScriptLine) {
   // No "==> next_comm=": the shared field parser rejects it as for ftrace.
   const TraceLine no_next = ParseTraceLine(
