@@ -127,7 +127,16 @@ absl::StatusOr<uint64_t> SyntheticCpuCount(absl::string_view source,
   while ((pos = description.find_first_not_of(" \n", pos)) !=
          absl::string_view::npos) {
     if (description[pos] == '[') {
-      if (!skip_past(']')) return unreadable("'[' without ']'", pos);
+      const size_t open = pos;
+      if (!skip_past(']')) return unreadable("'[' without ']'", open);
+      // "[TYPE:]" with no count: hwloc 2.9 refuses it but leaks what it
+      // had allocated (a fuzz finding: "[numa:]").
+      const absl::string_view item = description.substr(open, pos - open);
+      if (const size_t colon = item.find(':');
+          colon != absl::string_view::npos &&
+          !absl::ascii_isdigit(item[colon + 1])) {
+        return unreadable("a memory level with ':' but no count", open);
+      }
       continue;
     }
     if (!absl::ascii_isdigit(description[pos]) && !skip_past(':')) {

@@ -357,6 +357,10 @@ TEST(TopologyLimits, UnreadableSyntheticNamesTheOffset) {
                        "offset 10"},
       {"pack:0 pu:2", "a level of 0 objects at offset 5"},
       {"pack:2 [numa pu:2", "'[' without ']' at offset 7"},
+      // A fuzz finding: hwloc refuses "[numa:]" but leaks 32 bytes.
+      {"[numa:]", "a memory level with ':' but no count at offset 0"},
+      {"pack:2 [numa:] pu:2", "a memory level with ':' but no count at "
+                              "offset 7"},
       {"(memory=1GB pack:2", "'(' without ')' at offset 0"},
       {"pack:2(indexes=0,1 pu:2", "'(' without ')' at offset 6"},
       {"pack", "a level without \":COUNT\" at offset 0"},
