@@ -66,9 +66,11 @@ class Fd {
   int fd_;
 };
 
-// MillisLeft is the poll timeout until `deadline`, at least 0.
+// MillisLeft is the poll timeout until `deadline`, at least 0, rounded up:
+// truncated, poll would return up to 1 ms before the deadline.
 int MillisLeft(absl::Time deadline) {
-  const int64_t ms = absl::ToInt64Milliseconds(deadline - absl::Now());
+  const int64_t ms = absl::ToInt64Milliseconds(
+      absl::Ceil(deadline - absl::Now(), absl::Milliseconds(1)));
   return ms <= 0 ? 0 : static_cast<int>(std::min<int64_t>(ms, INT32_MAX));
 }
 
