@@ -9,7 +9,7 @@ namespace {
 v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
   switch (reason) {
     case NoPreferenceReason::kNone:
-      return v1::NO_PREFERENCE_REASON_NONE;
+      return v1::NO_PREFERENCE_REASON_UNSPECIFIED;
     case NoPreferenceReason::kNoData:
       return v1::NO_PREFERENCE_REASON_NO_DATA;
     case NoPreferenceReason::kSingleThread:
