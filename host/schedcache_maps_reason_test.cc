@@ -15,7 +15,7 @@ constexpr bool SameCode(int map_code, int api_code) {
   return map_code == api_code;
 }
 
-static_assert(SameCode(SCHEDCACHE_REASON_NONE, v1::NO_PREFERENCE_REASON_NONE));
+static_assert(SameCode(SCHEDCACHE_REASON_NONE, v1::NO_PREFERENCE_REASON_UNSPECIFIED));
 static_assert(SameCode(SCHEDCACHE_REASON_NO_DATA,
                        v1::NO_PREFERENCE_REASON_NO_DATA));
 static_assert(SameCode(SCHEDCACHE_REASON_SINGLE_THREAD,
