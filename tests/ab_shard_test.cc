@@ -189,6 +189,31 @@ TEST_F(AbShard, MergeRefusesAMissingOrRepeatedShard) {
   EXPECT_THAT(r.err, HasSubstr("are both shard 0/3"));
 }
 
+TEST_F(AbShard, MergeRefusesShardsOfAnotherList) {
+  const std::string other = Dir() + "/other.txt";
+  std::ofstream(other) << "workload:redis\ntrace:in0.trace\n";
+  const std::string a = Dir() + "/list-a.json", b = Dir() + "/list-b.json";
+  ASSERT_EQ(Invoke(Ab({"--shard", "0/2", "--json", a})).code, kExitOk);
+  std::vector<std::string> args = Ab({"--shard", "1/2", "--json", b});
+  args[2] = other;  // --inputs-file's value
+  ASSERT_EQ(Invoke(args).code, kExitOk);
+  Result r = Invoke({"ab-merge", a, b});
+  EXPECT_EQ(r.code, kExitError);
+  // The first difference the two lists show: 7 entries against 2.
+  EXPECT_THAT(r.err, HasSubstr(b + ": entries is \"2\" but " + a +
+                               " has \"7\": not shards of one run"));
+}
+
+TEST_F(AbShard, AnInputThatFailsStopsTheRunNamingItsListLine) {
+  const std::string list = Dir() + "/missing.txt";
+  std::ofstream(list) << "workload:redis\n# gone\ntrace:gone.trace\n";
+  std::vector<std::string> args = Ab({});
+  args[2] = list;
+  Result r = Invoke(args);
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr(list + ":3: trace:gone.trace: "));
+}
+
 TEST_F(AbShard, UsageErrorsNameTheFlag) {
   EXPECT_THAT(Invoke(Ab({"--shard", "0/2"})).err,
               HasSubstr("--shard needs --json FILE"));
