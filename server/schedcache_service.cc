@@ -94,8 +94,7 @@ grpc::ServerUnaryReactor* SchedCacheService::CreateSession(
       !source.ok()) {
     return Respond(context, source);
   }
-  return builder_.Start(*context, *std::move(settings), request->topology(),
-                        response);
+  return builder_.Start(*context, *std::move(settings), *request, response);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetSession(

@@ -31,7 +31,25 @@ absl::StatusOr<std::shared_ptr<const Topology>> Load(absl::string_view source,
   return std::make_shared<const Topology>(std::move(topology));
 }
 
+// Register builds a session from `settings` on `topology` and adds it
+// under its name; `definition`, when given, is stored (SessionManager::Add).
+absl::Status Register(SessionSettings settings,
+                      std::shared_ptr<const Topology> topology,
+                      const PolicyRegistry& registry, SessionManager& sessions,
+                      const v1::CreateSessionRequest* definition) {
+  const std::string name = settings.name;
+  RETURN_IF_ERROR(sessions.Reserve(name));
+  absl::StatusOr<std::shared_ptr<Session>> session =
+      Session::Create(std::move(settings), std::move(topology), registry);
+  if (!session.ok()) {
+    sessions.Release(name);
+    return session.status();
+  }
+  return sessions.Add(*std::move(session), definition);
+}
+
 // AddDefaultSession creates the `default` session on the start-up thread.
+// It is the host's, defined by flags: never stored.
 absl::Status AddDefaultSession(const ServerOptions& options,
                                const PolicyRegistry& registry,
                                std::shared_ptr<const Topology> topology,
@@ -44,14 +62,50 @@ absl::Status AddDefaultSession(const ServerOptions& options,
   ASSIGN_OR_RETURN(
       SessionSettings settings,
       BuildSessionSettings(request, registry, options.limits.max_processes));
-  RETURN_IF_ERROR(sessions.Reserve(settings.name));
-  absl::StatusOr<std::shared_ptr<Session>> session =
-      Session::Create(std::move(settings), std::move(topology), registry);
-  if (!session.ok()) {
-    sessions.Release(kDefaultSessionName);
-    return session.status();
+  return Register(std::move(settings), std::move(topology), registry, sessions,
+                  /*definition=*/nullptr);
+}
+
+// Restore recreates one stored session with CreateSession's checks (on this
+// thread: the server does not listen yet). Its file is already there, so
+// it is not written again.
+absl::Status Restore(const v1::CreateSessionRequest& definition,
+                     const Limits& limits, const PolicyRegistry& registry,
+                     const SessionTopologyLoader& load_topology,
+                     SessionManager& sessions) {
+  ASSIGN_OR_RETURN(
+      SessionSettings settings,
+      BuildSessionSettings(definition, registry, limits.max_processes));
+  RETURN_IF_ERROR(
+      CheckTopologySource(definition.topology(), limits.max_topology_cpus));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Topology> topology,
+                   load_topology(definition.topology()));
+  return Register(std::move(settings), std::move(topology), registry, sessions,
+                  /*definition=*/nullptr);
+}
+
+// RestoreSessions recreates every session stored in `state_dir`. A file
+// that cannot be used is logged, naming it and why, and skipped: it never
+// stops the server or the other sessions (and stays, for the operator).
+void RestoreSessions(const StateDir& state_dir, const Limits& limits,
+                     const PolicyRegistry& registry,
+                     const SessionTopologyLoader& load_topology,
+                     SessionManager& sessions) {
+  for (const StateDir::StoredDefinition& stored : state_dir.Load()) {
+    absl::Status restored = stored.definition.status();
+    if (restored.ok()) {
+      restored = Restore(*stored.definition, limits, registry, load_topology,
+                         sessions);
+    }
+    if (restored.ok()) {
+      std::cerr << "schedcached: restored session \""
+                << stored.definition->name() << "\" from " << stored.file
+                << "\n";
+    } else {
+      std::cerr << "schedcached: skipping stored session " << stored.file
+                << ": " << restored << "\n";
+    }
   }
-  return sessions.Add(*std::move(session));
 }
 
 }  // namespace
@@ -105,8 +159,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                    BuildPolicyRegistry(options.policy_plugins));
   server->registry_ =
       std::make_shared<const PolicyRegistry>(std::move(registry));
-  server->sessions_ =
-      std::make_shared<SessionManager>(options.limits.max_sessions);
+  server->sessions_ = std::make_shared<SessionManager>(
+      options.limits.max_sessions, options.state_dir);
   RETURN_IF_ERROR(AddDefaultSession(options, *server->registry_,
                                     server->default_topology_,
                                     *server->sessions_));
@@ -117,6 +171,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
               max_cpus](const v1::TopologySource& source) {
       return LoadSessionTopology(source, host, max_cpus);
     };
+  }
+  if (options.state_dir != nullptr) {
+    RestoreSessions(*options.state_dir, options.limits, *server->registry_,
+                    loader, *server->sessions_);
   }
   server->builder_ =
       std::make_unique<SessionBuilder>(server->registry_, server->sessions_,

@@ -5,6 +5,8 @@
 // in full on `listen`, read-only (ReadOnlyService) on `read_only_listen`,
 // each read-only address on a grpc::Server of its own so the listener a
 // call came in on is known. TCP listeners use TLS when given.
+// With a state directory, the sessions stored there are recreated at
+// start, before the server listens, through CreateSession's own checks.
 // Tests start one in-process on a temporary Unix socket or on 127.0.0.1
 // port 0; main.cc adds flags and signals.
 //
@@ -31,6 +33,7 @@
 #include "server/schedcache_service.h"
 #include "server/session_builder.h"
 #include "server/session_manager.h"
+#include "server/state_dir.h"
 #include "server/tls_credentials.h"
 #include "server/unix_socket_claim.h"
 #include "topology/topology.h"
@@ -64,6 +67,10 @@ struct ServerOptions {
   // limits.max_topology_cpus. A seam for tests, which hold a build back to
   // watch the server meanwhile.
   SessionTopologyLoader session_topology_loader;
+  // `--state_dir`: where named sessions' definitions are stored, to be
+  // recreated at the next start. Null: sessions last as long as the
+  // process.
+  std::shared_ptr<const StateDir> state_dir;
 };
 
 class Server {
