@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <algorithm>
 #include <iostream>
 #include <utility>
 
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "policies/builtin_policies.h"
 #include "policies/session_config.h"
@@ -21,6 +23,10 @@ namespace {
 // kSessionBuildThreads: sessions built at once. Builds are CPU-bound; more
 // threads than this would only slow the ingest they compete with.
 constexpr int kSessionBuildThreads = 2;
+
+// kMaxHealthDrainWindow bounds how long Stop keeps serving, health reading
+// NOT_SERVING, before it refuses new calls: half the grace, at most this.
+constexpr absl::Duration kMaxHealthDrainWindow = absl::Seconds(2);
 
 absl::StatusOr<std::shared_ptr<const Topology>> Load(absl::string_view source,
                                                      int64_t max_cpus) {
@@ -269,19 +275,23 @@ int Server::Stop(absl::Duration grace) {
     if (stopped_) return 0;
     stopped_ = true;
   }
-  // Health says NOT_SERVING first, so a balancer stops sending new work;
-  // pending creations are answered next, so the drain below never waits
-  // for a build; then the watch streams end cleanly (OK), and gRPC drains
-  // the rest: a batch being applied completes; idle Ingest streams are
-  // cancelled at the deadline.
+  const absl::Time deadline = absl::Now() + grace;
+  // Health says NOT_SERVING first, so a balancer stops sending new work,
+  // and pending creations are answered, so the drain never waits for a
+  // build. Then, for a short window, everything else is still served, so
+  // a probe that comes now reads NOT_SERVING instead of failing to
+  // connect. Then the watch streams end, the Ingest streams end with their
+  // summaries (after the batch each is applying), and gRPC refuses new
+  // calls and cancels what is left at the deadline.
   for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
     grpc_server->GetHealthCheckService()->Shutdown();
   }
   const int builds_running = builder_->Stop();
+  absl::SleepFor(std::min(grace / 2, kMaxHealthDrainWindow));
   sessions_->CloseAll();
-  const auto deadline = absl::ToChronoTime(absl::Now() + grace);
+  service_->StopIngestStreams();
   for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
-    grpc_server->Shutdown(deadline);
+    grpc_server->Shutdown(absl::ToChronoTime(deadline));
   }
   for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
     grpc_server->Wait();

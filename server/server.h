@@ -102,9 +102,11 @@ class Server {
   const Topology& default_topology() const { return *default_topology_; }
 
   // Stop sets health to NOT_SERVING, answers pending CreateSession calls
-  // UNAVAILABLE at once (without waiting for a build in progress), ends
-  // every session's watch streams,
-  // refuses new calls, lets calls in flight finish for up to `grace`,
+  // UNAVAILABLE at once (without waiting for a build in progress), keeps
+  // serving everything else (health answering NOT_SERVING) for half of
+  // `grace`, at most 2 s, then ends every session's watch streams and
+  // every Ingest stream (UNAVAILABLE, with its summary in the trailers),
+  // refuses new calls, lets calls in flight finish until `grace` is over,
   // cancels the rest, and removes the server's socket files. Returns how
   // many session builds are left running on their threads; a process that
   // exits then should not run static destructors under them (main.cc).
