@@ -23,6 +23,12 @@ inline constexpr char kDefaultPolicies[] = "full-scan,visited-scan,none";
 // tells an attached watch from a refused one before any change arrives.
 inline constexpr char kWatchAttachedMetadata[] = "schedcache-watch-attached";
 
+// kIngestSummaryTrailer is the trailing-metadata key (binary: a serialised
+// schedcache.v1.IngestSummary) of an Ingest stream that ends with an error,
+// e.g. UNAVAILABLE when the server stops: a failed call has no response
+// message, and the client must still learn exactly what was applied.
+inline constexpr char kIngestSummaryTrailer[] = "schedcache-ingest-summary-bin";
+
 }  // namespace schedcache
 
 #endif  // SCHEDCACHE_COMMON_SERVICE_DEFAULTS_H_

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/message_text.h"
+#include "common/service_defaults.h"
 #include "common/status_macros.h"
 #include "server/proto_convert.h"
 
@@ -79,18 +80,77 @@ absl::Status DecodedBatch::ApplyTo(Session& session, IngestTally& tally) const {
   return absl::OkStatus();
 }
 
+bool IngestStreams::Add(IngestStream* stream) {
+  absl::MutexLock lock(&mu_);
+  if (stopped_) return false;
+  open_.insert(stream);
+  return true;
+}
+
+void IngestStreams::Remove(IngestStream* stream) {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](bool* stopping) { return !*stopping; }, &stopping_));
+  open_.erase(stream);
+}
+
+void IngestStreams::StopAll(const absl::Status& why) {
+  absl::flat_hash_set<IngestStream*> open;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    stopping_ = true;
+    open = open_;
+  }
+  // Not under mu_: Stop takes the stream's lock, which its constructor
+  // holds while it calls Add. Remove waits for stopping_, so every stream
+  // stays alive meanwhile; Finish never runs OnDone inline.
+  for (IngestStream* stream : open) stream->Stop(why);
+  absl::MutexLock lock(&mu_);
+  stopping_ = false;
+}
+
 IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
-                           const Limits& limits, grpc::ByteBuffer* response)
+                           IngestStreams& streams, const Limits& limits,
+                           grpc::CallbackServerContext& context,
+                           grpc::ByteBuffer* response)
     : sessions_(sessions),
       limiter_(limiter),
+      streams_(streams),
       max_batch_events_(limits.max_batch_events),
+      context_(context),
       response_(response) {
   if (absl::Status admitted = limiter_.Admit(); !admitted.ok()) {
     FinishWith(admitted, 0);
     return;
   }
   admitted_ = true;
-  StartRead(&read_);
+  if (!streams_.Add(this)) {
+    FinishWith(absl::UnavailableError("the server is stopping"), 0);
+    return;
+  }
+  // A Stop that came between Add and here has finished the call; no read
+  // may start then. gRPC never runs OnReadDone inside StartRead.
+  absl::MutexLock lock(&mu_);
+  if (!finished_) StartRead(&read_);
+}
+
+void IngestStream::Stop(const absl::Status& why) {
+  absl::Status finish;
+  uint64_t batches = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_) return;
+    if (error_.ok()) error_ = why;
+    // The thread applying a batch finishes the call after it (ApplyFrom
+    // sees error_), without taking the batch parsed meanwhile.
+    if (applying_ >= 0) return;
+    finished_ = true;
+    finish = error_;
+    batches = batches_read_;
+  }
+  FinishWith(finish, batches);
 }
 
 void IngestStream::OnReadDone(bool ok) {
@@ -253,8 +313,13 @@ void IngestStream::FinishWith(const absl::Status& status, uint64_t batches) {
     Finish(serialized);
     return;
   }
-  // A failed call carries no response message, so the status says how far
-  // the stream got.
+  // A failed call carries no response message, so the summary rides in
+  // the trailers, and the status message says how far the stream got.
+  v1::IngestSummary summary;
+  tally_.Fill(summary);
+  summary.set_batches(batches);
+  context_.AddTrailingMetadata(kIngestSummaryTrailer,
+                               summary.SerializeAsString());
   Finish(ToGrpcStatus(absl::Status(
       status.code(),
       absl::StrCat(status.message(), " (this stream: ", tally_.accepted(),
@@ -262,7 +327,10 @@ void IngestStream::FinishWith(const absl::Status& status, uint64_t batches) {
 }
 
 void IngestStream::OnDone() {
-  if (admitted_) limiter_.Release();
+  if (admitted_) {
+    streams_.Remove(this);
+    limiter_.Release();
+  }
   delete this;
 }
 

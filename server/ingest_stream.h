@@ -12,9 +12,12 @@
 // so a client that sends faster than the session applies is held back by
 // gRPC's flow control.
 //
-// Shutdown needs nothing from here: grpc::Server::Shutdown lets a batch in
-// flight complete, then cancels the call; the failed read ends the stream
-// once the batches it holds are applied.
+// Shutdown: Server::Stop calls IngestStreams::StopAll before gRPC's own
+// shutdown, which would cancel an idle stream with no word of what was
+// applied. Each stream then ends, after the batch it is applying (a batch
+// parsed and waiting is not applied), with UNAVAILABLE. A stream that ends
+// with an error carries its IngestSummary in trailing metadata
+// (kIngestSummaryTrailer), so the client knows exactly what was applied.
 //
 // Thread contract: thread-safe. gRPC may run the next OnReadDone while the
 // previous one is still applying; mu_ guards the pipeline's state, and the
@@ -26,10 +29,12 @@
 #include <memory>
 #include <vector>
 
+#include <grpcpp/server_context.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/server_callback.h>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "events/event.h"
@@ -92,13 +97,42 @@ class DecodedBatch {
   std::vector<Unreadable> unreadable_;  // by position
 };
 
+class IngestStream;
+
+// IngestStreams is the set of open Ingest streams, so that shutdown can end
+// each one with its summary. Thread-safe.
+class IngestStreams {
+ public:
+  // Add registers `stream`; false once StopAll has run (the stream must
+  // end at once).
+  bool Add(IngestStream* stream) ABSL_LOCKS_EXCLUDED(mu_);
+  // Remove unregisters `stream`, waiting while StopAll is still calling the
+  // streams, so none is deleted under it.
+  void Remove(IngestStream* stream) ABSL_LOCKS_EXCLUDED(mu_);
+  // StopAll ends every open stream with `why` (see IngestStream::Stop) and
+  // refuses later ones. REQUIRES: !why.ok().
+  void StopAll(const absl::Status& why) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_set<IngestStream*> open_ ABSL_GUARDED_BY(mu_);
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // StopAll is calling them
+};
+
 class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
-  // `sessions` and `limiter` must outlive the call; gRPC owns the reactor
-  // and it deletes itself when done. `response` receives the serialised
-  // IngestSummary.
+  // `sessions`, `limiter` and `streams` must outlive the call; gRPC owns
+  // the reactor and it deletes itself when done. `response` receives the
+  // serialised IngestSummary; `context` the summary of a failed stream.
   IngestStream(SessionManager& sessions, StreamLimiter& limiter,
-               const Limits& limits, grpc::ByteBuffer* response);
+               IngestStreams& streams, const Limits& limits,
+               grpc::CallbackServerContext& context,
+               grpc::ByteBuffer* response);
+
+  // Stop ends the stream with `why` once the batch being applied (if any)
+  // is done, with the summary of what was applied. No-op when it has ended.
+  void Stop(const absl::Status& why) ABSL_LOCKS_EXCLUDED(mu_);
 
   void OnReadDone(bool ok) override;
   void OnDone() override;
@@ -125,7 +159,9 @@ class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 
   SessionManager& sessions_;
   StreamLimiter& limiter_;
+  IngestStreams& streams_;
   const int max_batch_events_;
+  grpc::CallbackServerContext& context_;
   grpc::ByteBuffer* const response_;
   bool admitted_ = false;
 

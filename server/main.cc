@@ -22,6 +22,7 @@
 #include "common/status_macros.h"
 #include "server/server.h"
 #include "server/signal_waiter.h"
+#include "server/state_dir.h"
 #include "server/tls_credentials.h"
 #include "server/unix_socket_claim.h"
 
@@ -79,6 +80,11 @@ ABSL_FLAG(int, max_watch_queue, schedcache::Limits{}.max_watch_queue,
 ABSL_FLAG(int64_t, max_topology_cpus, schedcache::Limits{}.max_topology_cpus,
           "Most CPUs a synthetic or XML topology may describe, for a "
           "session or --topology; checked before hwloc builds it (>= 1)");
+ABSL_FLAG(std::string, state_dir, "",
+          "Directory where named sessions' definitions (topology, policies, "
+          "tunables, trigger) are stored, one file each, and recreated from "
+          "at start (model state starts empty). Created (0700) when missing; "
+          "not writable: exit 2. Empty: sessions end with the process");
 ABSL_FLAG(double, shutdown_grace_seconds, 2.0,
           "On SIGTERM/SIGINT, how long calls in flight may take before they "
           "are cancelled (>= 0)");
@@ -203,6 +209,17 @@ absl::StatusOr<schedcache::ServerOptions> OptionsFromFlags() {
       schedcache::ParseSocketAccess(absl::GetFlag(FLAGS_socket_mode),
                                     absl::GetFlag(FLAGS_socket_group)));
   RETURN_IF_ERROR(schedcache::Server::CheckTransportSecurity(options));
+  if (std::string state_dir = absl::GetFlag(FLAGS_state_dir);
+      !state_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<schedcache::StateDir>> opened =
+        schedcache::StateDir::Open(std::move(state_dir));
+    if (!opened.ok()) {
+      return absl::Status(opened.status().code(),
+                          absl::StrCat("--state_dir: ",
+                                       opened.status().message()));
+    }
+    options.state_dir = *std::move(opened);
+  }
   options.default_topology = absl::GetFlag(FLAGS_topology);
   options.default_policies = Flatten(absl::GetFlag(FLAGS_default_policies));
   options.policy_plugins = Flatten(absl::GetFlag(FLAGS_policy_plugin));
@@ -244,12 +261,13 @@ int main(int argc, char** argv) {
       "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"
       "Usage: schedcached [--listen=unix:PATH|HOST:PORT ...] "
       "[--read-only-listen=ADDR ...] [--tls-cert-file=PEM --tls-key-file=PEM "
-      "[--tls-client-ca-file=PEM]] [--topology=SOURCE] "
+      "[--tls-client-ca-file=PEM]] [--topology=SOURCE] [--state-dir=DIR] "
       "[--policy-plugin=PATH ...]\n"
       "Flag names may use '-' or '_'. Limit flags must be at least 1 "
       "(--shutdown_grace_seconds at least 0); a value out of range, an "
       "unreadable or mismatched TLS file, a plain TCP listener off loopback "
-      "without --allow_insecure_tcp, or a stray argument exits with code 2. "
+      "without --allow_insecure_tcp, a --state_dir that cannot be created or "
+      "written, or a stray argument exits with code 2. "
       "SIGHUP re-reads the TLS files; SIGTERM/SIGINT drain and stop.",
       "server/main.cc");
   std::vector<std::string> normalized = NormalizeArgs(argc, argv);

@@ -94,8 +94,7 @@ grpc::ServerUnaryReactor* SchedCacheService::CreateSession(
       !source.ok()) {
     return Respond(context, source);
   }
-  return builder_.Start(*context, *std::move(settings), request->topology(),
-                        response);
+  return builder_.Start(*context, *std::move(settings), *request, response);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetSession(
@@ -128,8 +127,13 @@ grpc::ServerUnaryReactor* SchedCacheService::DeleteSession(
 }
 
 grpc::ServerReadReactor<grpc::ByteBuffer>* SchedCacheService::Ingest(
-    grpc::CallbackServerContext*, grpc::ByteBuffer* response) {
-  return new IngestStream(sessions_, ingest_streams_, limits_, response);
+    grpc::CallbackServerContext* context, grpc::ByteBuffer* response) {
+  return new IngestStream(sessions_, ingest_streams_, open_ingest_streams_,
+                          limits_, *context, response);
+}
+
+void SchedCacheService::StopIngestStreams() {
+  open_ingest_streams_.StopAll(absl::UnavailableError("the server is stopping"));
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::Recommend(

@@ -12,6 +12,7 @@
 
 #include "policies/policy_registry.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
+#include "server/ingest_stream.h"
 #include "server/limits.h"
 #include "server/session_builder.h"
 #include "server/session_manager.h"
@@ -68,6 +69,10 @@ class SchedCacheService final
                                       const v1::GetReportRequest* request,
                                       v1::Report* response) override;
 
+  // StopIngestStreams ends every Ingest stream, open or yet to come, with
+  // UNAVAILABLE and its summary (ingest_stream.h): the server is stopping.
+  void StopIngestStreams();
+
  private:
   const PolicyRegistry& registry_;
   SessionManager& sessions_;
@@ -76,6 +81,7 @@ class SchedCacheService final
   const Limits limits_;
   StreamLimiter ingest_streams_;
   StreamLimiter watch_streams_;
+  IngestStreams open_ingest_streams_;
 };
 
 }  // namespace schedcache

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <algorithm>
 #include <iostream>
 #include <utility>
 
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "policies/builtin_policies.h"
 #include "policies/session_config.h"
@@ -22,6 +24,10 @@ namespace {
 // threads than this would only slow the ingest they compete with.
 constexpr int kSessionBuildThreads = 2;
 
+// kMaxHealthDrainWindow bounds how long Stop keeps serving, health reading
+// NOT_SERVING, before it refuses new calls: half the grace, at most this.
+constexpr absl::Duration kMaxHealthDrainWindow = absl::Seconds(2);
+
 absl::StatusOr<std::shared_ptr<const Topology>> Load(absl::string_view source,
                                                      int64_t max_cpus) {
   TopologyLimits limits;
@@ -31,7 +37,25 @@ absl::StatusOr<std::shared_ptr<const Topology>> Load(absl::string_view source,
   return std::make_shared<const Topology>(std::move(topology));
 }
 
+// Register builds a session from `settings` on `topology` and adds it
+// under its name; `definition`, when given, is stored (SessionManager::Add).
+absl::Status Register(SessionSettings settings,
+                      std::shared_ptr<const Topology> topology,
+                      const PolicyRegistry& registry, SessionManager& sessions,
+                      const v1::CreateSessionRequest* definition) {
+  const std::string name = settings.name;
+  RETURN_IF_ERROR(sessions.Reserve(name));
+  absl::StatusOr<std::shared_ptr<Session>> session =
+      Session::Create(std::move(settings), std::move(topology), registry);
+  if (!session.ok()) {
+    sessions.Release(name);
+    return session.status();
+  }
+  return sessions.Add(*std::move(session), definition);
+}
+
 // AddDefaultSession creates the `default` session on the start-up thread.
+// It is the host's, defined by flags: never stored.
 absl::Status AddDefaultSession(const ServerOptions& options,
                                const PolicyRegistry& registry,
                                std::shared_ptr<const Topology> topology,
@@ -44,14 +68,50 @@ absl::Status AddDefaultSession(const ServerOptions& options,
   ASSIGN_OR_RETURN(
       SessionSettings settings,
       BuildSessionSettings(request, registry, options.limits.max_processes));
-  RETURN_IF_ERROR(sessions.Reserve(settings.name));
-  absl::StatusOr<std::shared_ptr<Session>> session =
-      Session::Create(std::move(settings), std::move(topology), registry);
-  if (!session.ok()) {
-    sessions.Release(kDefaultSessionName);
-    return session.status();
+  return Register(std::move(settings), std::move(topology), registry, sessions,
+                  /*definition=*/nullptr);
+}
+
+// Restore recreates one stored session with CreateSession's checks (on this
+// thread: the server does not listen yet). Its file is already there, so
+// it is not written again.
+absl::Status Restore(const v1::CreateSessionRequest& definition,
+                     const Limits& limits, const PolicyRegistry& registry,
+                     const SessionTopologyLoader& load_topology,
+                     SessionManager& sessions) {
+  ASSIGN_OR_RETURN(
+      SessionSettings settings,
+      BuildSessionSettings(definition, registry, limits.max_processes));
+  RETURN_IF_ERROR(
+      CheckTopologySource(definition.topology(), limits.max_topology_cpus));
+  ASSIGN_OR_RETURN(std::shared_ptr<const Topology> topology,
+                   load_topology(definition.topology()));
+  return Register(std::move(settings), std::move(topology), registry, sessions,
+                  /*definition=*/nullptr);
+}
+
+// RestoreSessions recreates every session stored in `state_dir`. A file
+// that cannot be used is logged, naming it and why, and skipped: it never
+// stops the server or the other sessions (and stays, for the operator).
+void RestoreSessions(const StateDir& state_dir, const Limits& limits,
+                     const PolicyRegistry& registry,
+                     const SessionTopologyLoader& load_topology,
+                     SessionManager& sessions) {
+  for (const StateDir::StoredDefinition& stored : state_dir.Load()) {
+    absl::Status restored = stored.definition.status();
+    if (restored.ok()) {
+      restored = Restore(*stored.definition, limits, registry, load_topology,
+                         sessions);
+    }
+    if (restored.ok()) {
+      std::cerr << "schedcached: restored session \""
+                << stored.definition->name() << "\" from " << stored.file
+                << "\n";
+    } else {
+      std::cerr << "schedcached: skipping stored session " << stored.file
+                << ": " << restored << "\n";
+    }
   }
-  return sessions.Add(*std::move(session));
 }
 
 }  // namespace
@@ -105,8 +165,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
                    BuildPolicyRegistry(options.policy_plugins));
   server->registry_ =
       std::make_shared<const PolicyRegistry>(std::move(registry));
-  server->sessions_ =
-      std::make_shared<SessionManager>(options.limits.max_sessions);
+  server->sessions_ = std::make_shared<SessionManager>(
+      options.limits.max_sessions, options.state_dir);
   RETURN_IF_ERROR(AddDefaultSession(options, *server->registry_,
                                     server->default_topology_,
                                     *server->sessions_));
@@ -117,6 +177,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
               max_cpus](const v1::TopologySource& source) {
       return LoadSessionTopology(source, host, max_cpus);
     };
+  }
+  if (options.state_dir != nullptr) {
+    RestoreSessions(*options.state_dir, options.limits, *server->registry_,
+                    loader, *server->sessions_);
   }
   server->builder_ =
       std::make_unique<SessionBuilder>(server->registry_, server->sessions_,
@@ -211,19 +275,23 @@ int Server::Stop(absl::Duration grace) {
     if (stopped_) return 0;
     stopped_ = true;
   }
-  // Health says NOT_SERVING first, so a balancer stops sending new work;
-  // pending creations are answered next, so the drain below never waits
-  // for a build; then the watch streams end cleanly (OK), and gRPC drains
-  // the rest: a batch being applied completes; idle Ingest streams are
-  // cancelled at the deadline.
+  const absl::Time deadline = absl::Now() + grace;
+  // Health says NOT_SERVING first, so a balancer stops sending new work,
+  // and pending creations are answered, so the drain never waits for a
+  // build. Then, for a short window, everything else is still served, so
+  // a probe that comes now reads NOT_SERVING instead of failing to
+  // connect. Then the watch streams end, the Ingest streams end with their
+  // summaries (after the batch each is applying), and gRPC refuses new
+  // calls and cancels what is left at the deadline.
   for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
     grpc_server->GetHealthCheckService()->Shutdown();
   }
   const int builds_running = builder_->Stop();
+  absl::SleepFor(std::min(grace / 2, kMaxHealthDrainWindow));
   sessions_->CloseAll();
-  const auto deadline = absl::ToChronoTime(absl::Now() + grace);
+  service_->StopIngestStreams();
   for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
-    grpc_server->Shutdown(deadline);
+    grpc_server->Shutdown(absl::ToChronoTime(deadline));
   }
   for (const std::unique_ptr<grpc::Server>& grpc_server : grpc_servers_) {
     grpc_server->Wait();

@@ -5,6 +5,8 @@
 // in full on `listen`, read-only (ReadOnlyService) on `read_only_listen`,
 // each read-only address on a grpc::Server of its own so the listener a
 // call came in on is known. TCP listeners use TLS when given.
+// With a state directory, the sessions stored there are recreated at
+// start, before the server listens, through CreateSession's own checks.
 // Tests start one in-process on a temporary Unix socket or on 127.0.0.1
 // port 0; main.cc adds flags and signals.
 //
@@ -31,6 +33,7 @@
 #include "server/schedcache_service.h"
 #include "server/session_builder.h"
 #include "server/session_manager.h"
+#include "server/state_dir.h"
 #include "server/tls_credentials.h"
 #include "server/unix_socket_claim.h"
 #include "topology/topology.h"
@@ -64,6 +67,10 @@ struct ServerOptions {
   // limits.max_topology_cpus. A seam for tests, which hold a build back to
   // watch the server meanwhile.
   SessionTopologyLoader session_topology_loader;
+  // `--state_dir`: where named sessions' definitions are stored, to be
+  // recreated at the next start. Null: sessions last as long as the
+  // process.
+  std::shared_ptr<const StateDir> state_dir;
 };
 
 class Server {
@@ -95,9 +102,11 @@ class Server {
   const Topology& default_topology() const { return *default_topology_; }
 
   // Stop sets health to NOT_SERVING, answers pending CreateSession calls
-  // UNAVAILABLE at once (without waiting for a build in progress), ends
-  // every session's watch streams,
-  // refuses new calls, lets calls in flight finish for up to `grace`,
+  // UNAVAILABLE at once (without waiting for a build in progress), keeps
+  // serving everything else (health answering NOT_SERVING) for half of
+  // `grace`, at most 2 s, then ends every session's watch streams and
+  // every Ingest stream (UNAVAILABLE, with its summary in the trailers),
+  // refuses new calls, lets calls in flight finish until `grace` is over,
   // cancels the rest, and removes the server's socket files. Returns how
   // many session builds are left running on their threads; a process that
   // exits then should not run static destructors under them (main.cc).

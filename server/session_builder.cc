@@ -21,16 +21,16 @@ namespace schedcache {
 // to one of them, once.
 class SessionBuilder::Creation {
  public:
-  Creation(SessionSettings settings, v1::TopologySource source,
+  Creation(SessionSettings settings, v1::CreateSessionRequest definition,
            absl::Time deadline, v1::Session* response)
       : name_(settings.name),
-        source_(std::move(source)),
+        definition_(std::move(definition)),
         deadline_(deadline),
         settings_(std::move(settings)),
         response_(response) {}
 
   const std::string& name() const { return name_; }
-  const v1::TopologySource& source() const { return source_; }
+  const v1::TopologySource& source() const { return definition_.topology(); }
   // TakeSettings is for the one worker that builds.
   SessionSettings TakeSettings() { return std::move(settings_); }
 
@@ -72,7 +72,7 @@ class SessionBuilder::Creation {
       if (reactor_ != nullptr && absl::Now() >= deadline_) {
         status = DeadlineError("once built");
       } else if (reactor_ != nullptr) {
-        status = sessions.Add(session);
+        status = sessions.Add(session, &definition_);
         if (status.ok()) *response_ = session->Describe();
       }
       reactor = std::exchange(reactor_, nullptr);
@@ -89,7 +89,7 @@ class SessionBuilder::Creation {
   }
 
   const std::string name_;
-  const v1::TopologySource source_;
+  const v1::CreateSessionRequest definition_;
   const absl::Time deadline_;
   SessionSettings settings_;  // moved out by the worker that builds
 
@@ -154,9 +154,9 @@ SessionBuilder::~SessionBuilder() { Stop(); }
 
 grpc::ServerUnaryReactor* SessionBuilder::Start(
     const grpc::CallbackServerContext& context, SessionSettings settings,
-    v1::TopologySource source, v1::Session* response) {
+    v1::CreateSessionRequest definition, v1::Session* response) {
   auto creation = std::make_shared<Creation>(
-      std::move(settings), std::move(source),
+      std::move(settings), std::move(definition),
       absl::FromChrono(context.deadline()), response);
   auto* reactor = new Reactor(creation);
   creation->Attach(reactor);

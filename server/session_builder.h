@@ -56,12 +56,14 @@ class SessionBuilder {
 
   // Start begins one CreateSession call and returns its reactor, which gRPC
   // owns and the builder finishes (see above); on success `response` holds
-  // the session's description. The name's reservation is taken here, so a
-  // taken name or the session limit is answered at once. REQUIRES:
-  // `settings` and `source` passed validation (session_config.h).
+  // the session's description, and `definition` (the request, topology
+  // source included) was handed to SessionManager::Add to be stored. The
+  // name's reservation is taken here, so a taken name or the session limit
+  // is answered at once. REQUIRES: `settings`, read from `definition`, and
+  // its topology source passed validation (session_config.h).
   grpc::ServerUnaryReactor* Start(const grpc::CallbackServerContext& context,
                                   SessionSettings settings,
-                                  v1::TopologySource source,
+                                  v1::CreateSessionRequest definition,
                                   v1::Session* response);
 
   // Stop answers every creation not yet answered with UNAVAILABLE and tells

@@ -16,8 +16,9 @@ absl::Status SessionNotFound(absl::string_view name) {
 
 }  // namespace
 
-SessionManager::SessionManager(int max_sessions)
-    : max_sessions_(max_sessions) {}
+SessionManager::SessionManager(int max_sessions,
+                               std::shared_ptr<const StateDir> state_dir)
+    : max_sessions_(max_sessions), state_dir_(std::move(state_dir)) {}
 
 absl::Status SessionManager::Reserve(const std::string& name) {
   absl::MutexLock lock(&mu_);
@@ -42,11 +43,28 @@ absl::Status SessionManager::Reserve(const std::string& name) {
   return absl::OkStatus();
 }
 
-absl::Status SessionManager::Add(std::shared_ptr<Session> session) {
-  absl::MutexLock lock(&mu_);
-  reserved_.erase(session->name());
-  if (closed_) return absl::UnavailableError("the server is stopping");
+absl::Status SessionManager::Add(std::shared_ptr<Session> session,
+                                 const v1::CreateSessionRequest* definition) {
   const std::string name = session->name();
+  absl::MutexLock state_lock(&state_mu_);
+  const bool store = state_dir_ != nullptr && definition != nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) {
+      reserved_.erase(name);
+      return absl::UnavailableError("the server is stopping");
+    }
+  }
+  absl::Status stored = store ? state_dir_->Save(*definition) : absl::OkStatus();
+  absl::MutexLock lock(&mu_);
+  reserved_.erase(name);
+  if (stored.ok() && closed_) {
+    // CloseAll came while the file was written: the session is not
+    // created, so it must not come back at the next start either.
+    if (store) state_dir_->Remove(name).IgnoreError();
+    stored = absl::UnavailableError("the server is stopping");
+  }
+  if (!stored.ok()) return stored;
   sessions_.emplace(name, std::move(session));
   return absl::OkStatus();
 }
@@ -76,9 +94,21 @@ std::vector<std::shared_ptr<Session>> SessionManager::List() const {
 absl::Status SessionManager::Delete(absl::string_view name) {
   std::shared_ptr<Session> session;
   {
+    absl::MutexLock state_lock(&state_mu_);
+    {
+      absl::MutexLock lock(&mu_);
+      if (!sessions_.contains(name)) return SessionNotFound(name);
+    }
+    if (state_dir_ != nullptr) {
+      if (absl::Status removed = state_dir_->Remove(name); !removed.ok()) {
+        return removed;
+      }
+    }
+    // Another Delete waits for state_mu_, so only CloseAll (the server
+    // stopping, which closed the session) can have taken it meanwhile.
     absl::MutexLock lock(&mu_);
     const auto it = sessions_.find(name);
-    if (it == sessions_.end()) return SessionNotFound(name);
+    if (it == sessions_.end()) return absl::OkStatus();
     session = std::move(it->second);
     sessions_.erase(it);
   }

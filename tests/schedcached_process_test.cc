@@ -178,5 +178,62 @@ TEST(SchedcachedShutdown, SigtermDoesNotWaitForATopologyBuild) {
   EXPECT_NE(::stat(socket.c_str(), &info), 0);
 }
 
+TEST(SchedcachedStateDir, AnUnwritableStateDirExitsTwoSayingSo) {
+  TempDir dir;
+  // /proc takes no new files, not even root's.
+  const CommandResult refused = RunCommand(
+      {kSchedcached, "--listen=unix:" + dir.path() + "/s.sock",
+       "--state_dir=/proc"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err,
+              HasSubstr("--state_dir: /proc: the state directory is not "
+                        "writable: creating a file failed: "));
+  const CommandResult no_parent = RunCommand(
+      {kSchedcached, "--listen=unix:" + dir.path() + "/s.sock",
+       "--state_dir=" + dir.path() + "/missing/state"});
+  EXPECT_EQ(no_parent.exit_code, 2);
+  EXPECT_THAT(no_parent.err,
+              HasSubstr(dir.path() + "/missing/state: creating the state "
+                        "directory (mkdir) failed: No such file or directory"));
+}
+
+TEST(SchedcachedStateDir, ARestartKeepsNamedSessionsAndLogsASkippedFile) {
+  TempDir dir;
+  const std::string socket = dir.path() + "/s.sock";
+  const std::string state = dir.path() + "/state";
+  const std::vector<std::string> command = {
+      kSchedcached, "--listen=unix:" + socket, "--state_dir=" + state};
+  std::unique_ptr<Process> first =
+      Process::Start(command, dir.path() + "/first.log");
+  ASSERT_TRUE(ClientOf(socket)->WaitForReady().ok())
+      << ReadFile(dir.path() + "/first.log");
+  struct stat info;
+  ASSERT_EQ(::stat(state.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700);
+  ASSERT_TRUE(ClientOf(socket)->CreateSession(TwoLlcSessionRequest("a")).ok());
+  first->Signal(SIGTERM);
+  ASSERT_EQ(first->WaitForExit(absl::Seconds(30)), 0);
+
+  std::ofstream(state + "/broken.session") << "\x0a\x64zz";
+  const std::string log = dir.path() + "/second.log";
+  std::unique_ptr<Process> second = Process::Start(command, log);
+  ASSERT_TRUE(ClientOf(socket)->WaitForReady().ok()) << ReadFile(log);
+  absl::StatusOr<v1::ListSessionsResponse> list =
+      ClientOf(socket)->ListSessions();
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->sessions_size(), 2);
+  EXPECT_EQ(list->sessions(0).name(), "a");
+  EXPECT_EQ(list->sessions(1).name(), "default");
+  EXPECT_THAT(ReadFile(log),
+              HasSubstr("schedcached: skipping stored session " + state +
+                        "/broken.session: DATA_LOSS: " + state +
+                        "/broken.session: not a "
+                        "schedcache.v1.CreateSessionRequest (4 bytes)"));
+  EXPECT_THAT(ReadFile(log), HasSubstr("schedcached: restored session \"a\" "
+                                       "from " + state + "/a.session"));
+  second->Signal(SIGTERM);
+  EXPECT_EQ(second->WaitForExit(absl::Seconds(30)), 0);
+}
+
 }  // namespace
 }  // namespace schedcache::test_support

@@ -1,5 +1,7 @@
 #include "schedcache/client.h"
 
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -8,8 +10,10 @@
 #include <grpcpp/support/channel_arguments.h>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/optional.h"
 #include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
 #include "common/service_defaults.h"
@@ -50,7 +54,22 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials(
   return grpc::SslCredentials(ssl);
 }
 
+// kIngestSummaryPayload is the absl::Status payload type URL of a failed
+// Ingest stream's summary.
+constexpr char kIngestSummaryPayload[] =
+    "type.googleapis.com/schedcache.v1.IngestSummary";
+
 }  // namespace
+
+std::optional<v1::IngestSummary> IngestSummaryOf(const absl::Status& status) {
+  const absl::optional<absl::Cord> payload =
+      status.GetPayload(kIngestSummaryPayload);
+  v1::IngestSummary summary;
+  if (!payload.has_value() || !summary.ParseFromString(std::string(*payload))) {
+    return std::nullopt;
+  }
+  return summary;
+}
 
 Client::Client(Options options, std::unique_ptr<v1::SchedCache::Stub> stub,
                std::shared_ptr<grpc::Channel> channel)
@@ -186,7 +205,7 @@ class IngestWriter::Impl {
     writer_->WritesDone();
     finished_ = true;
     const grpc::Status status = writer_->Finish();
-    if (!status.ok()) return ToAbslStatus(status);
+    if (!status.ok()) return WithAppliedSummary(ToAbslStatus(status));
     return summary_;
   }
 
@@ -223,6 +242,19 @@ class IngestWriter::Impl {
     batch_.clear_session();
     encoder_.Clear();
     return absl::OkStatus();
+  }
+
+  // WithAppliedSummary adds to a failed stream's `status` the summary the
+  // server sent in its trailers (see IngestSummaryOf).
+  absl::Status WithAppliedSummary(absl::Status status) const {
+    const auto& trailers = context_.GetServerTrailingMetadata();
+    const auto it = trailers.find(kIngestSummaryTrailer);
+    if (it != trailers.end()) {
+      status.SetPayload(kIngestSummaryPayload,
+                        absl::Cord(absl::string_view(it->second.data(),
+                                                     it->second.size())));
+    }
+    return status;
   }
 
   void RunTimer() ABSL_LOCKS_EXCLUDED(mu_) {

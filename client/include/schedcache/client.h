@@ -134,7 +134,9 @@ class IngestWriter {
   // Flush sends the current batch now.
   absl::Status Flush();
   // Finish sends what is left, closes the stream and returns the server's
-  // summary (exact accepted/rejected counts), or the stream's error.
+  // summary (exact accepted/rejected counts), or the stream's error with
+  // the server's code and message; IngestSummaryOf(error) then tells what
+  // the server applied before it (e.g. UNAVAILABLE, the server stopping).
   absl::StatusOr<v1::IngestSummary> Finish();
 
  private:
@@ -143,6 +145,12 @@ class IngestWriter {
   explicit IngestWriter(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// IngestSummaryOf returns the summary carried by the error of a failed
+// Ingest stream (IngestWriter::Finish): exactly the events the server
+// applied before the error. std::nullopt when `status` carries none (OK,
+// another call's error, or a stream that failed before the server saw it).
+std::optional<v1::IngestSummary> IngestSummaryOf(const absl::Status& status);
 
 // PreferenceWatch reads a WatchPreferences stream.
 class PreferenceWatch {
