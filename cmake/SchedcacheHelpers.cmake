@@ -143,12 +143,20 @@ function(schedcache_test name)
   # machine-wide (tracepoints of every CPU, BPF maps): they run alone, so
   # that the rest of a parallel ctest neither overruns their ring buffers
   # nor shows up in what they record.
-  set(serial FALSE)
-  if("kernel" IN_LIST ARG_LABELS)
-    set(serial TRUE)
+  # Only set properties that have a value: an empty LABELS would swallow
+  # the next property's name as its label.
+  set(properties "")
+  if(ARG_LABELS)
+    list(APPEND properties LABELS "${ARG_LABELS}")
   endif()
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL ${serial})
+  if("kernel" IN_LIST ARG_LABELS)
+    list(APPEND properties RUN_SERIAL TRUE)
+  endif()
+  if(properties)
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ${properties})
+  else()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()
 
 # schedcache_fuzzer(NAME SRCS ... DEPS ... [DICT FILE])
