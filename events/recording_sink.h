@@ -5,6 +5,7 @@
 #ifndef SCHEDCACHE_EVENTS_RECORDING_SINK_H_
 #define SCHEDCACHE_EVENTS_RECORDING_SINK_H_
 
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -57,6 +58,37 @@ inline int64_t TimestampOf(const RecordingSink::Event& e) {
 // CpuOf returns the CPU of either kind of event.
 inline int32_t CpuOf(const RecordingSink::Event& e) {
   return std::visit([](const auto& v) { return v.cpu; }, e);
+}
+
+// EventText shows an event with every field on one line, so that two
+// recordings compare field by field in a test and a difference reads.
+inline std::string EventText(const RecordingSink::Event& e) {
+  using std::to_string;
+  if (const Sample* s = std::get_if<Sample>(&e)) {
+    return "sample " + to_string(s->timestamp_ns) + " cpu " +
+           to_string(s->cpu) + " " + to_string(s->tgid) + "/" +
+           to_string(s->tid) + " +" + to_string(s->delta_ns) +
+           (s->tick ? " tick" : "") + " threads " + to_string(s->nr_threads) +
+           " node " + to_string(s->numa_node) + " pages " +
+           to_string(s->footprint_pages) + " comm " +
+           std::string(s->comm.view());
+  }
+  if (const HandOver* h = std::get_if<HandOver>(&e)) {
+    return "hand-over " + to_string(h->timestamp_ns) + " cpu " +
+           to_string(h->cpu) + " " + to_string(h->tgid) + "/" +
+           to_string(h->tid);
+  }
+  return "event at " + to_string(TimestampOf(e)) + " cpu " +
+         to_string(CpuOf(e));
+}
+
+// EventTexts is EventText of each event of `sink`, in order.
+inline std::vector<std::string> EventTexts(const RecordingSink& sink) {
+  std::vector<std::string> texts;
+  for (const RecordingSink::Event& e : sink.events()) {
+    texts.push_back(EventText(e));
+  }
+  return texts;
 }
 
 }  // namespace schedcache

@@ -242,7 +242,12 @@ TraceLine ToTraceLine(tep_handle* tep, const SchedFormats& formats,
                                       line)) {
     TraceLine malformed;
     malformed.kind = Kind::kMalformed;
-    malformed.error = "record is shorter than its event's format";
+    malformed.error =
+        line.kind == Kind::kSwitch
+            ? "sched_switch record is shorter than its format"
+            : (line.kind == Kind::kMigrate
+                   ? "sched_migrate_task record is shorter than its format"
+                   : "sched_process_exit record is shorter than its format");
     malformed.timestamp_ns = line.timestamp_ns;
     malformed.cpu = line.cpu;
     return malformed;

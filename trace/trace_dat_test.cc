@@ -7,11 +7,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "events/recording_sink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,6 +25,160 @@ namespace schedcache {
 namespace {
 
 using ::testing::HasSubstr;
+using Kind = TraceLine::Kind;
+
+// Little-endian fixed-width numbers, as a trace-cmd file of an x86 host
+// stores them.
+std::string Le(uint64_t value, int bytes) {
+  std::string out;
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+  return out;
+}
+
+// Comm16 is a char[16] comm field.
+std::string Comm16(const std::string& comm) {
+  std::string out = comm;
+  out.resize(16, '\0');
+  return out;
+}
+
+// Field is one line of an event format: "field:DECL; offset:O; size:S;".
+struct Field {
+  std::string decl;
+  int offset;
+  int size;
+};
+
+// EventFormat writes an event's format file as tracefs shows it, after the
+// four common fields every event has (8 bytes, common_pid at offset 4).
+std::string EventFormat(const std::string& name, int id,
+                        const std::vector<Field>& fields) {
+  std::string text = absl::StrCat("name: ", name, "\nID: ", id, "\nformat:\n");
+  const std::vector<Field> common = {{"unsigned short common_type", 0, 2},
+                                     {"unsigned char common_flags", 2, 1},
+                                     {"unsigned char common_preempt_count", 3, 1},
+                                     {"int common_pid", 4, 4}};
+  for (const auto* list : {&common, &fields}) {
+    for (const Field& f : *list) {
+      absl::StrAppend(&text, "\tfield:", f.decl, ";\toffset:", f.offset,
+                      ";\tsize:", f.size, ";\tsigned:0;\n");
+    }
+    if (list == &common) text += "\n";
+  }
+  return text + "\nprint fmt: \"\"\n";
+}
+
+// The formats of this kernel's three sched events (Linux 6.18: the
+// migrate comm is a __data_loc string), with IDs of our choosing.
+constexpr int kSwitchId = 300;
+constexpr int kMigrateId = 301;
+constexpr int kExitId = 302;
+const std::vector<Field> kSwitchFields = {{"char prev_comm[16]", 8, 16},
+                                          {"pid_t prev_pid", 24, 4},
+                                          {"char next_comm[16]", 28, 16},
+                                          {"pid_t next_pid", 44, 4}};
+
+std::string SwitchFormat() {
+  return EventFormat("sched_switch", kSwitchId, kSwitchFields);
+}
+std::string MigrateFormat() {
+  return EventFormat("sched_migrate_task", kMigrateId,
+                     {{"__data_loc char[] comm", 8, 4},
+                      {"pid_t pid", 12, 4},
+                      {"int prio", 16, 4},
+                      {"int orig_cpu", 20, 4},
+                      {"int dest_cpu", 24, 4}});
+}
+std::string ExitFormat() {
+  return EventFormat("sched_process_exit", kExitId,
+                     {{"char comm[16]", 8, 16}, {"pid_t pid", 24, 4}});
+}
+
+std::string Common(int id, int pid) {
+  return Le(id, 2) + std::string(2, '\0') + Le(pid, 4);
+}
+std::string SwitchRecord(int prev_pid, const std::string& prev_comm,
+                         int next_pid, const std::string& next_comm) {
+  return Common(kSwitchId, prev_pid) + Comm16(prev_comm) + Le(prev_pid, 4) +
+         Comm16(next_comm) + Le(next_pid, 4);
+}
+std::string MigrateRecord(int task_pid, int pid, const std::string& comm,
+                          int orig_cpu, int dest_cpu) {
+  // The string follows the fixed fields, at offset 28: __data_loc holds
+  // (length with its NUL) << 16 | offset.
+  std::string record = Common(kMigrateId, task_pid) +
+                       Le(((comm.size() + 1) << 16) | 28, 4) + Le(pid, 4) +
+                       Le(120, 4) + Le(orig_cpu, 4) + Le(dest_cpu, 4) + comm;
+  record.resize((record.size() + 4) / 4 * 4, '\0');  // NUL, 4-byte aligned
+  return record;
+}
+std::string ExitRecord(int pid, const std::string& comm) {
+  return Common(kExitId, pid) + Comm16(comm) + Le(pid, 4);
+}
+
+// TinyDat writes a version 6 trace-cmd file (trace-cmd.dat.v6(5)) of one
+// CPU and one ring-buffer page: what `trace-cmd extract` would write of a
+// few records, made here so the reader is tested without a kernel.
+class TinyDat {
+ public:
+  explicit TinyDat(int64_t page_timestamp_ns)
+      : page_timestamp_ns_(page_timestamp_ns) {}
+
+  void AddFormat(const std::string& system, std::string format) {
+    formats_.emplace_back(system, std::move(format));
+  }
+  // AddRecord appends a record `delta_ns` after the previous one (the
+  // first: after the page's timestamp). REQUIRES: payload a multiple of
+  // 4 bytes, at most 112; delta_ns < 2^27.
+  void AddRecord(int64_t delta_ns, const std::string& payload) {
+    // Ring-buffer event header: type_len (payload words) in the low 5 bits,
+    // the time delta in the other 27.
+    events_ += Le((payload.size() / 4) | (delta_ns << 5), 4) + payload;
+  }
+
+  std::string Bytes() const;
+
+ private:
+  int64_t page_timestamp_ns_;
+  std::vector<std::pair<std::string, std::string>> formats_;
+  std::string events_;
+};
+
+std::string TinyDat::Bytes() const {
+  constexpr int kPage = 4096;
+  const std::string header_page =
+      "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+      "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+      "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+      "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+  const std::string header_event =
+      "# compressed entry header\n\ttype_len    :    5 bits\n"
+      "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
+      "\tpadding     : type == 29\n\ttime_extend : type == 30\n"
+      "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
+  std::string out = std::string(kTraceDatMagic) + std::string("6\0", 2) +
+                    std::string("\0\x08", 2) + Le(kPage, 4);
+  out += std::string("header_page\0", 12) + Le(header_page.size(), 8) +
+         header_page;
+  out += std::string("header_event\0", 13) + Le(header_event.size(), 8) +
+         header_event;
+  out += Le(0, 4);  // no ftrace formats
+  // One system per format keeps this simple; the reader does not mind.
+  out += Le(formats_.size(), 4);
+  for (const auto& [system, format] : formats_) {
+    out += system + std::string(1, '\0') + Le(1, 4) + Le(format.size(), 8) +
+           format;
+  }
+  out += Le(0, 4) + Le(0, 4) + Le(0, 8);  // kallsyms, printk, cmdlines
+  out += Le(1, 4) + std::string("options  \0", 10) + Le(0, 2) +
+         std::string("flyrecord\0", 10);
+  const size_t data_offset = (out.size() + 16 + kPage - 1) / kPage * kPage;
+  out += Le(data_offset, 8) + Le(kPage, 8);
+  out.resize(data_offset, '\0');
+  std::string page = Le(page_timestamp_ns_, 8) + Le(events_.size(), 8) + events_;
+  page.resize(kPage, '\0');
+  return out + page;
+}
 
 class TraceDatTest : public ::testing::Test {
  protected:
@@ -110,6 +268,140 @@ TEST_F(TraceDatTest, ReplayTraceFileReadsTextNamedDatAsText) {
   EXPECT_FALSE(stats->trace_dat);
   EXPECT_EQ(stats->lines, 1);
   EXPECT_EQ(stats->switch_events, 1);
+}
+
+
+// SchedDat holds, at 5 s: bash (7) switched in; 1 us later its thread 8
+// (worker) migrates 0 -> 1; a wakeup and an irq record; then 8 exits and
+// bash switches out, 5 us after the start.
+std::string SchedDat() {
+  TinyDat dat(5'000'000'000);
+  dat.AddFormat("sched", SwitchFormat());
+  dat.AddFormat("sched", MigrateFormat());
+  dat.AddFormat("sched", ExitFormat());
+  dat.AddFormat("sched", EventFormat("sched_wakeup", 303,
+                                     {{"pid_t pid", 8, 4}}));
+  dat.AddFormat("irq", EventFormat("irq_handler_entry", 400,
+                                   {{"int irq", 8, 4}}));
+  dat.AddRecord(0, SwitchRecord(0, "swapper/0", 7, "bash"));
+  dat.AddRecord(1000, MigrateRecord(7, 8, "worker", 0, 1));
+  dat.AddRecord(500, Common(303, 7) + Le(9, 4));
+  dat.AddRecord(500, Common(400, 7) + Le(11, 4));
+  dat.AddRecord(1000, ExitRecord(8, "worker"));
+  dat.AddRecord(2000, SwitchRecord(7, "bash", 0, "swapper/0"));
+  return dat.Bytes();
+}
+
+TEST_F(TraceDatTest, RecordsBecomeTheTraceLinesOfTheirFields) {
+  std::vector<std::string> seen;
+  const absl::Status status =
+      ReadTraceDat(Write("sched.dat", SchedDat()), [&](const TraceLine& l) {
+        seen.push_back(absl::StrCat(
+            static_cast<int>(l.kind), " ", l.timestamp_ns, " cpu ", l.cpu,
+            " task ", l.task_pid, " ", std::string(l.prev_comm), ":",
+            l.prev_pid, ">", std::string(l.next_comm), ":", l.next_pid, " ",
+            std::string(l.comm), ":", l.pid, " ", l.orig_cpu, ">",
+            l.dest_cpu));
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(status.ok()) << status;
+  // Kinds: 0 not scheduler, 1 other sched, 2 switch, 3 migrate, 4 exit.
+  // Times: 5 s plus the running sum of the deltas 0, 1000, 500, 500, 1000,
+  // 2000 ns.
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "2 5000000000 cpu 0 task 0 swapper/0:0>bash:7 :0 0>0",
+                      "3 5000001000 cpu 0 task 7 :0>:0 worker:8 0>1",
+                      "1 5000001500 cpu 0 task 7 :0>:0 :0 0>0",
+                      "0 5000002000 cpu 0 task 7 :0>:0 :0 0>0",
+                      "4 5000003000 cpu 0 task 8 :0>:0 worker:8 0>0",
+                      "2 5000005000 cpu 0 task 7 bash:7>swapper/0:0 :0 0>0",
+                  }));
+}
+
+TEST_F(TraceDatTest, DatReplaysExactlyAsTheReportTextOfItsRecords) {
+  // What `trace-cmd report -t` prints of SchedDat(), with the sched
+  // events' fields in the kernel's key=value form.
+  const std::string report =
+      "cpus=1\n"
+      "  <idle>-0 [000] 5.000000000: sched_switch: prev_comm=swapper/0 "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=bash next_pid=7 "
+      "next_prio=120\n"
+      "  bash-7 [000] 5.000001000: sched_migrate_task: comm=worker pid=8 "
+      "prio=120 orig_cpu=0 dest_cpu=1\n"
+      "  bash-7 [000] 5.000001500: sched_wakeup: pid=9\n"
+      "  bash-7 [000] 5.000002000: irq_handler_entry: irq=11\n"
+      "  worker-8 [000] 5.000003000: sched_process_exit: comm=worker pid=8 "
+      "prio=120\n"
+      "  bash-7 [000] 5.000005000: sched_switch: prev_comm=bash prev_pid=7 "
+      "prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 "
+      "next_prio=120\n";
+  RecordingSink from_dat;
+  const absl::StatusOr<ReplayStats> dat =
+      ReplayTraceFile(Write("sched.dat", SchedDat()), {}, from_dat);
+  ASSERT_TRUE(dat.ok()) << dat.status();
+  RecordingSink from_text;
+  const absl::StatusOr<ReplayStats> text =
+      ReplayTraceText(report, {}, from_text);
+  ASSERT_TRUE(text.ok()) << text.status();
+
+  EXPECT_TRUE(dat->trace_dat);
+  EXPECT_EQ(dat->lines, 6);  // records; the text adds its "cpus=1" line
+  EXPECT_EQ(text->lines, 7);
+  EXPECT_EQ(dat->malformed_lines, 0);
+  EXPECT_EQ(text->malformed_lines, 0);
+  EXPECT_EQ(dat->switch_events, 2);
+  EXPECT_EQ(dat->migrate_events, 1);
+  EXPECT_EQ(dat->exit_events, 1);
+  // bash ran from 5.000000000 to 5.000005000 on CPU 0.
+  EXPECT_EQ(dat->runtime_ns, std::vector<int64_t>{5000});
+  EXPECT_EQ(EventTexts(from_dat), EventTexts(from_text));
+}
+
+TEST_F(TraceDatTest, FileWithoutSchedFormatsIsFailedPrecondition) {
+  TinyDat dat(5'000'000'000);
+  dat.AddFormat("irq", EventFormat("irq_handler_entry", 400,
+                                   {{"int irq", 8, 4}}));
+  dat.AddRecord(0, Common(400, 7) + Le(11, 4));
+  const std::string path = Write("irq.dat", dat.Bytes());
+  const absl::Status status =
+      ReadTraceDat(path, [](const TraceLine&) { return absl::OkStatus(); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr(path));
+  EXPECT_THAT(status.message(), HasSubstr("captured without the sched"));
+}
+
+TEST_F(TraceDatTest, SwitchFormatWithoutNextPidIsInvalidArgument) {
+  TinyDat dat(5'000'000'000);
+  std::vector<Field> fields = kSwitchFields;
+  fields.pop_back();  // next_pid
+  dat.AddFormat("sched", EventFormat("sched_switch", kSwitchId, fields));
+  const std::string path = Write("old.dat", dat.Bytes());
+  const absl::Status status =
+      ReadTraceDat(path, [](const TraceLine&) { return absl::OkStatus(); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr(path));
+  EXPECT_THAT(status.message(),
+              HasSubstr("the sched_switch format has no field 'next_pid'"));
+}
+
+TEST_F(TraceDatTest, RecordShorterThanItsFormatIsMalformedAndTheRestCount) {
+  TinyDat dat(5'000'000'000);
+  dat.AddFormat("sched", SwitchFormat());
+  // Cut after prev_pid: next_comm and next_pid are missing.
+  dat.AddRecord(0, SwitchRecord(0, "swapper/0", 7, "bash").substr(0, 28));
+  dat.AddRecord(42, SwitchRecord(0, "swapper/0", 7, "bash"));
+  RecordingSink sink;
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceFile(Write("short.dat", dat.Bytes()), {}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 1);
+  ASSERT_EQ(stats->first_malformed.size(), 1u);
+  EXPECT_EQ(stats->first_malformed[0].line_number, 1);
+  EXPECT_EQ(stats->first_malformed[0].error,
+            "sched_switch record is shorter than its format");
+  EXPECT_EQ(stats->first_malformed[0].text, "[000] 5.000000000: record");
+  EXPECT_EQ(stats->switch_events, 1);  // the whole record after it
+  EXPECT_EQ(stats->first_timestamp_ns, 5'000'000'042);
 }
 
 }  // namespace
