@@ -280,7 +280,9 @@ bool HasTraceDatMagic(absl::string_view path) {
   const std::string name(path);
   struct stat info;
   if (::stat(name.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    return false;  // a FIFO is never opened twice: it would lose its bytes
+    // Not a regular file: what a FIFO gave up here, the text reader would
+    // never see.
+    return false;
   }
   const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
