@@ -19,166 +19,26 @@
 #include "events/recording_sink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "trace/testing/tiny_trace_dat.h"
 #include "trace/trace_replay.h"
 
 namespace schedcache {
 namespace {
 
 using ::testing::HasSubstr;
-using Kind = TraceLine::Kind;
-
-// Little-endian fixed-width numbers, as a trace-cmd file of an x86 host
-// stores them.
-std::string Le(uint64_t value, int bytes) {
-  std::string out;
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
-  return out;
-}
-
-// Comm16 is a char[16] comm field.
-std::string Comm16(const std::string& comm) {
-  std::string out = comm;
-  out.resize(16, '\0');
-  return out;
-}
-
-// Field is one line of an event format: "field:DECL; offset:O; size:S;".
-struct Field {
-  std::string decl;
-  int offset;
-  int size;
-};
-
-// EventFormat writes an event's format file as tracefs shows it, after the
-// four common fields every event has (8 bytes, common_pid at offset 4).
-std::string EventFormat(const std::string& name, int id,
-                        const std::vector<Field>& fields) {
-  std::string text = absl::StrCat("name: ", name, "\nID: ", id, "\nformat:\n");
-  const std::vector<Field> common = {{"unsigned short common_type", 0, 2},
-                                     {"unsigned char common_flags", 2, 1},
-                                     {"unsigned char common_preempt_count", 3, 1},
-                                     {"int common_pid", 4, 4}};
-  for (const auto* list : {&common, &fields}) {
-    for (const Field& f : *list) {
-      absl::StrAppend(&text, "\tfield:", f.decl, ";\toffset:", f.offset,
-                      ";\tsize:", f.size, ";\tsigned:0;\n");
-    }
-    if (list == &common) text += "\n";
-  }
-  return text + "\nprint fmt: \"\"\n";
-}
-
-// The formats of this kernel's three sched events (Linux 6.18: the
-// migrate comm is a __data_loc string), with IDs of our choosing.
-constexpr int kSwitchId = 300;
-constexpr int kMigrateId = 301;
-constexpr int kExitId = 302;
-const std::vector<Field> kSwitchFields = {{"char prev_comm[16]", 8, 16},
-                                          {"pid_t prev_pid", 24, 4},
-                                          {"char next_comm[16]", 28, 16},
-                                          {"pid_t next_pid", 44, 4}};
-
-std::string SwitchFormat() {
-  return EventFormat("sched_switch", kSwitchId, kSwitchFields);
-}
-std::string MigrateFormat() {
-  return EventFormat("sched_migrate_task", kMigrateId,
-                     {{"__data_loc char[] comm", 8, 4},
-                      {"pid_t pid", 12, 4},
-                      {"int prio", 16, 4},
-                      {"int orig_cpu", 20, 4},
-                      {"int dest_cpu", 24, 4}});
-}
-std::string ExitFormat() {
-  return EventFormat("sched_process_exit", kExitId,
-                     {{"char comm[16]", 8, 16}, {"pid_t pid", 24, 4}});
-}
-
-std::string Common(int id, int pid) {
-  return Le(id, 2) + std::string(2, '\0') + Le(pid, 4);
-}
-std::string SwitchRecord(int prev_pid, const std::string& prev_comm,
-                         int next_pid, const std::string& next_comm) {
-  return Common(kSwitchId, prev_pid) + Comm16(prev_comm) + Le(prev_pid, 4) +
-         Comm16(next_comm) + Le(next_pid, 4);
-}
-std::string MigrateRecord(int task_pid, int pid, const std::string& comm,
-                          int orig_cpu, int dest_cpu) {
-  // The string follows the fixed fields, at offset 28: __data_loc holds
-  // (length with its NUL) << 16 | offset.
-  std::string record = Common(kMigrateId, task_pid) +
-                       Le(((comm.size() + 1) << 16) | 28, 4) + Le(pid, 4) +
-                       Le(120, 4) + Le(orig_cpu, 4) + Le(dest_cpu, 4) + comm;
-  record.resize((record.size() + 4) / 4 * 4, '\0');  // NUL, 4-byte aligned
-  return record;
-}
-std::string ExitRecord(int pid, const std::string& comm) {
-  return Common(kExitId, pid) + Comm16(comm) + Le(pid, 4);
-}
-
-// TinyDat writes a version 6 trace-cmd file (trace-cmd.dat.v6(5)) of one
-// CPU and one ring-buffer page: what `trace-cmd extract` would write of a
-// few records, made here so the reader is tested without a kernel.
-class TinyDat {
- public:
-  explicit TinyDat(int64_t page_timestamp_ns)
-      : page_timestamp_ns_(page_timestamp_ns) {}
-
-  void AddFormat(const std::string& system, std::string format) {
-    formats_.emplace_back(system, std::move(format));
-  }
-  // AddRecord appends a record `delta_ns` after the previous one (the
-  // first: after the page's timestamp). REQUIRES: payload a multiple of
-  // 4 bytes, at most 112; delta_ns < 2^27.
-  void AddRecord(int64_t delta_ns, const std::string& payload) {
-    // Ring-buffer event header: type_len (payload words) in the low 5 bits,
-    // the time delta in the other 27.
-    events_ += Le((payload.size() / 4) | (delta_ns << 5), 4) + payload;
-  }
-
-  std::string Bytes() const;
-
- private:
-  int64_t page_timestamp_ns_;
-  std::vector<std::pair<std::string, std::string>> formats_;
-  std::string events_;
-};
-
-std::string TinyDat::Bytes() const {
-  constexpr int kPage = 4096;
-  const std::string header_page =
-      "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-      "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-      "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-      "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-  const std::string header_event =
-      "# compressed entry header\n\ttype_len    :    5 bits\n"
-      "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n\n"
-      "\tpadding     : type == 29\n\ttime_extend : type == 30\n"
-      "\ttime_stamp : type == 31\n\tdata max type_len  == 28\n";
-  std::string out = std::string(kTraceDatMagic) + std::string("6\0", 2) +
-                    std::string("\0\x08", 2) + Le(kPage, 4);
-  out += std::string("header_page\0", 12) + Le(header_page.size(), 8) +
-         header_page;
-  out += std::string("header_event\0", 13) + Le(header_event.size(), 8) +
-         header_event;
-  out += Le(0, 4);  // no ftrace formats
-  // One system per format keeps this simple; the reader does not mind.
-  out += Le(formats_.size(), 4);
-  for (const auto& [system, format] : formats_) {
-    out += system + std::string(1, '\0') + Le(1, 4) + Le(format.size(), 8) +
-           format;
-  }
-  out += Le(0, 4) + Le(0, 4) + Le(0, 8);  // kallsyms, printk, cmdlines
-  out += Le(1, 4) + std::string("options  \0", 10) + Le(0, 2) +
-         std::string("flyrecord\0", 10);
-  const size_t data_offset = (out.size() + 16 + kPage - 1) / kPage * kPage;
-  out += Le(data_offset, 8) + Le(kPage, 8);
-  out.resize(data_offset, '\0');
-  std::string page = Le(page_timestamp_ns_, 8) + Le(events_.size(), 8) + events_;
-  page.resize(kPage, '\0');
-  return out + page;
-}
+using test_support::CommonFields;
+using test_support::EventFormat;
+using test_support::ExitFormat;
+using test_support::ExitRecord;
+using test_support::FormatField;
+using test_support::kSwitchId;
+using test_support::Le;
+using test_support::MigrateFormat;
+using test_support::MigrateRecord;
+using test_support::SwitchFields;
+using test_support::SwitchFormat;
+using test_support::SwitchRecord;
+using test_support::TinyTraceDat;
 
 class TraceDatTest : public ::testing::Test {
  protected:
@@ -275,7 +135,7 @@ TEST_F(TraceDatTest, ReplayTraceFileReadsTextNamedDatAsText) {
 // (worker) migrates 0 -> 1; a wakeup and an irq record; then 8 exits and
 // bash switches out, 5 us after the start.
 std::string SchedDat() {
-  TinyDat dat(5'000'000'000);
+  TinyTraceDat dat(5'000'000'000);
   dat.AddFormat("sched", SwitchFormat());
   dat.AddFormat("sched", MigrateFormat());
   dat.AddFormat("sched", ExitFormat());
@@ -285,8 +145,8 @@ std::string SchedDat() {
                                    {{"int irq", 8, 4}}));
   dat.AddRecord(0, SwitchRecord(0, "swapper/0", 7, "bash"));
   dat.AddRecord(1000, MigrateRecord(7, 8, "worker", 0, 1));
-  dat.AddRecord(500, Common(303, 7) + Le(9, 4));
-  dat.AddRecord(500, Common(400, 7) + Le(11, 4));
+  dat.AddRecord(500, CommonFields(303, 7) + Le(9, 4));
+  dat.AddRecord(500, CommonFields(400, 7) + Le(11, 4));
   dat.AddRecord(1000, ExitRecord(8, "worker"));
   dat.AddRecord(2000, SwitchRecord(7, "bash", 0, "swapper/0"));
   return dat.Bytes();
@@ -358,10 +218,10 @@ TEST_F(TraceDatTest, DatReplaysExactlyAsTheReportTextOfItsRecords) {
 }
 
 TEST_F(TraceDatTest, FileWithoutSchedFormatsIsFailedPrecondition) {
-  TinyDat dat(5'000'000'000);
+  TinyTraceDat dat(5'000'000'000);
   dat.AddFormat("irq", EventFormat("irq_handler_entry", 400,
                                    {{"int irq", 8, 4}}));
-  dat.AddRecord(0, Common(400, 7) + Le(11, 4));
+  dat.AddRecord(0, CommonFields(400, 7) + Le(11, 4));
   const std::string path = Write("irq.dat", dat.Bytes());
   const absl::Status status =
       ReadTraceDat(path, [](const TraceLine&) { return absl::OkStatus(); });
@@ -371,8 +231,8 @@ TEST_F(TraceDatTest, FileWithoutSchedFormatsIsFailedPrecondition) {
 }
 
 TEST_F(TraceDatTest, SwitchFormatWithoutNextPidIsInvalidArgument) {
-  TinyDat dat(5'000'000'000);
-  std::vector<Field> fields = kSwitchFields;
+  TinyTraceDat dat(5'000'000'000);
+  std::vector<FormatField> fields = SwitchFields();
   fields.pop_back();  // next_pid
   dat.AddFormat("sched", EventFormat("sched_switch", kSwitchId, fields));
   const std::string path = Write("old.dat", dat.Bytes());
@@ -385,7 +245,7 @@ TEST_F(TraceDatTest, SwitchFormatWithoutNextPidIsInvalidArgument) {
 }
 
 TEST_F(TraceDatTest, RecordShorterThanItsFormatIsMalformedAndTheRestCount) {
-  TinyDat dat(5'000'000'000);
+  TinyTraceDat dat(5'000'000'000);
   dat.AddFormat("sched", SwitchFormat());
   // Cut after prev_pid: next_comm and next_pid are missing.
   dat.AddRecord(0, SwitchRecord(0, "swapper/0", 7, "bash").substr(0, 28));
