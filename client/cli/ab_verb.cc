@@ -48,8 +48,9 @@ class AbVerb : public Verb {
   void DefineFlags(FlagSet& flags) override {
     flags.AddString(
         "--input", "INPUT",
-        "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin), "
-        "workload:redis or workload:hackbench",
+        "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin; a "
+        "trace may also be a trace-cmd .dat file), workload:redis or "
+        "workload:hackbench",
         &input_);
     flags.AddString("--topology", "SOURCE",
                     "host, synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH",
