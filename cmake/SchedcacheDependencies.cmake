@@ -28,6 +28,8 @@ find_package(nlohmann_json 3.11 CONFIG REQUIRED)
 # host/'s live collector: Debian 12's libtracefs 1.6 and libtraceevent 1.7.
 pkg_check_modules(TRACEFS REQUIRED IMPORTED_TARGET libtracefs>=1.6)
 pkg_check_modules(TRACEEVENT REQUIRED IMPORTED_TARGET libtraceevent>=1.7)
+# trace/'s .dat reader: Debian 12's libtracecmd 1.3 (package libtracecmd-dev).
+pkg_check_modules(TRACECMD REQUIRED IMPORTED_TARGET libtracecmd>=1.3)
 if(SCHEDCACHE_BUILD_TESTS)
   find_package(GTest CONFIG REQUIRED)
 endif()

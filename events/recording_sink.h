@@ -6,6 +6,7 @@
 #define SCHEDCACHE_EVENTS_RECORDING_SINK_H_
 
 #include <optional>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -61,6 +62,37 @@ inline std::optional<int32_t> CpuOf(const RecordingSink::Event& e) {
   if (const Sample* s = std::get_if<Sample>(&e)) return s->cpu;
   if (const HandOver* h = std::get_if<HandOver>(&e)) return h->cpu;
   return std::nullopt;
+}
+
+// EventText shows an event with every field on one line, so that two
+// recordings compare field by field in a test and a difference reads.
+inline std::string EventText(const RecordingSink::Event& e) {
+  using std::to_string;
+  if (const Sample* s = std::get_if<Sample>(&e)) {
+    return "sample " + to_string(s->timestamp_ns) + " cpu " +
+           to_string(s->cpu) + " " + to_string(s->tgid) + "/" +
+           to_string(s->tid) + " +" + to_string(s->delta_ns) +
+           (s->tick ? " tick" : "") + " threads " + to_string(s->nr_threads) +
+           " node " + to_string(s->numa_node) + " pages " +
+           to_string(s->footprint_pages) + " comm " +
+           std::string(s->comm.view());
+  }
+  if (const HandOver* h = std::get_if<HandOver>(&e)) {
+    return "hand-over " + to_string(h->timestamp_ns) + " cpu " +
+           to_string(h->cpu) + " " + to_string(h->tgid) + "/" +
+           to_string(h->tid);
+  }
+  const ProcessExit& exit = std::get<ProcessExit>(e);
+  return "exit " + to_string(exit.timestamp_ns) + " " + to_string(exit.tgid);
+}
+
+// EventTexts is EventText of each event of `sink`, in order.
+inline std::vector<std::string> EventTexts(const RecordingSink& sink) {
+  std::vector<std::string> texts;
+  for (const RecordingSink::Event& e : sink.events()) {
+    texts.push_back(EventText(e));
+  }
+  return texts;
 }
 
 }  // namespace schedcache

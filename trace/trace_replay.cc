@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "events/sched_state_machine.h"
 #include "trace/line_reader.h"
 #include "trace/quoted_input.h"
+#include "trace/trace_dat.h"
 #include "trace/trace_line.h"
 
 namespace schedcache {
@@ -16,18 +19,77 @@ namespace {
 
 using Kind = TraceLine::Kind;
 
-// TraceReplayer feeds parsed lines to a SchedStateMachine and keeps stats.
+// DescribeRecord is what a malformed record of a trace-cmd file is shown
+// as, in place of its text: "[001] 5.000000042: sched_switch record".
+std::string DescribeRecord(const TraceLine& record) {
+  constexpr int64_t kNsPerSecond = 1'000'000'000;
+  const char* event = "record";
+  switch (record.kind) {
+    case Kind::kSwitch:
+      event = "sched_switch record";
+      break;
+    case Kind::kMigrate:
+      event = "sched_migrate_task record";
+      break;
+    case Kind::kExit:
+      event = "sched_process_exit record";
+      break;
+    default:
+      break;
+  }
+  return absl::StrCat(
+      "[", absl::Dec(record.cpu, absl::kZeroPad3), "] ",
+      record.timestamp_ns / kNsPerSecond, ".",
+      absl::Dec(record.timestamp_ns % kNsPerSecond, absl::kZeroPad9), ": ",
+      event);
+}
+
+// TraceReplayer feeds parsed lines, or records of a trace-cmd file (each
+// counting as a line), to a SchedStateMachine and keeps stats.
 class TraceReplayer {
  public:
-  TraceReplayer(const TraceOptions& options, EventSink& sink)
-      : options_(options), sink_(sink), machine_(options.hz, sink) {}
+  TraceReplayer(const TraceOptions& options, EventSink& sink, bool trace_dat)
+      : options_(options), sink_(sink), machine_(options.hz, sink) {
+    stats_.trace_dat = trace_dat;
+  }
 
+  // ReplayLine replays one line of trace text.
   absl::Status ReplayLine(std::string_view text) {
+    return Replay(ParseTraceLine(text), [text] {
+      return QuoteInput(absl::string_view(text.data(), text.size()));
+    });
+  }
+
+  // ReplayRecord replays one record of a trace-cmd file.
+  absl::Status ReplayRecord(const TraceLine& record) {
+    return Replay(record, [&record] { return DescribeRecord(record); });
+  }
+
+  absl::StatusOr<ReplayStats> Finish() && {
+    if (seen_any_) RETURN_IF_ERROR(machine_.Finish(stats_.last_timestamp_ns));
+    const SchedCounters& c = machine_.counters();
+    stats_.samples = c.samples;
+    stats_.tick_samples = c.tick_samples;
+    stats_.hand_overs = c.hand_overs;
+    stats_.prev_mismatches = c.prev_mismatches;
+    stats_.moved_running_threads = c.moved_running_threads;
+    stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;
+    stats_.runtime_ns = machine_.runtime_ns();
+    if (!stats_.cpus_seen.Empty()) {
+      stats_.runtime_ns.resize(stats_.cpus_seen.Last() + 1, 0);
+    }
+    return std::move(stats_);
+  }
+
+ private:
+  // Replay replays one line or record; `show` makes the text that a
+  // malformed one is kept with.
+  absl::Status Replay(const TraceLine& line,
+                      absl::FunctionRef<std::string()> show) {
     ++stats_.lines;
-    TraceLine line = ParseTraceLine(text);
     if (line.kind == Kind::kNotScheduler) return absl::OkStatus();
     if (line.kind == Kind::kMalformed) {
-      CountMalformed(line.error, text);
+      CountMalformed(line.error, show);
       return absl::OkStatus();
     }
     // Every scheduler line counts for the order, not only the replayed ones:
@@ -35,7 +97,7 @@ class TraceReplayer {
     // replay there, and a line before it would make every running thread
     // tick all the way up to it.
     if (seen_any_ && line.timestamp_ns < stats_.last_timestamp_ns) {
-      CountMalformed("timestamp is before the previous scheduler event", text);
+      CountMalformed("timestamp is before the previous scheduler event", show);
       return absl::OkStatus();
     }
     // Trace timestamps are below 10^18 ns (9 digits of seconds), so the
@@ -44,7 +106,7 @@ class TraceReplayer {
         line.timestamp_ns - stats_.last_timestamp_ns > kMaxTraceGapNs) {
       CountMalformed("timestamp jumps more than 3600 s past the previous "
                      "scheduler event (a corrupted timestamp?)",
-                     text);
+                     show);
       return absl::OkStatus();
     }
     if (!seen_any_) {
@@ -83,23 +145,6 @@ class TraceReplayer {
     }
   }
 
-  absl::StatusOr<ReplayStats> Finish() && {
-    if (seen_any_) RETURN_IF_ERROR(machine_.Finish(stats_.last_timestamp_ns));
-    const SchedCounters& c = machine_.counters();
-    stats_.samples = c.samples;
-    stats_.tick_samples = c.tick_samples;
-    stats_.hand_overs = c.hand_overs;
-    stats_.prev_mismatches = c.prev_mismatches;
-    stats_.moved_running_threads = c.moved_running_threads;
-    stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;
-    stats_.runtime_ns = machine_.runtime_ns();
-    if (!stats_.cpus_seen.Empty()) {
-      stats_.runtime_ns.resize(stats_.cpus_seen.Last() + 1, 0);
-    }
-    return std::move(stats_);
-  }
-
- private:
   // MapCpu applies the cpu map and checks the result against the topology.
   absl::StatusOr<int32_t> MapCpu(int32_t trace_cpu) const {
     const int cpu = options_.cpu_map.Map(trace_cpu);
@@ -108,7 +153,8 @@ class TraceReplayer {
                              : cpu > CpuMap::kMaxCpu;
     if (outside) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "line ", stats_.lines, ": trace cpu ", trace_cpu,
+          stats_.trace_dat ? "record " : "line ", stats_.lines,
+          ": trace cpu ", trace_cpu,
           trace_cpu != cpu ? absl::StrCat(" (mapped to ", cpu, ")") : "",
           " is not a cpu of the topology",
           options_.topology != nullptr
@@ -119,12 +165,12 @@ class TraceReplayer {
     return cpu;
   }
 
-  void CountMalformed(std::string_view error, std::string_view text) {
+  void CountMalformed(std::string_view error,
+                      absl::FunctionRef<std::string()> show) {
     ++stats_.malformed_lines;
     if (stats_.first_malformed.size() < ReplayStats::kKeptMalformed) {
-      stats_.first_malformed.push_back(MalformedLine{
-          stats_.lines, std::string(error),
-          QuoteInput(absl::string_view(text.data(), text.size()))});
+      stats_.first_malformed.push_back(
+          MalformedLine{stats_.lines, std::string(error), show()});
     }
   }
 
@@ -139,7 +185,7 @@ class TraceReplayer {
 absl::StatusOr<ReplayStats> Replay(LineReader& reader,
                                    const TraceOptions& options,
                                    EventSink& sink) {
-  TraceReplayer replayer(options, sink);
+  TraceReplayer replayer(options, sink, /*trace_dat=*/false);
   while (true) {
     ASSIGN_OR_RETURN(std::optional<std::string_view> line, reader.NextLine());
     if (!line) break;
@@ -153,6 +199,13 @@ absl::StatusOr<ReplayStats> Replay(LineReader& reader,
 absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
                                             const TraceOptions& options,
                                             EventSink& sink) {
+  if (HasTraceDatMagic(path)) {
+    TraceReplayer replayer(options, sink, /*trace_dat=*/true);
+    RETURN_IF_ERROR(ReadTraceDat(path, [&replayer](const TraceLine& record) {
+      return replayer.ReplayRecord(record);
+    }));
+    return std::move(replayer).Finish();
+  }
   ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(path));
   return Replay(reader, options, sink);
 }

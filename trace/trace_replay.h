@@ -1,7 +1,11 @@
 // Trace replay: turns a recorded scheduler trace (ftrace text with or without
 // the tgid column, `trace-cmd report` or `perf script` text, per line as
-// trace_line.h tells them apart; plain or gzip) into the
-// model's Samples and HandOvers, in time order, through an EventSink.
+// trace_line.h tells them apart; plain or gzip; or a trace-cmd .dat file,
+// told apart by its magic bytes and read record by record as trace_dat.h
+// says) into the model's Samples and HandOvers, in time order, through an
+// EventSink. A .dat file replays exactly as the `trace-cmd report -t` text
+// of it does (-t: nanosecond timestamps); each of its records counts as a
+// line.
 //
 // What is used: sched_switch (accounting and hand-overs, through
 // SchedStateMachine: see sched_state_machine.h for the tick grid and how
@@ -58,7 +62,7 @@ struct TraceOptions {
 
 // MalformedLine is one malformed line kept for the user.
 struct MalformedLine {
-  int64_t line_number = 0;  // 1-based
+  int64_t line_number = 0;  // 1-based (of a .dat: the record's number)
   std::string error;
   std::string text;  // the line as QuoteInput shows it (escaped, cut)
 };
@@ -67,6 +71,7 @@ struct MalformedLine {
 struct ReplayStats {
   static constexpr size_t kKeptMalformed = 5;
 
+  bool trace_dat = false;  // read from a trace-cmd .dat: lines are records
   int64_t lines = 0;
   int64_t sched_events = 0;  // switch + migrate + exit lines used
   int64_t switch_events = 0;
@@ -88,11 +93,14 @@ struct ReplayStats {
   int64_t last_timestamp_ns = 0;   // of the last; ticks run up to it
 };
 
-// ReplayTraceFile replays the trace at `path` ("-": standard input), plain
-// or gzip, calling sink.OnInputLine before the events of each line. Returns
-// LineReader's errors (NotFound/PermissionDenied when it cannot be opened,
+// ReplayTraceFile replays the trace at `path` ("-": standard input, which
+// is read as text), plain or gzip text or a trace-cmd .dat file, calling
+// sink.OnInputLine before the events of each line. Returns LineReader's
+// errors (NotFound/PermissionDenied when it cannot be opened,
 // InvalidArgument for a directory, DataLoss for a truncated or corrupt gzip
-// file or a read error, OutOfRange for a line over the limit),
+// file or a read error, OutOfRange for a line over the limit), those of
+// ReadTraceDat for a .dat file (DataLoss for a truncated or corrupt one,
+// FailedPrecondition for one without the sched event formats),
 // InvalidArgument (naming the line and CPU) when a CPU is outside
 // options.topology after the cpu map, or the sink's error. A trace without a
 // single scheduler event replays to empty stats (sched_events 0); callers

@@ -49,8 +49,9 @@ class AbVerb : public Verb {
   void DefineFlags(FlagSet& flags) override {
     flags.AddString(
         "--input", "INPUT",
-        "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin), "
-        "workload:redis or workload:hackbench",
+        "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin; a "
+        "trace may also be a trace-cmd .dat file), workload:redis or "
+        "workload:hackbench",
         &input_);
     flags.AddString("--inputs-file", "LIST",
                     "instead of --input: a file of inputs, one a line (# "

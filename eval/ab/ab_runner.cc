@@ -76,14 +76,22 @@ absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
   ASSIGN_OR_RETURN(const ReplayStats stats,
                    ReplayTraceFile(options.input.path, trace, sink));
   if (stats.sched_events == 0 && stats.malformed_lines == 0) {
+    const std::string& path = options.input.path;
+    if (stats.trace_dat) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "trace-cmd file '", path, "' has no sched_switch, "
+          "sched_migrate_task or sched_process_exit record in its ",
+          stats.lines, " records: were the sched events enabled on the "
+          "buffer it was extracted from?"));
+    }
     return absl::InvalidArgumentError(
         stats.lines == 0
-            ? absl::StrCat("trace '", options.input.path, "' is empty")
-            : absl::StrCat("trace '", options.input.path, "' has no ",
+            ? absl::StrCat("trace '", path, "' is empty")
+            : absl::StrCat("trace '", path, "' has no ",
                            "sched_switch, sched_migrate_task or "
                            "sched_process_exit line in its ", stats.lines,
                            " lines: is it ftrace, `trace-cmd report` or "
-                           "`perf script` text?"));
+                           "`perf script` text, or a trace-cmd .dat file?"));
   }
   for (const MalformedLine& line : stats.first_malformed) {
     problems.Add(line.line_number,

@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"
+#include "trace/testing/tiny_trace_dat.h"
 
 namespace schedcache::ab {
 namespace {
@@ -331,6 +332,24 @@ TEST(AbTrace, AnEmptyTraceAndOneWithoutSchedulerLinesSaySo) {
   EXPECT_THAT(result.status().message(),
               HasSubstr("has no sched_switch, sched_migrate_task or "
                         "sched_process_exit line in its 3 lines"));
+}
+
+TEST(AbTrace, ATraceCmdFileWithoutSchedRecordsSaysSo) {
+  // The sched_switch format is there, but its one record is an irq's.
+  test_support::TinyTraceDat dat(5'000'000'000);
+  dat.AddFormat("sched", test_support::SwitchFormat());
+  dat.AddFormat("irq", test_support::EventFormat(
+                           "irq_handler_entry", 400, {{"int irq", 8, 4}}));
+  dat.AddRecord(0, test_support::CommonFields(400, 7) +
+                       test_support::Le(11, 4));
+  const std::string path = WriteTemp("irq.dat", dat.Bytes());
+  const absl::StatusOr<AbResult> result =
+      RunAb(Trace(path), Registry(), InProcessSessions(Registry()));
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("trace-cmd file '" + path + "' has no sched_switch, "
+                        "sched_migrate_task or sched_process_exit record in "
+                        "its 1 records"));
 }
 
 // Every recorded trace replays without a malformed line, on its own host's
