@@ -5,8 +5,6 @@
 // missing, where the process may not mount a bpffs or call bpf().
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <sched.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -24,50 +23,14 @@
 #include "host/pinned_maps.h"
 #include "host/schedcache_maps.h"
 #include "host/testing/pref_probe.h"
+#include "host/testing/pref_probe_runner.h"
+#include "host/testing/private_bpffs.h"
 
 namespace schedcache {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
-
-// MountPrivateBpffs mounts a bpffs on a new directory `root` in this
-// process's own mount namespace (so no mount outlives the process, and no
-// one else sees it); returns why not, or "" when done.
-std::string MountPrivateBpffs(std::string& root) {
-  if (geteuid() != 0) {
-    return absl::StrCat("not root (euid ", geteuid(),
-                        "): mounting a bpffs needs CAP_SYS_ADMIN and the "
-                        "maps need CAP_BPF");
-  }
-  if (unshare(CLONE_NEWNS) != 0) {
-    return absl::StrCat("unshare(CLONE_NEWNS) refused: ", std::strerror(errno));
-  }
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return absl::StrCat("making / rprivate refused: ", std::strerror(errno));
-  }
-  char pattern[] = "/tmp/pinned_maps_kernel_test_XXXXXX";
-  if (mkdtemp(pattern) == nullptr) {
-    return absl::StrCat("mkdtemp: ", std::strerror(errno));
-  }
-  root = pattern;
-  if (mount("bpf", root.c_str(), "bpf", 0, nullptr) != 0) {
-    return absl::StrCat("mount -t bpf bpf ", root,
-                        " refused: ", std::strerror(errno));
-  }
-  // A tiny map shows whether bpf() itself is allowed.
-  const int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "probe", 4, 4, 1, nullptr);
-  if (fd < 0) {
-    return std::string(BpfError(errno, "BPF_MAP_CREATE", "").message());
-  }
-  close(fd);
-  return "";
-}
-
-struct ProbeCloser {
-  void operator()(bpf_object* object) const { bpf_object__close(object); }
-};
-using Probe = std::unique_ptr<bpf_object, ProbeCloser>;
 
 class PinnedMapsKernelTest : public ::testing::Test {
  protected:
@@ -92,12 +55,17 @@ class PinnedMapsKernelTest : public ::testing::Test {
       Suite().skip_reason = std::string(CheckBpffs(keep).message());
       return;
     }
-    Suite().skip_reason = MountPrivateBpffs(Suite().root);
+    absl::StatusOr<std::string> root =
+        test_support::MountPrivateBpffs("pinned_maps_kernel_test");
+    if (root.ok()) {
+      Suite().root = *root;
+    } else {
+      Suite().skip_reason = std::string(root.status().message());
+    }
   }
   static void TearDownTestSuite() {
     if (Suite().root.empty() || Suite().keep) return;
-    umount2(Suite().root.c_str(), MNT_DETACH);
-    rmdir(Suite().root.c_str());
+    test_support::UnmountPrivateBpffs(Suite().root);
   }
 
   void SetUp() override {
@@ -132,43 +100,23 @@ class PinnedMapsKernelTest : public ::testing::Test {
 
   // LoadProbe loads pref_probe.bpf.o with its maps replaced by the pinned
   // ones, as a scheduler would reuse them.
-  Probe LoadProbe() const {
-    Probe probe(bpf_object__open_file(SCHEDCACHE_PREF_PROBE_OBJECT, nullptr));
-    if (!probe) {
-      ADD_FAILURE() << "open " << SCHEDCACHE_PREF_PROBE_OBJECT << ": "
-                    << std::strerror(errno);
-      return nullptr;
+  std::optional<test_support::PrefProbeRunner> LoadProbe() const {
+    absl::StatusOr<test_support::PrefProbeRunner> probe =
+        test_support::PrefProbeRunner::Load(SCHEDCACHE_PREF_PROBE_OBJECT, dir_);
+    if (!probe.ok()) {
+      ADD_FAILURE() << probe.status();
+      return std::nullopt;
     }
-    for (const char* name :
-         {SCHEDCACHE_PREFS_MAP_NAME, SCHEDCACHE_LLCS_MAP_NAME}) {
-      bpf_map* map = bpf_object__find_map_by_name(probe.get(), name);
-      const MapFd pinned(bpf_obj_get(Path(name).c_str()));
-      if (map == nullptr || pinned.get() < 0 ||
-          bpf_map__reuse_fd(map, pinned.get()) != 0) {
-        ADD_FAILURE() << "reusing " << Path(name) << ": "
-                      << std::strerror(errno);
-        return nullptr;
-      }
-    }
-    if (bpf_object__load(probe.get()) != 0) {
-      ADD_FAILURE() << "loading the probe: " << std::strerror(errno);
-      return nullptr;
-    }
-    return probe;
+    return std::move(*probe);
   }
 
   // RunProbe asks the probe about `tgid`.
-  static pref_probe_ctx RunProbe(const Probe& probe, uint32_t tgid) {
-    pref_probe_ctx ctx{
-        .tgid = tgid, .llc = -2, .cpu = -2, .in_mask = 2, .now_ns = 0};
-    bpf_program* program =
-        bpf_object__find_program_by_name(probe.get(), "pref_probe");
-    LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ctx,
-                .ctx_size_in = sizeof(ctx));
-    EXPECT_EQ(bpf_prog_test_run_opts(bpf_program__fd(program), &opts), 0)
-        << std::strerror(errno);
-    EXPECT_EQ(opts.retval, 0u);
-    return ctx;
+  static pref_probe_ctx RunProbe(
+      const std::optional<test_support::PrefProbeRunner>& probe,
+      uint32_t tgid) {
+    absl::StatusOr<pref_probe_ctx> ctx = probe->Run(tgid);
+    EXPECT_TRUE(ctx.ok()) << ctx.status();
+    return ctx.ok() ? *ctx : pref_probe_ctx{};
   }
 
   std::string dir_;  // this test's directory on the bpffs
@@ -281,7 +229,7 @@ TEST_F(PinnedMapsKernelTest, ProbeSeesEachProcessLlcAndNoneOnceDeleted) {
   absl::StatusOr<PinnedMaps> maps = PinnedMaps::Open(dir_);
   ASSERT_TRUE(maps.ok()) << maps.status();
   WriteTwoProcesses(*maps);
-  const Probe probe = LoadProbe();
+  const std::optional<test_support::PrefProbeRunner> probe = LoadProbe();
   ASSERT_TRUE(probe);
 
   const pref_probe_ctx first = RunProbe(probe, 100);
@@ -312,7 +260,7 @@ TEST_F(PinnedMapsKernelTest, ProbeSeesEachProcessLlcAndNoneOnceDeleted) {
 
 TEST_F(PinnedMapsKernelTest, BpfClockNowNsIsTheClockBpfProgramsRead) {
   ASSERT_TRUE(PinnedMaps::Open(dir_).ok());
-  const Probe probe = LoadProbe();
+  const std::optional<test_support::PrefProbeRunner> probe = LoadProbe();
   ASSERT_TRUE(probe);
   const uint64_t before = BpfClockNowNs();
   const pref_probe_ctx run = RunProbe(probe, 1);
@@ -331,7 +279,7 @@ TEST_F(PinnedMapsKernelTest, ReopenReusesTheMapsAndTheirEntries) {
   const char* names[] = {"prefs", "llcs", "meta"};
   for (int i = 0; i < 3; ++i) ids_before[i] = MapId(Path(names[i]));
   // A scheduler holding prefs across the writer's restart.
-  const Probe probe = LoadProbe();
+  const std::optional<test_support::PrefProbeRunner> probe = LoadProbe();
   ASSERT_TRUE(probe);
 
   absl::StatusOr<PinnedMaps> reopened = PinnedMaps::Open(dir_);

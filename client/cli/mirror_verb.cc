@@ -1,0 +1,269 @@
+// `schedcache mirror`: keep the pinned BPF maps of DESIGN §5.3 equal to
+// one policy's preferences in one session, for a sched_ext scheduler to
+// read. The work is host/preference_mirror.h's; this verb only connects,
+// reads the topology, and feeds it the watch stream.
+#include <pthread.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "client/cli/service_verb_support.h"
+#include "client/cli/verb.h"
+#include "host/preference_mirror.h"
+
+namespace schedcache::cli {
+namespace {
+
+constexpr absl::string_view kVerb = "mirror";
+constexpr absl::string_view kDefaultPinRoot = "/sys/fs/bpf/schedcache/";
+
+// StopSignals makes SIGINT and SIGTERM stop the mirror cleanly: they are
+// blocked in the constructing thread, and so in every thread it starts
+// later (gRPC's too), and Watch starts a thread that waits for one and then
+// runs `on_signal`. Construct it before anything starts a thread.
+class StopSignals {
+ public:
+  StopSignals() {
+    sigemptyset(&signals_);
+    sigaddset(&signals_, SIGINT);
+    sigaddset(&signals_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals_, &previous_mask_);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  ~StopSignals() {
+    Disarm();
+    pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+  }
+
+  // Disarm ends the waiter (a SIGTERM aimed at it alone, which it
+  // recognises as the end), so on_signal is not run after; call it before
+  // what on_signal touches is destroyed.
+  void Disarm() {
+    if (!waiter_.joinable()) return;
+    {
+      absl::MutexLock lock(&mutex_);
+      finishing_ = true;
+    }
+    pthread_kill(waiter_.native_handle(), SIGTERM);
+    waiter_.join();
+  }
+
+  // Watch runs `on_signal` (in the waiter thread) on the first SIGINT or
+  // SIGTERM; a signal already pending counts.
+  void Watch(std::function<void()> on_signal) {
+    waiter_ = std::thread([this, on_signal = std::move(on_signal)] {
+      int received = 0;
+      while (sigwait(&signals_, &received) != 0) {
+      }
+      {
+        absl::MutexLock lock(&mutex_);
+        if (finishing_) return;
+        signalled_ = true;
+      }
+      on_signal();
+    });
+  }
+
+  bool signalled() {
+    absl::MutexLock lock(&mutex_);
+    return signalled_;
+  }
+
+ private:
+  sigset_t signals_;
+  sigset_t previous_mask_;
+  std::thread waiter_;
+  absl::Mutex mutex_;
+  bool finishing_ ABSL_GUARDED_BY(mutex_) = false;
+  bool signalled_ ABSL_GUARDED_BY(mutex_) = false;
+};
+
+// LlcLists takes the dense LLCs' CPU lists from a GetTopology answer.
+LlcCpuLists LlcLists(const v1::Topology& topology) {
+  LlcCpuLists lists(topology.llcs_size());
+  for (const v1::Llc& llc : topology.llcs()) {
+    if (llc.id() < lists.size()) {
+      lists[llc.id()].assign(llc.cpus().begin(), llc.cpus().end());
+    }
+  }
+  return lists;
+}
+
+// ToMirroredChange takes what a PreferenceChange says. Today's stream has
+// neither sequence, incarnation, CPU nor reason: the mirror then applies
+// every change as it comes and stores the LLC's first CPU.
+MirroredChange ToMirroredChange(const v1::PreferenceChange& change) {
+  return {.tgid = static_cast<uint32_t>(change.tgid()),
+          .llc = change.new_llc()};
+}
+
+// ParseMode reads an octal file mode of at most 07777 ("0600", "640").
+std::optional<mode_t> ParseMode(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("01234567") != std::string::npos) {
+    return std::nullopt;
+  }
+  const unsigned long mode = std::strtoul(text.c_str(), nullptr, 8);
+  if (mode > 07777) return std::nullopt;
+  return static_cast<mode_t>(mode);
+}
+
+std::string CountersLine(const PreferenceMirror& mirror) {
+  const MirrorCounters& c = mirror.counters();
+  return absl::StrCat(
+      "changes applied ", c.changes_applied, ", duplicates ",
+      c.changes_duplicate, ", snapshots ", c.snapshots, " (resyncs ",
+      c.resyncs, "), snapshot size ", c.snapshot_size, ", stale deleted ",
+      c.stale_deleted, ", exited ", c.deletes_exited, ", evicted ",
+      c.deletes_evicted, ", map-full evictions ", c.map_full_evictions,
+      ", failed writes ", mirror.map_counters().failed_writes);
+}
+
+class MirrorVerb : public Verb {
+ public:
+  absl::string_view summary() const override {
+    return "keep pinned BPF maps of a policy's preferences for a scheduler";
+  }
+
+  void DefineFlags(FlagSet& flags) override {
+    common_.DefineServer(flags);
+    common_.DefineSession(flags);
+    flags.AddString("--policy", "P",
+                    "policy to mirror (default: the session's reference, "
+                    "its first)",
+                    &policy_);
+    flags.AddString("--pin-dir", "DIR",
+                    "bpffs directory of the maps (default "
+                    "/sys/fs/bpf/schedcache/SESSION; missing directories "
+                    "are made, a bpffs is never mounted)",
+                    &pin_dir_);
+    flags.AddString("--map-mode", "MODE",
+                    "octal mode of pinned files it creates", &map_mode_);
+    flags.AddBool("--once",
+                  "write llcs and meta, then exit (today's server sends "
+                  "no snapshot to write)",
+                  &once_);
+    flags.AddBool("--verbose", "print a line per change applied", &verbose_);
+  }
+
+  int Run(const std::vector<std::string>&, std::ostream& out,
+          std::ostream& err) override {
+    const std::optional<mode_t> mode = ParseMode(map_mode_);
+    if (!mode.has_value()) {
+      return Usage(kVerb,
+                   absl::StrCat("--map-mode ", map_mode_,
+                                " is not an octal file mode (e.g. 0600)"),
+                   err);
+    }
+    const PinnedMapsOptions map_options{.pin_mode = *mode};
+    StopSignals stop;
+    absl::StatusOr<std::unique_ptr<client::Client>> client = Connect(common_);
+    if (!client.ok()) return Fail(kVerb, client.status(), err);
+    absl::StatusOr<PreferenceMirror> mirror = OpenMirror(**client, map_options);
+    if (!mirror.ok()) return Fail(kVerb, mirror.status(), err);
+    out << absl::StreamFormat(
+               "mirroring session %s policy %s into %s (%s maps)\n",
+               common_.session, policy_, mirror->dir(),
+               mirror->reused() ? "reused" : "new")
+        << std::flush;
+    // Today's WatchPreferences has no snapshot: --once has nothing more
+    // to write than the LLCs and meta.
+    if (once_) return kExitOk;
+    std::unique_ptr<client::PreferenceWatch> watch =
+        (*client)->Watch(common_.session);
+    stop.Watch([&watch] { watch->Cancel(); });
+    if (watch->attached()) {
+      // Printed once the server has attached the stream: every change
+      // from here on reaches the maps.
+      out << "following changes (the server sends no snapshot: processes "
+             "enter prefs as their preference next changes)\n"
+          << std::flush;
+    }
+    const absl::Status status = Follow(*watch, *mirror, out, err);
+    stop.Disarm();
+    out << "stopped: " << CountersLine(*mirror) << "\n" << std::flush;
+    if (stop.signalled()) return kExitOk;
+    return status.ok() ? kExitOk : Fail(kVerb, status, err);
+  }
+
+ private:
+  // OpenMirror checks the policy against the session, resolves the pin
+  // directory and writes llcs and meta.
+  absl::StatusOr<PreferenceMirror> OpenMirror(
+      const client::Client& client, const PinnedMapsOptions& options) {
+    absl::StatusOr<v1::Session> session = client.GetSession(common_.session);
+    if (!session.ok()) return session.status();
+    if (policy_.empty() && session->policies_size() > 0) {
+      policy_ = session->policies(0);
+    }
+    if (std::find(session->policies().begin(), session->policies().end(),
+                  policy_) == session->policies().end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--policy ", policy_, " is not a policy of session ",
+          common_.session, " (", absl::StrJoin(session->policies(), ", "),
+          ")"));
+    }
+    absl::StatusOr<v1::GetTopologyResponse> topology =
+        client.GetTopology(common_.session);
+    if (!topology.ok()) return topology.status();
+    const std::string dir = pin_dir_.empty()
+                                ? absl::StrCat(kDefaultPinRoot, common_.session)
+                                : pin_dir_;
+    if (absl::Status made = MakePinDirectory(dir); !made.ok()) return made;
+    return PreferenceMirror::Open(dir, LlcLists(topology->topology()), policy_,
+                                  options);
+  }
+
+  // Follow applies the stream's changes of the mirrored policy until it
+  // ends. A change the maps refuse is reported and skipped; a failed bpf()
+  // ends the mirror.
+  absl::Status Follow(client::PreferenceWatch& watch, PreferenceMirror& mirror,
+                      std::ostream& out, std::ostream& err) {
+    while (std::optional<v1::PreferenceChange> change = watch.Next()) {
+      if (change->policy() != policy_) continue;
+      if (change->missed_before() > 0) {
+        err << "schedcache mirror: the server dropped "
+            << change->missed_before()
+            << " changes before this one (--max_watch_queue): prefs may be "
+               "stale until those processes change again\n";
+      }
+      const absl::Status applied = mirror.OnChange(ToMirroredChange(*change));
+      if (absl::IsInvalidArgument(applied)) {
+        err << "schedcache mirror: " << applied.message() << "\n";
+        continue;
+      }
+      if (!applied.ok()) return applied;
+      if (verbose_) {
+        out << absl::StreamFormat("tgid %d llc %s\n", change->tgid(),
+                                  LlcName(change->new_llc()))
+            << std::flush;
+      }
+    }
+    return watch.Finish();
+  }
+
+  CommonFlags common_;
+  std::string policy_;
+  std::string pin_dir_;
+  std::string map_mode_ = "0600";
+  bool once_ = false;
+  bool verbose_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Verb> MakeMirrorVerb() {
+  return std::make_unique<MirrorVerb>();
+}
+
+}  // namespace schedcache::cli
