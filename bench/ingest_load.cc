@@ -53,7 +53,8 @@ Batches Encode(const RecordedStream& stream, int batch_samples) {
         encoder.Add(*s);
         ++samples;
       } else {
-        encoder.Add(std::get<HandOver>(events[next]));
+        std::visit([&encoder](const auto& e) { encoder.Add(e); },
+                   events[next]);
       }
     }
     google::protobuf::RepeatedField<int64_t>& times =

@@ -30,6 +30,11 @@ class FeedbackSink : public EventSink {
     recording_.OnHandOver(hand_over).IgnoreError();
     return absl::OkStatus();
   }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    RETURN_IF_ERROR(engine_.ApplyProcessExit(exit));
+    recording_.OnProcessExit(exit).IgnoreError();
+    return absl::OkStatus();
+  }
 
   int PreferredLlc(int32_t tgid) const {
     auto it = preferred_llc_.find(tgid);

@@ -32,6 +32,10 @@ class CountingSink : public EventSink {
     ++events_;
     return absl::OkStatus();
   }
+  absl::Status OnProcessExit(const ProcessExit&) override {
+    ++events_;
+    return absl::OkStatus();
+  }
   int64_t events() const { return events_; }
 
  private:

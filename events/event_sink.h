@@ -1,5 +1,6 @@
-// EventSink: where trace replay and the workload generator deliver the
-// model's inputs (events/event.h), one event at a time, in time order.
+// EventSink: where trace replay, the sample CSV and the workload generator
+// deliver the model's inputs (events/event.h), one event at a time, in time
+// order.
 //
 // Both producers guarantee: timestamps never decrease, globally (and so per
 // CPU, which the engine requires); on one CPU a switch-out Sample comes
@@ -27,6 +28,9 @@ class EventSink {
   // OnHandOver receives one CPU hand-over (tgid 0, tid 0: the CPU went
   // idle). A non-OK status stops the producer.
   virtual absl::Status OnHandOver(const HandOver& hand_over) = 0;
+  // OnProcessExit receives the exit of a process (its group leader's
+  // sched_process_exit). A non-OK status stops the producer.
+  virtual absl::Status OnProcessExit(const ProcessExit& exit) = 0;
   // OnInputLine says that the events that follow come from line `line`
   // (1-based) of the input file, so that a sink can name the line of an
   // event it refuses. Producers without lines (the workload generator)

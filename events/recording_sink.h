@@ -16,7 +16,8 @@ namespace schedcache {
 
 class RecordingSink : public EventSink {
  public:
-  // Event is one recorded event: a Sample or a HandOver (the engine's
+  // Event is one recorded event: a Sample, HandOver or ProcessExit (the
+  // engine's
   // Event, so a recording replays through Engine::ApplyBatch as it is).
   using Event = ::schedcache::Event;
 
@@ -26,6 +27,10 @@ class RecordingSink : public EventSink {
   }
   absl::Status OnHandOver(const HandOver& hand_over) override {
     events_.emplace_back(hand_over);
+    return absl::OkStatus();
+  }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    events_.emplace_back(exit);
     return absl::OkStatus();
   }
 

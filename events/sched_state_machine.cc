@@ -109,8 +109,20 @@ absl::Status SchedStateMachine::Exit(int64_t timestamp_ns, int32_t tid) {
   RETURN_IF_ERROR(AdvanceTo(timestamp_ns));
   threads_.MarkExited(tid);
   const ThreadInfo* info = threads_.Find(tid);
-  if (info != nullptr && info->running_cpu < 0) threads_.Forget(tid);
+  if (info != nullptr && info->running_cpu < 0) {
+    return ForgetExited(tid, timestamp_ns);
+  }
   return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::ForgetExited(int32_t tid,
+                                             int64_t timestamp_ns) {
+  const ThreadInfo* info = threads_.Find(tid);
+  const bool leader = info->tgid_known && info->tgid == tid;
+  threads_.Forget(tid);
+  if (!leader) return absl::OkStatus();
+  ++counters_.process_exits;
+  return sink_.OnProcessExit(ProcessExit{timestamp_ns, tid});
 }
 
 absl::Status SchedStateMachine::Finish(int64_t end_ns) {
@@ -131,7 +143,7 @@ absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns) {
   RETURN_IF_ERROR(EmitSample(cpu, tid, timestamp_ns, /*tick=*/false));
   ThreadInfo* info = threads_.Find(tid);
   info->running_cpu = -1;
-  if (info->exited) threads_.Forget(tid);
+  if (info->exited) return ForgetExited(tid, timestamp_ns);
   return absl::OkStatus();
 }
 

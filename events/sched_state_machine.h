@@ -1,7 +1,7 @@
 // SchedStateMachine turns a time-ordered stream of context switches into the
 // model's inputs: a switch-out Sample for the thread leaving a CPU, a
-// HandOver for the one entering it, and tick Samples while a thread keeps
-// running. Trace replay feeds it the switches it parses; the workload
+// HandOver for the one entering it, tick Samples while a thread keeps
+// running, and a ProcessExit when a process's group leader exits. Trace replay feeds it the switches it parses; the workload
 // generator feeds it the switches it simulates, so both produce exactly the
 // same event shape.
 //
@@ -24,6 +24,16 @@
 // point replaces that CPU's tick. Ticks of one grid point go out in CPU
 // order, and every event at time t follows every tick before t, so the
 // output is globally time-ordered (REQUIRES: input times never decrease).
+//
+// Exits. A thread that exits (sched_process_exit) stops counting in its
+// process's nr_threads at once and is forgotten at its last switch-out. When
+// it is a group leader (pid == tgid, and the tgid was learned, not the pid
+// fallback), its process ends: a ProcessExit follows that last switch-out
+// sample at the same time (or comes at the exit itself when the leader is
+// not running), so the leader's last stretch is accounted and no event of
+// the leader names the process after its end. A thread of the process that
+// runs after its leader exited (a leader that called pthread_exit) starts
+// the process again in the model.
 //
 // Memory: per CPU plus per live thread (ThreadTable); nothing grows with the
 // length of the input.
@@ -61,6 +71,7 @@ struct SchedCounters {
   int64_t samples = 0;        // all Samples, ticks included
   int64_t tick_samples = 0;   // Samples with tick = true
   int64_t hand_overs = 0;
+  int64_t process_exits = 0;  // ProcessExits: group leaders that exited
   // switches whose prev_pid was not the thread the CPU was running (lost
   // events); the tracked thread is the one switched out.
   int64_t prev_mismatches = 0;
@@ -90,7 +101,8 @@ class SchedStateMachine {
   absl::Status Switch(const SwitchEvent& event);
 
   // Exit records that thread `tid` exited (kernel: sched_process_exit): its
-  // process's live-thread count drops now.
+  // process's live-thread count drops now; a group leader's process ends
+  // (see "Exits" above). Returns AdvanceTo's errors or the sink's.
   absl::Status Exit(int64_t timestamp_ns, int32_t tid);
 
   // Finish emits the ticks up to and including `end_ns`, the end of the
@@ -117,6 +129,9 @@ class SchedStateMachine {
   absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns);
   absl::Status EmitSample(int32_t cpu, int32_t tid, int64_t timestamp_ns,
                           bool tick);
+  // ForgetExited drops exited thread `tid`, which runs nowhere, and ends its
+  // process at `timestamp_ns` when it is the group leader.
+  absl::Status ForgetExited(int32_t tid, int64_t timestamp_ns);
 
   const int64_t tick_ns_;
   EventSink& sink_;

@@ -183,13 +183,13 @@ class Engine::Impl {
     return now_;
   }
   // Admit finds or admits process `tgid` and its thread `tid` at `now`;
-  // when the table is full, the least recently active process is evicted
+  // when the table is full, the least recently sampled process is evicted
   // to make room.
   ProcessTable::Admission Admit(int32_t tgid, int32_t tid, int64_t now) {
-    ProcessTable::Admission admission = processes_.Admit(tgid, tid);
+    ProcessTable::Admission admission = processes_.Admit(tgid, tid, now);
     if (admission.slot == ProcessTable::kNoSlot) {
-      Evict(processes_.least_recently_active(), now);
-      admission = processes_.Admit(tgid, tid);
+      Evict(processes_.least_recently_sampled(), now);
+      admission = processes_.Admit(tgid, tid, now);
     }
     if (admission.slot >= slots_prepared_) PrepareSlot(admission.slot);
     return admission;
@@ -199,6 +199,20 @@ class Engine::Impl {
   // Evict removes the process in `slot` with reason kEvicted and counts it
   // when it had started. Out of line: the table is rarely full.
   ABSL_ATTRIBUTE_NOINLINE void Evict(uint32_t slot, int64_t now);
+  // EvictIdle evicts every process whose last sample is more than
+  // process_idle_timeout_ns before `now`. The table orders processes by
+  // their last sample, so one look at the oldest settles the common case
+  // where none is idle; every event that moves the clock calls it.
+  void EvictIdle(int64_t now) {
+    const int64_t timeout = options_.model.process_idle_timeout_ns;
+    if (timeout > 0 && !processes_.empty() &&
+        now - processes_.process(processes_.least_recently_sampled())
+                    .last_sample_ns >
+            timeout) {
+      EvictIdleProcesses(now);
+    }
+  }
+  ABSL_ATTRIBUTE_NOINLINE void EvictIdleProcesses(int64_t now);
   // RemoveProcess forgets the process in `slot` everywhere: for each policy
   // where it had a preferred LLC, a change to none with `reason` (which the
   // report does not count as a policy's change: the policy chose nothing),
@@ -303,6 +317,15 @@ void Engine::Impl::Evict(uint32_t slot, int64_t now) {
   RemoveProcess(slot, NoPreferenceReason::kEvicted, now);
 }
 
+void Engine::Impl::EvictIdleProcesses(int64_t now) {
+  const int64_t timeout = options_.model.process_idle_timeout_ns;
+  while (!processes_.empty()) {
+    const uint32_t oldest = processes_.least_recently_sampled();
+    if (now - processes_.process(oldest).last_sample_ns <= timeout) return;
+    Evict(oldest, now);
+  }
+}
+
 void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
                                  int64_t now) {
   for (PolicySlot& policy : policies_) {
@@ -390,6 +413,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   }
 
   const int64_t now = Clock(s.timestamp_ns);
+  EvictIdle(now);
   cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
   const ProcessTable::Admission admission = Admit(s.tgid, s.tid, now);
   const uint32_t slot = admission.slot;
@@ -408,7 +432,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   // composes exactly, so this changes no other result.
   context_.Advance(s.cpu, now);
   RqState& rq = context_.mutable_rq(s.cpu);
-  processes_.NoteSample(slot, admission.thread, rq.cpu_epoch);
+  processes_.NoteSample(slot, admission.thread, rq.cpu_epoch, now);
   const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   if (s.delta_ns > 0) {
@@ -440,6 +464,7 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
     return HandOverIdsError(h.tgid, h.tid);
   }
   const int64_t now = Clock(h.timestamp_ns);
+  EvictIdle(now);
   cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
   RqState& rq = context_.mutable_rq(h.cpu);
   if (idle) {
@@ -458,6 +483,7 @@ absl::Status Engine::Impl::ApplyProcessExit(const ProcessExit& exit) {
   RETURN_IF_ERROR(ValidateClock(exit.timestamp_ns));
   if (exit.tgid <= 0) return InvalidField("tgid", exit.tgid, "must be > 0");
   const int64_t now = Clock(exit.timestamp_ns);
+  EvictIdle(now);
   // A process known only from hand-overs has no preference, but its
   // threads may be current on a CPU: its record goes too.
   const uint32_t slot = processes_.FindRecord(exit.tgid);

@@ -41,7 +41,7 @@ struct PolicyChoice {
 struct EngineOptions {
   ModelTunables model;                 // DESIGN §1 tunables
   ScanTrigger trigger = ScanTrigger::kTick;
-  // Beyond this many processes the least recently active one is evicted.
+  // Beyond this many processes the least recently sampled one is evicted.
   int64_t max_processes = 1'000'000;
 };
 

@@ -1,5 +1,6 @@
-// How processes leave a session: ProcessExit, eviction at max_processes,
-// and the change to none that ends each preference they held.
+// How processes leave a session: ProcessExit, eviction at max_processes
+// and after process_idle_timeout_ns, and the change to none that ends each
+// preference they held.
 #include <memory>
 #include <string>
 #include <tuple>
@@ -178,6 +179,66 @@ TEST(Eviction, EndsEachPreferenceOfTheEvictedProcessWithReasonEvicted) {
   EXPECT_FALSE(t.Tracked(10));
   EXPECT_EQ(t.engine->Report().processes_evicted, 1u);
   EXPECT_EQ(t.engine->Report().processes_tracked, 2u);
+}
+
+TEST(IdleTimeout, EvictsAProcessWithNoSampleForLongerThanTheTimeout) {
+  EngineOptions options;
+  options.model.process_idle_timeout_ns = 100;
+  LifecycleEngine t(options);
+  t.Prefer(10, 0);
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(50, 1, 20, 20, 10, false)).ok());
+  t.changes.clear();
+  // At 100, 10 has had no sample for exactly 100 ns: not more, so it stays.
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(100, 1, 20, 20, 10, false)).ok());
+  EXPECT_TRUE(t.Tracked(10));
+  // At 101 it is evicted; 20 (sampled at 100) is not.
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(101, 1, 20, 20, 10, false)).ok());
+  EXPECT_THAT(t.changes,
+              ElementsAre(Change{10, "full-scan", 1, -1,
+                                 NoPreferenceReason::kEvicted, 101},
+                          Change{10, "visited-scan", 1, -1,
+                                 NoPreferenceReason::kEvicted, 101}));
+  EXPECT_FALSE(t.Tracked(10));
+  EXPECT_TRUE(t.Tracked(20));
+  EXPECT_EQ(t.engine->Report().processes_evicted, 1u);
+}
+
+TEST(IdleTimeout, HandOversDoNotCountAsSamples) {
+  // 10's thread is handed a CPU at 90, yet its last sample stays at 0: an
+  // exit of an unknown process, which moves the clock to 101, evicts it.
+  EngineOptions options;
+  options.model.process_idle_timeout_ns = 100;
+  LifecycleEngine t(options);
+  t.Prefer(10, 0);
+  ASSERT_TRUE(t.engine->ApplyHandOver(HandOver{90, 2, 10, 10}).ok());
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{101, 99}).ok());
+  EXPECT_FALSE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().processes_evicted, 1u);
+}
+
+TEST(IdleTimeout, ZeroNeverEvicts) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  // One max_clock_jump_ns (3600 s) later, with the default timeout 0.
+  ASSERT_TRUE(
+      t.engine->ApplySample(SampleAt(3'600'000'000'000, 1, 20, 20, 10, false))
+          .ok());
+  EXPECT_TRUE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().processes_evicted, 0u);
+}
+
+TEST(Eviction, TheLeastRecentlySampledGoesNotTheLeastRecentlyHandedOver) {
+  // 10 is sampled at 0, 20 at 10; 10's thread is handed a CPU at 20. The
+  // third process evicts 10: a hand-over is not a sample.
+  EngineOptions options;
+  options.max_processes = 2;
+  LifecycleEngine t(options);
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(0, 1, 10, 10, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(10, 2, 20, 20, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplyHandOver(HandOver{20, 3, 10, 10}).ok());
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(30, 4, 30, 30, 10, false)).ok());
+  EXPECT_FALSE(t.Tracked(10));
+  EXPECT_TRUE(t.Tracked(20));
 }
 
 }  // namespace

@@ -109,6 +109,7 @@ TEST(ModelTunables, FromValuesAndToValuesCarryEveryTunable) {
   EXPECT_TRUE(tunables->numa_balancing);
   EXPECT_EQ(tunables->enable, Enable::kOff);
   EXPECT_EQ(tunables->max_clock_jump_ns, int64_t{1} << 62);
+  EXPECT_EQ(tunables->process_idle_timeout_ns, int64_t{1} << 62);
   EXPECT_EQ(tunables->ToValues(), at_max);
   std::vector<std::string> visited;
   tunables->ForEachValue([&](const TunableSpec& spec, int64_t value) {
@@ -117,7 +118,8 @@ TEST(ModelTunables, FromValuesAndToValuesCarryEveryTunable) {
   });
   EXPECT_THAT(visited, ElementsAre("epoch_period_ns", "affinity_timeout_epochs",
                                    "aggr_tolerance", "numa_balancing",
-                                   "enable", "max_clock_jump_ns"));
+                                   "enable", "max_clock_jump_ns",
+                                   "process_idle_timeout_ns"));
 }
 
 TEST(ParseTunableValue, ReadsNumbersAndNamedValues) {

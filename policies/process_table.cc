@@ -19,8 +19,9 @@ const ThreadState* ProcessTable::FindThread(uint32_t slot, int32_t tid) const {
   return it == p.threads.end() ? nullptr : &threads_[it->second];
 }
 
-ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
-  Admission admission = AdmitProcess(tgid);
+ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid,
+                                                int64_t now) {
+  Admission admission = AdmitProcess(tgid, now);
   if (admission.slot == kNoSlot) return admission;
   ProcessState& p = processes_[admission.slot];
   auto [it, inserted] = p.threads.try_emplace(tid, kUnknownThread);
@@ -30,9 +31,9 @@ ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
   return admission;
 }
 
-ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid) {
+ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid,
+                                                   int64_t now) {
   if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
-    Touch(it->second);
     return {it->second, kUnknownThread};
   }
   if (static_cast<int64_t>(slot_of_.size()) >= max_processes_) {
@@ -48,6 +49,7 @@ ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid) {
     free_slots_.pop_back();
   }
   processes_[slot].tgid = tgid;
+  processes_[slot].last_sample_ns = now;
   slot_of_.emplace(tgid, slot);
   LinkFront(slot);
   return {slot, kUnknownThread};

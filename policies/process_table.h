@@ -1,8 +1,9 @@
 // ProcessTable: what a session engine knows of each process apart from the
 // policies' own state: the inputs that are not per policy (thread count,
 // footprint, threads with their CPU and NUMA node), a dense slot per
-// process that policies index their state by, and least-recently-active
-// order, so the engine knows whom to evict beyond a bound.
+// process that policies index their state by, and the order of their last
+// runtime samples, so the engine knows whom to evict beyond a bound and
+// finds the processes idle too long by looking at the oldest only.
 //
 // Every event names a process and a thread, and resolving them is most of
 // the engine's own cost. Threads live in one slab with stable indices
@@ -45,6 +46,8 @@ struct ProcessState {
   int32_t nr_threads = kUnchangedNrThreads;  // -1: never given
   int32_t sampled_threads = 0;               // distinct threads sampled
   int32_t last_tid = 0;                      // thread of the latest event
+  // Session clock at its last runtime sample; its admission until then.
+  int64_t last_sample_ns = 0;
   int64_t footprint_pages = 0;
   // epoch is the kernel's mm->sc_stat.epoch (see ProcessRef::epoch).
   int64_t epoch = 0;
@@ -69,24 +72,24 @@ class ProcessTable {
     uint32_t slot;
     uint32_t thread;  // handle, for thread()
   };
-  // Admit finds or adds process `tgid` and its thread `tid` (both > 0), and
-  // marks the process most recently active.
-  Admission Admit(int32_t tgid, int32_t tid) {
+  // Admit finds or adds process `tgid` and its thread `tid` (both > 0). A
+  // new process counts as sampled at `now`, the session clock, until its
+  // first sample; only samples (NoteSample) move a process later.
+  Admission Admit(int32_t tgid, int32_t tid, int64_t now) {
     const uint32_t guess = recent_[RecentIndex(tid)];
     const ThreadState& t = threads_[guess];
-    if (t.tid == tid && t.tgid == tgid) {
-      Touch(t.slot);
-      return {t.slot, guess};
-    }
-    return AdmitSlow(tgid, tid);
+    if (t.tid == tid && t.tgid == tgid) return {t.slot, guess};
+    return AdmitSlow(tgid, tid, now);
   }
   // Remove forgets the process in `slot` and its threads; a thread of it
   // that is current on a CPU (rq.curr) stops being current there. The slot
   // is reused by a later admission.
   void Remove(uint32_t slot, ModelContext& context);
-  // least_recently_active is the slot that Remove should free to make room.
-  // REQUIRES: the table holds a process.
-  uint32_t least_recently_active() const { return lru_tail_; }
+  // least_recently_sampled is the slot of the process whose last sample is
+  // the oldest: the one to evict to make room. REQUIRES: !empty().
+  uint32_t least_recently_sampled() const { return lru_tail_; }
+  // empty is true when the table holds no process, started or not.
+  bool empty() const { return lru_tail_ == kNoSlot; }
 
   // Find returns the slot of `tgid` if it has started, or kNoSlot.
   uint32_t Find(int32_t tgid) const;
@@ -124,11 +127,15 @@ class ProcessTable {
   }
 
   // NoteSample records that a runtime sample named thread `handle` of the
-  // process in `slot`: the process starts (at `epoch`, its CPU's epoch)
-  // if it has not, and the thread counts as seen. Inline: every sample
-  // calls it.
-  void NoteSample(uint32_t slot, uint32_t handle, int64_t epoch) {
+  // process in `slot` at `now`, the session clock (never earlier than any
+  // before): the process starts (at `epoch`, its CPU's epoch) if it has
+  // not, the thread counts as seen, and the process becomes the most
+  // recently sampled. Inline: every sample calls it.
+  void NoteSample(uint32_t slot, uint32_t handle, int64_t epoch,
+                  int64_t now) {
+    Touch(slot);
     ProcessState& p = processes_[slot];
+    p.last_sample_ns = now;
     if (!p.started) {
       p.started = true;
       p.epoch = epoch;
@@ -167,13 +174,14 @@ class ProcessTable {
   // LruLinks are a slot's neighbours in least-recently-active order, kept
   // apart from ProcessState so a touch writes one small array.
   struct LruLinks {
-    uint32_t prev = kNoSlot;  // towards the most recently active
+    uint32_t prev = kNoSlot;  // towards the most recently sampled
     uint32_t next = kNoSlot;
   };
 
-  Admission AdmitSlow(int32_t tgid, int32_t tid);
-  // AdmitProcess finds or adds process `tgid`, most recently active.
-  Admission AdmitProcess(int32_t tgid);
+  Admission AdmitSlow(int32_t tgid, int32_t tid, int64_t now);
+  // AdmitProcess finds or adds process `tgid`; a new one is the most
+  // recently sampled, at `now`.
+  Admission AdmitProcess(int32_t tgid, int64_t now);
   // AddThread gives thread `tid` of the process in `slot` a record.
   uint32_t AddThread(uint32_t slot, int32_t tgid, int32_t tid);
   // FreeThreads releases the thread records of the process in `slot`,
@@ -198,7 +206,7 @@ class ProcessTable {
       lru_tail_ = links.prev;
     }
   }
-  // Touch marks `slot` most recently active.
+  // Touch marks `slot` most recently sampled.
   void Touch(uint32_t slot) {
     if (lru_head_ == slot) return;
     Unlink(slot);
@@ -213,8 +221,8 @@ class ProcessTable {
   std::vector<ProcessState> processes_;  // by slot
   std::vector<LruLinks> lru_;            // by slot
   std::vector<uint32_t> free_slots_;     // slots of removed processes
-  uint32_t lru_head_ = kNoSlot;  // most recently active
-  uint32_t lru_tail_ = kNoSlot;  // least recently active
+  uint32_t lru_head_ = kNoSlot;  // most recently sampled
+  uint32_t lru_tail_ = kNoSlot;  // least recently sampled
   uint64_t started_ = 0;
 };
 

@@ -13,18 +13,18 @@ namespace {
 
 TEST(ProcessTable, OneThreadLookupResolvesProcessAndThread) {
   ProcessTable table(8);
-  const ProcessTable::Admission first = table.Admit(10, 11);
+  const ProcessTable::Admission first = table.Admit(10, 11, 0);
   EXPECT_NE(first.slot, ProcessTable::kNoSlot);
-  const ProcessTable::Admission again = table.Admit(10, 11);
+  const ProcessTable::Admission again = table.Admit(10, 11, 0);
   EXPECT_EQ(again.slot, first.slot);
   EXPECT_EQ(again.thread, first.thread);
-  const ProcessTable::Admission sibling = table.Admit(10, 12);
+  const ProcessTable::Admission sibling = table.Admit(10, 12, 0);
   EXPECT_EQ(sibling.slot, first.slot);
   EXPECT_NE(sibling.thread, first.thread);
   EXPECT_EQ(table.thread(sibling.thread).tid, 12);
-  table.NoteSample(first.slot, first.thread, 0);
-  table.NoteSample(sibling.slot, sibling.thread, 0);
-  table.NoteSample(first.slot, first.thread, 0);  // counted once
+  table.NoteSample(first.slot, first.thread, 0, 0);
+  table.NoteSample(sibling.slot, sibling.thread, 0, 0);
+  table.NoteSample(first.slot, first.thread, 0, 0);  // counted once
   EXPECT_EQ(table.RefOf(first.slot).nr_threads, 2);
   EXPECT_EQ(table.size(), 1u);
 }
@@ -34,16 +34,16 @@ TEST(ProcessTable, AProcessStartsAtItsFirstSampleNotItsFirstHandOver) {
   // counts no threads; a sample of one thread starts it at that sample's
   // epoch (3) and counts that thread alone.
   ProcessTable table(8);
-  const ProcessTable::Admission a = table.Admit(10, 11);
-  table.Admit(10, 12);
+  const ProcessTable::Admission a = table.Admit(10, 11, 0);
+  table.Admit(10, 12, 0);
   EXPECT_EQ(table.Find(10), ProcessTable::kNoSlot);
   EXPECT_EQ(table.size(), 0u);
-  table.NoteSample(a.slot, a.thread, 3);
+  table.NoteSample(a.slot, a.thread, 3, 0);
   EXPECT_EQ(table.Find(10), a.slot);
   EXPECT_EQ(table.size(), 1u);
   EXPECT_EQ(table.RefOf(a.slot).nr_threads, 1);
   EXPECT_EQ(table.RefOf(a.slot).epoch, 3);
-  table.NoteSample(a.slot, a.thread, 7);  // a later sample: epoch stays
+  table.NoteSample(a.slot, a.thread, 7, 0);  // a later sample: epoch stays
   EXPECT_EQ(table.RefOf(a.slot).epoch, 3);
 }
 
@@ -51,16 +51,16 @@ TEST(ProcessTable, TidsSharingATableEntryStayApart) {
   // 7 and 7 + 4096 share an entry of the tid table; the same tid in two
   // processes shares it too. Each guess is checked, so none is mixed up.
   ProcessTable table(8);
-  const ProcessTable::Admission a = table.Admit(1, 7);
-  const ProcessTable::Admission b = table.Admit(2, 7 + 4096);
-  const ProcessTable::Admission c = table.Admit(3, 7);
+  const ProcessTable::Admission a = table.Admit(1, 7, 0);
+  const ProcessTable::Admission b = table.Admit(2, 7 + 4096, 0);
+  const ProcessTable::Admission c = table.Admit(3, 7, 0);
   EXPECT_NE(a.slot, b.slot);
   EXPECT_NE(a.slot, c.slot);
   EXPECT_NE(a.thread, c.thread);
   for (int round = 0; round < 2; ++round) {
-    EXPECT_EQ(table.Admit(1, 7).thread, a.thread);
-    EXPECT_EQ(table.Admit(2, 7 + 4096).thread, b.thread);
-    EXPECT_EQ(table.Admit(3, 7).thread, c.thread);
+    EXPECT_EQ(table.Admit(1, 7, 0).thread, a.thread);
+    EXPECT_EQ(table.Admit(2, 7 + 4096, 0).thread, b.thread);
+    EXPECT_EQ(table.Admit(3, 7, 0).thread, c.thread);
   }
   EXPECT_EQ(table.thread(b.thread).tgid, 2);
   EXPECT_EQ(table.thread(c.thread).slot, c.slot);
@@ -71,9 +71,9 @@ TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
   ProcessTable table(2);
   // Admit and sample, as the engine does for a runtime sample.
   auto sample = [&table](int32_t tgid, int32_t tid) {
-    const ProcessTable::Admission admission = table.Admit(tgid, tid);
+    const ProcessTable::Admission admission = table.Admit(tgid, tid, 0);
     if (admission.slot != ProcessTable::kNoSlot) {
-      table.NoteSample(admission.slot, admission.thread, 0);
+      table.NoteSample(admission.slot, admission.thread, 0, 0);
     }
     return admission;
   };
@@ -83,12 +83,12 @@ TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
   EXPECT_EQ(sample(3, 300).slot, ProcessTable::kNoSlot);
   EXPECT_NE(sample(2, 202).slot, ProcessTable::kNoSlot);  // known: a thread
   sample(1, 100);
-  EXPECT_EQ(table.least_recently_active(), two.slot);
+  EXPECT_EQ(table.least_recently_sampled(), two.slot);
   table.Remove(two.slot, context);
   EXPECT_EQ(table.Find(2), ProcessTable::kNoSlot);
   EXPECT_EQ(table.FindRecord(2), ProcessTable::kNoSlot);
   EXPECT_EQ(table.size(), 1u);
-  EXPECT_EQ(table.least_recently_active(), one.slot);
+  EXPECT_EQ(table.least_recently_sampled(), one.slot);
   // Process 3 takes the freed slot, with no threads but the one named.
   const ProcessTable::Admission three = sample(3, 300);
   EXPECT_EQ(three.slot, two.slot);
@@ -107,9 +107,9 @@ TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
 TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
   ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
   ProcessTable table(8);
-  const ProcessTable::Admission a = table.Admit(5, 6);
-  const ProcessTable::Admission b = table.Admit(5, 7);
-  const ProcessTable::Admission other = table.Admit(8, 9);
+  const ProcessTable::Admission a = table.Admit(5, 6, 0);
+  const ProcessTable::Admission b = table.Admit(5, 7, 0);
+  const ProcessTable::Admission other = table.Admit(8, 9, 0);
   table.SwitchIn(a.slot, a.thread, 0, context);
   table.SwitchIn(b.slot, b.thread, 1, context);
   table.SwitchIn(other.slot, other.thread, 1, context);  // took CPU 1 over
@@ -125,8 +125,8 @@ TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
 TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
   ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
   ProcessTable table(8);
-  const ProcessTable::Admission a = table.Admit(5, 6);
-  const ProcessTable::Admission b = table.Admit(5, 7);
+  const ProcessTable::Admission a = table.Admit(5, 6, 0);
+  const ProcessTable::Admission b = table.Admit(5, 7, 0);
   table.SwitchIn(a.slot, a.thread, 0, context);
   EXPECT_EQ(context.rq(0).curr_tgid, 5);
   EXPECT_EQ(context.rq(0).curr_tid, 6);

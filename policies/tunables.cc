@@ -117,6 +117,12 @@ const std::vector<ModelTunableField>& ModelTunableFields() {
             ModelTunables{}.max_clock_jump_ns, 1, int64_t{1} << 62, {}},
            [](const ModelTunables& t) { return t.max_clock_jump_ns; },
            [](ModelTunables& t, int64_t v) { t.max_clock_jump_ns = v; }},
+          {{"process_idle_timeout_ns",
+            "a process with no sample for longer than this on the sample "
+            "clock is evicted, ns; 0: never",
+            ModelTunables{}.process_idle_timeout_ns, 0, int64_t{1} << 62, {}},
+           [](const ModelTunables& t) { return t.process_idle_timeout_ns; },
+           [](ModelTunables& t, int64_t v) { t.process_idle_timeout_ns = v; }},
       };
   return kFields;
 }

@@ -71,7 +71,8 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
                    tally.rejected(), " rejected"));
   const v1::Report report = session->Report();
   FUZZ_CHECK(
-      report.samples_applied() + report.handovers_applied() ==
+      report.samples_applied() + report.handovers_applied() +
+                  report.process_exits_applied() ==
               tally.accepted() &&
           report.events_rejected() == tally.rejected(),
       absl::StrCat("tally ", tally.accepted(), " accepted, ", tally.rejected(),

@@ -17,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-using Read = std::variant<Sample, HandOver, absl::Status>;
+using Read = std::variant<Sample, HandOver, ProcessExit, absl::Status>;
 
 std::vector<Read> ReadAll(const v1::IngestBatch& batch) {
   std::vector<Read> out;
@@ -141,6 +141,56 @@ TEST(ForEachBatchEvent, EventsFormStillReads) {
   EXPECT_EQ(std::get<Sample>(rows[0]).nr_threads, 3);
   EXPECT_EQ(std::get<HandOver>(rows[1]).timestamp_ns, 8);
   EXPECT_EQ(BatchEventCount(batch), 2);
+}
+
+TEST(ForEachBatchEvent, ColumnsCarryProcessExitsWithTimeAndTgidOnly) {
+  // Row 1 is an exit at 1000 + 10: its cpu, tid and delta_ns are ignored,
+  // and its attribute entry is skipped, not given to row 2.
+  v1::IngestBatch batch;
+  AddRow(batch, 1000, 0, 10, 11, 50, v1::EVENT_KIND_TICK);
+  AddRow(batch, 10, 5, 42, 7, 99, v1::EVENT_KIND_PROCESS_EXIT);
+  AddRow(batch, 10, 1, 10, 11, 60, v1::EVENT_KIND_SWITCH_OUT);
+  v1::SparseAttributes& a = *batch.mutable_columns()->mutable_attributes();
+  a.add_row(1);
+  a.add_fields(v1::ATTRIBUTE_BIT_NR_THREADS);
+  a.add_nr_threads(99);
+  ASSERT_TRUE(CheckBatchForm(batch).ok()) << CheckBatchForm(batch);
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 3u);
+  const ProcessExit& exit = std::get<ProcessExit>(rows[1]);
+  EXPECT_EQ(exit.timestamp_ns, 1010);
+  EXPECT_EQ(exit.tgid, 42);
+  const Sample& after = std::get<Sample>(rows[2]);
+  EXPECT_EQ(after.timestamp_ns, 1020);
+  EXPECT_EQ(after.nr_threads, kUnchangedNrThreads);
+}
+
+TEST(ForEachBatchEvent, EventsCarryProcessExitsButNotAsHandOversToo) {
+  v1::IngestBatch batch;
+  v1::Event* exit = batch.add_events();
+  exit->set_process_exit(true);
+  exit->set_timestamp_ns(9);
+  exit->set_tgid(42);
+  exit->set_cpu(3);  // ignored
+  v1::Event* both = batch.add_events();
+  both->set_process_exit(true);
+  both->set_handover(true);
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<ProcessExit>(rows[0]).timestamp_ns, 9);
+  EXPECT_EQ(std::get<ProcessExit>(rows[0]).tgid, 42);
+  EXPECT_EQ(std::get<absl::Status>(rows[1]).message(),
+            "handover and process_exit are both true: an event is one kind");
+}
+
+TEST(EventToProto, ProcessExitFromEventReadsEveryFieldBack) {
+  const v1::Event event = EventToProto(ProcessExit{.timestamp_ns = 9,
+                                                   .tgid = 42});
+  EXPECT_TRUE(event.process_exit());
+  EXPECT_FALSE(event.handover());
+  const ProcessExit back = ProcessExitFromEvent(event);
+  EXPECT_EQ(std::make_pair(back.timestamp_ns, back.tgid),
+            std::make_pair(int64_t{9}, 42));
 }
 
 // SampleFields is every field of a sample, comparable in one EXPECT_EQ.

@@ -11,7 +11,7 @@ namespace schedcache {
 struct Limits {
   // Sessions alive at once, `default` included (--max_sessions).
   int max_sessions = 64;
-  // Processes tracked per session; beyond it the least recently active one
+  // Processes tracked per session; beyond it the least recently sampled one
   // is evicted and counted (--max_processes).
   int64_t max_processes = 100'000;
   // Events in one IngestBatch (--max_batch_events).

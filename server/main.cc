@@ -63,7 +63,7 @@ ABSL_FLAG(std::vector<std::string>, policy_plugin, {},
 ABSL_FLAG(int, max_sessions, schedcache::Limits{}.max_sessions,
           "Most sessions alive at once, `default` included (>= 1)");
 ABSL_FLAG(int64_t, max_processes, schedcache::Limits{}.max_processes,
-          "Most processes tracked per session; the least recently active is "
+          "Most processes tracked per session; the least recently sampled is "
           "evicted (and counted) beyond it (>= 1)");
 ABSL_FLAG(int, max_batch_events, schedcache::Limits{}.max_batch_events,
           "Most events in one Ingest batch (>= 1)");

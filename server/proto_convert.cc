@@ -70,6 +70,10 @@ HandOver HandOverFromEvent(const v1::Event& event) {
   return handover;
 }
 
+ProcessExit ProcessExitFromEvent(const v1::Event& event) {
+  return ProcessExit{event.timestamp_ns(), event.tgid()};
+}
+
 namespace {
 
 // EventAt is an Event with the fields a sample and a hand-over share.
@@ -107,6 +111,14 @@ v1::Event EventToProto(const HandOver& handover) {
   v1::Event event = EventAt(handover.timestamp_ns, handover.cpu,
                             handover.tgid, handover.tid);
   event.set_handover(true);
+  return event;
+}
+
+v1::Event EventToProto(const ProcessExit& exit) {
+  v1::Event event;
+  event.set_timestamp_ns(exit.timestamp_ns);
+  event.set_tgid(exit.tgid);
+  event.set_process_exit(true);
   return event;
 }
 

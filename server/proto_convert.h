@@ -1,8 +1,8 @@
 // Conversions between the engine's C++ values (policies/) and the API's
 // messages (schedcache.v1). Reading an IngestBatch is on the ingest hot
 // path: both of its forms (Event messages and EventColumns rows) become
-// Sample and HandOver values on the stack, in one loop, and never
-// allocate.
+// Sample, HandOver and ProcessExit values on the stack, in one loop, and
+// never allocate.
 //
 // Thread contract: free functions, safe for concurrent use.
 #ifndef SCHEDCACHE_SERVER_PROTO_CONVERT_H_
@@ -22,19 +22,21 @@
 
 namespace schedcache {
 
-// SampleFromEvent reads a sample event (event.handover() is false).
+// SampleFromEvent reads a sample event (handover and process_exit false).
 Sample SampleFromEvent(const v1::Event& event);
 // HandOverFromEvent reads a hand-over event (event.handover() is true).
 HandOver HandOverFromEvent(const v1::Event& event);
-// EventToProto is the Event message that SampleFromEvent or
-// HandOverFromEvent reads back as `sample` or `handover` (the form that
-// python and grpcurl clients send).
+// ProcessExitFromEvent reads a process-exit event (event.process_exit()).
+ProcessExit ProcessExitFromEvent(const v1::Event& event);
+// EventToProto is the Event message that the readers above read back as
+// the value given (the form that python and grpcurl clients send).
 v1::Event EventToProto(const Sample& sample);
 v1::Event EventToProto(const HandOver& handover);
+v1::Event EventToProto(const ProcessExit& exit);
 
-// UnreadableRow is a row of EventColumns that is neither a sample nor a
-// hand-over (an unknown kind); it is rejected with `reason`, like an event
-// the engine refuses.
+// UnreadableRow is an event of no kind: a row of EventColumns whose kind is
+// not an EventKind, or an Event that is both a hand-over and a process
+// exit. It is rejected with `reason`, like an event the engine refuses.
 struct UnreadableRow {
   absl::Status reason;
 };
@@ -103,13 +105,19 @@ class AttributeReader {
 }  // namespace proto_convert_internal
 
 // ForEachBatchEvent calls `visit` with every event of `batch` in order, as
-// a `const Sample&`, a `const HandOver&` or a `const UnreadableRow&`.
+// a `const Sample&`, `const HandOver&`, `const ProcessExit&` or
+// `const UnreadableRow&`.
 // REQUIRES: CheckBatchForm(batch) is OK.
 template <typename Visitor>
 void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
   for (const v1::Event& event : batch.events()) {
-    if (event.handover()) {
+    if (event.handover() && event.process_exit()) {
+      visit(UnreadableRow{absl::InvalidArgumentError(
+          "handover and process_exit are both true: an event is one kind")});
+    } else if (event.handover()) {
       visit(HandOverFromEvent(event));
+    } else if (event.process_exit()) {
+      visit(ProcessExitFromEvent(event));
     } else {
       visit(SampleFromEvent(event));
     }
@@ -144,10 +152,13 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
       handover.tgid = columns.tgid(row);
       handover.tid = columns.tid(row);
       visit(handover);
+    } else if (kind == v1::EVENT_KIND_PROCESS_EXIT) {
+      visit(ProcessExit{static_cast<int64_t>(timestamp_ns),
+                        columns.tgid(row)});
     } else {
       visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
           "kind ", kind, " is not an EventKind (1 switch-out, 2 tick, ",
-          "3 hand-over; 0 is unset)"))});
+          "3 hand-over, 4 process exit; 0 is unset)"))});
     }
   }
 }

@@ -101,6 +101,7 @@ v1::Report Session::Report() const {
   out.set_processes_tracked(report.processes_tracked);
   out.set_processes_evicted(report.processes_evicted);
   out.set_events_rejected(rejected);
+  out.set_process_exits_applied(report.exits_applied);
   return out;
 }
 

@@ -63,11 +63,16 @@ absl::StatusOr<T> Int(Column column, absl::string_view text) {
                                 std::numeric_limits<T>::max()));
 }
 
+// Empty tells whether a column holds nothing but blanks.
+bool Empty(absl::string_view text) {
+  return absl::StripAsciiWhitespace(text).empty();
+}
+
 // OptionalInt reads a column where empty means `unchanged`.
 template <typename T>
 absl::StatusOr<T> OptionalInt(Column column, absl::string_view text,
                               T unchanged) {
-  if (absl::StripAsciiWhitespace(text).empty()) return unchanged;
+  if (Empty(text)) return unchanged;
   return Int<T>(column, text);
 }
 
@@ -76,6 +81,25 @@ absl::StatusOr<bool> Bool(Column column, absl::string_view text) {
   if (value.empty() || value == "0" || value == "false") return false;
   if (value == "1" || value == "true") return true;
   return BadColumn(column, text, "0, 1, false or true");
+}
+
+// ProcessExitRow reads a row with an empty cpu: the exit of process tgid.
+// It names only its time and process; a thread or a runtime would say the
+// row meant something else, so those must be empty too.
+absl::StatusOr<CsvEvent> ProcessExitRow(
+    const absl::StatusOr<int64_t>& timestamp,
+    const std::array<absl::string_view, kColumns>& fields) {
+  absl::StatusOr<int32_t> tgid = Int<int32_t>(kTgid, fields[kTgid]);
+  for (const absl::Status& status : {timestamp.status(), tgid.status()}) {
+    if (!status.ok()) return status;
+  }
+  for (const Column column : {kTid, kDelta}) {
+    if (!Empty(fields[column])) {
+      return BadColumn(column, fields[column],
+                       "empty, as a process-exit row (empty cpu) needs");
+    }
+  }
+  return ProcessExit{*timestamp, *tgid};
 }
 
 }  // namespace
@@ -96,6 +120,7 @@ absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row) {
   fields[kComm] = row;
 
   absl::StatusOr<int64_t> timestamp = Int<int64_t>(kTimestamp, fields[kTimestamp]);
+  if (Empty(fields[kCpu])) return ProcessExitRow(timestamp, fields);
   absl::StatusOr<int32_t> cpu = Int<int32_t>(kCpu, fields[kCpu]);
   absl::StatusOr<int32_t> tgid = Int<int32_t>(kTgid, fields[kTgid]);
   absl::StatusOr<int32_t> tid = Int<int32_t>(kTid, fields[kTid]);
@@ -103,7 +128,7 @@ absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row) {
        {timestamp.status(), cpu.status(), tgid.status(), tid.status()}) {
     if (!status.ok()) return status;
   }
-  if (absl::StripAsciiWhitespace(fields[kDelta]).empty()) {
+  if (Empty(fields[kDelta])) {
     HandOver handover;
     handover.timestamp_ns = *timestamp;
     handover.cpu = *cpu;

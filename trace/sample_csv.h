@@ -4,7 +4,8 @@
 //   timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,footprint_pages,comm
 //
 // then one event per line. A row with delta_ns is a Sample; a row with an
-// empty delta_ns is a HandOver (tgid 0 and tid 0: the CPU went idle).
+// empty delta_ns is a HandOver (tgid 0 and tid 0: the CPU went idle); a
+// row with empty cpu, tid and delta_ns is a ProcessExit of tgid.
 // Empty nr_threads, numa_node and footprint_pages mean "unchanged";
 // numa_node -1 means "no preferred node". tick is 0/1 (or false/true,
 // empty = 0). comm is the rest of the line, so it may contain commas.
@@ -19,7 +20,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <variant>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -32,8 +32,8 @@ inline constexpr absl::string_view kSampleCsvHeader =
     "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
     "footprint_pages,comm";
 
-// CsvEvent is one row: a runtime sample or a hand-over.
-using CsvEvent = std::variant<Sample, HandOver>;
+// CsvEvent is one row: a runtime sample, a hand-over or a process exit.
+using CsvEvent = Event;
 
 // ParseSampleCsvRow parses one data row. Returns InvalidArgument naming the
 // column and its text (quoted by QuoteInput), e.g. an integer out of its

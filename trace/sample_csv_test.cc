@@ -58,6 +58,28 @@ TEST(ParseSampleCsvRow, EmptyDeltaIsHandOver) {
   EXPECT_EQ(handover.tid, 0);
 }
 
+TEST(ParseSampleCsvRow, EmptyCpuTidAndDeltaIsAProcessExit) {
+  // The columns after delta_ns do not matter, as for a hand-over.
+  absl::StatusOr<CsvEvent> event = ParseSampleCsvRow("9,,4242,,,1,,,,srv");
+  ASSERT_TRUE(event.ok()) << event.status();
+  const ProcessExit& exit = std::get<ProcessExit>(*event);
+  EXPECT_EQ(exit.timestamp_ns, 9);
+  EXPECT_EQ(exit.tgid, 4242);
+}
+
+TEST(ParseSampleCsvRow, AProcessExitRowWithATidOrRuntimeIsRefused) {
+  EXPECT_EQ(ParseSampleCsvRow("9,,4242,4243,,,,,,").status().message(),
+            "column tid: \"4243\" is not empty, as a process-exit row (empty "
+            "cpu) needs");
+  EXPECT_EQ(ParseSampleCsvRow("9,,4242,,100,,,,,").status().message(),
+            "column delta_ns: \"100\" is not empty, as a process-exit row "
+            "(empty cpu) needs");
+  EXPECT_EQ(ParseSampleCsvRow("9,,x,,,,,,,").status().message(),
+            "column tgid: \"x\" is not an integer");
+  EXPECT_EQ(ParseSampleCsvRow("y,,1,,,,,,,").status().message(),
+            "column timestamp_ns: \"y\" is not an integer");
+}
+
 TEST(ParseSampleCsvRow, CommKeepsCommasAndIsTruncatedAs16Bytes) {
   absl::StatusOr<CsvEvent> event =
       ParseSampleCsvRow("1,0,1,1,1,0,,,,a,b,c-very-long-name");

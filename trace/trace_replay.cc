@@ -71,6 +71,7 @@ class TraceReplayer {
     stats_.samples = c.samples;
     stats_.tick_samples = c.tick_samples;
     stats_.hand_overs = c.hand_overs;
+    stats_.process_exits = c.process_exits;
     stats_.prev_mismatches = c.prev_mismatches;
     stats_.moved_running_threads = c.moved_running_threads;
     stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;

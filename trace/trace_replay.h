@@ -2,15 +2,17 @@
 // the tgid column, `trace-cmd report` or `perf script` text, per line as
 // trace_line.h tells them apart; plain or gzip; or a trace-cmd .dat file,
 // told apart by its magic bytes and read record by record as trace_dat.h
-// says) into the model's Samples and HandOvers, in time order, through an
-// EventSink. A .dat file replays exactly as the `trace-cmd report -t` text
-// of it does (-t: nanosecond timestamps); each of its records counts as a
-// line.
+// says) into the model's Samples, HandOvers and ProcessExits, in time
+// order, through an EventSink. A .dat file replays exactly as the
+// `trace-cmd report -t` text of it does (-t: nanosecond timestamps); each
+// of its records counts as a line.
 //
 // What is used: sched_switch (accounting and hand-overs, through
 // SchedStateMachine: see sched_state_machine.h for the tick grid and how
 // runtime is cut into samples), sched_process_exit (the thread stops
-// counting in its process's nr_threads), sched_migrate_task (counted; a
+// counting in its process's nr_threads; a group leader's, where the trace
+// knows its tgid, ends the process with a ProcessExit), sched_migrate_task
+// (counted; a
 // migration of a waiting thread changes no CPU's current thread). The TGID
 // column of every scheduler line teaches which process a pid belongs to; a
 // pid whose tgid was never shown uses its own pid. Other lines are skipped;
@@ -82,6 +84,7 @@ struct ReplayStats {
   int64_t samples = 0;  // ticks included
   int64_t tick_samples = 0;
   int64_t hand_overs = 0;
+  int64_t process_exits = 0;          // ProcessExit events emitted
   int64_t prev_mismatches = 0;        // see SchedCounters
   int64_t moved_running_threads = 0;  // see SchedCounters
   int64_t guessed_tgid_hand_overs = 0;  // see SchedCounters

@@ -59,14 +59,26 @@ class CheckingSink : public EventSink {
     return absl::OkStatus();
   }
 
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    CheckTime(exit.timestamp_ns);
+    ++exits_;
+    Mix(static_cast<uint64_t>(exit.timestamp_ns));
+    Mix(static_cast<uint64_t>(exit.tgid));
+    return absl::OkStatus();
+  }
+
   int64_t samples() const { return samples_; }
   int64_t hand_overs() const { return hand_overs_; }
+  int64_t exits() const { return exits_; }
   uint64_t hash() const { return hash_; }
 
  private:
   void CheckOrder(int64_t timestamp_ns, int32_t cpu) {
     FUZZ_CHECK(topology_.HasCpu(cpu),
                absl::StrCat("event on cpu ", cpu, ", not in the topology"));
+    CheckTime(timestamp_ns);
+  }
+  void CheckTime(int64_t timestamp_ns) {
     FUZZ_CHECK(timestamp_ns >= last_timestamp_ns_,
                absl::StrCat("event at ", timestamp_ns, " after one at ",
                             last_timestamp_ns_));
@@ -81,6 +93,7 @@ class CheckingSink : public EventSink {
   int64_t last_timestamp_ns_ = INT64_MIN;
   int64_t samples_ = 0;
   int64_t hand_overs_ = 0;
+  int64_t exits_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325u;
 };
 
@@ -91,7 +104,8 @@ std::string Describe(const absl::StatusOr<ReplayStats>& stats,
                      const CheckingSink& sink) {
   const std::string events =
       absl::StrCat(sink.samples(), " samples, ", sink.hand_overs(),
-                   " hand-overs, hash ", sink.hash());
+                   " hand-overs, ", sink.exits(), " exits, hash ",
+                   sink.hash());
   if (!stats.ok()) {
     return absl::StrCat(absl::StatusCodeToString(stats.status().code()),
                         "; ", events);
@@ -106,7 +120,8 @@ std::string Describe(const absl::StatusOr<ReplayStats>& stats,
       "lines ", s.lines, " sched ", s.sched_events, " switch ",
       s.switch_events, " migrate ", s.migrate_events, " exit ", s.exit_events,
       " malformed ", s.malformed_lines, " samples ", s.samples, " ticks ",
-      s.tick_samples, " hand-overs ", s.hand_overs, " mismatches ",
+      s.tick_samples, " hand-overs ", s.hand_overs, " process exits ",
+      s.process_exits, " mismatches ",
       s.prev_mismatches, " moved ", s.moved_running_threads, " guessed ",
       s.guessed_tgid_hand_overs, " time ", s.first_timestamp_ns, "..",
       s.last_timestamp_ns, " runtime ", absl::StrJoin(s.runtime_ns, ","),
@@ -119,7 +134,8 @@ void CheckCounts(const absl::StatusOr<ReplayStats>& stats,
                  const CheckingSink& sink) {
   if (!stats.ok()) return;
   FUZZ_CHECK(stats->samples == sink.samples() &&
-                 stats->hand_overs == sink.hand_overs(),
+                 stats->hand_overs == sink.hand_overs() &&
+                 stats->process_exits == sink.exits(),
              Describe(stats, sink));
 }
 

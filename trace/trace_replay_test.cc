@@ -398,6 +398,11 @@ class OrderCheckingSink : public EventSink {
     Check(h.timestamp_ns);
     return absl::OkStatus();
   }
+  absl::Status OnProcessExit(const ProcessExit& e) override {
+    Check(e.timestamp_ns);
+    if (e.tgid <= 0) ++bad_ids_;
+    return absl::OkStatus();
+  }
   int64_t backwards() const { return backwards_; }
   int64_t bad_ids() const { return bad_ids_; }
 

@@ -177,17 +177,12 @@ class IngestWriter::Impl {
     if (!finished) writer_->Finish().ok();  // reap the cancelled call
   }
 
-  absl::Status Add(const Sample& sample) ABSL_LOCKS_EXCLUDED(mu_) {
+  // Add takes a Sample, HandOver or ProcessExit.
+  template <typename EventValue>
+  absl::Status Add(const EventValue& event) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     NoteAdd();
-    encoder_.Add(sample);
-    return SendIfFull();
-  }
-
-  absl::Status Add(const HandOver& handover) ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    NoteAdd();
-    encoder_.Add(handover);
+    encoder_.Add(event);
     return SendIfFull();
   }
 
@@ -297,6 +292,9 @@ absl::Status IngestWriter::Add(const Sample& sample) {
 }
 absl::Status IngestWriter::Add(const HandOver& handover) {
   return impl_->Add(handover);
+}
+absl::Status IngestWriter::Add(const ProcessExit& exit) {
+  return impl_->Add(exit);
 }
 absl::Status IngestWriter::Flush() { return impl_->Flush(); }
 absl::StatusOr<v1::IngestSummary> IngestWriter::Finish() {

@@ -55,6 +55,11 @@ void ColumnsEncoder::Add(const HandOver& handover) {
          /*delta_ns=*/0, v1::EVENT_KIND_HANDOVER);
 }
 
+void ColumnsEncoder::Add(const ProcessExit& exit) {
+  AddRow(exit.timestamp_ns, /*cpu=*/0, exit.tgid, /*tid=*/0, /*delta_ns=*/0,
+         v1::EVENT_KIND_PROCESS_EXIT);
+}
+
 void ColumnsEncoder::Clear() {
   // Field by field: Clear() would free the attributes message (proto3
   // frees message fields), and with it the columns' storage.

@@ -1,4 +1,4 @@
-// Sample/HandOver -> rows of schedcache.v1.EventColumns, the client half of
+// Sample/HandOver/ProcessExit -> rows of schedcache.v1.EventColumns, the client half of
 // the ingest path (the server's inverse is server/proto_convert.h). Appends
 // to columns the batch already holds, so a reused batch allocates nothing
 // per event once its columns have grown.
@@ -22,6 +22,7 @@ class ColumnsEncoder {
   // attributes, and a row with none set gets no SparseAttributes entry.
   void Add(const Sample& sample);
   void Add(const HandOver& handover);
+  void Add(const ProcessExit& exit);
   int rows() const { return columns_.timestamp_delta_ns_size(); }
   // Clear empties the columns, keeping their storage, for the next batch
   // (whose row 0 holds its full time again).

@@ -49,6 +49,9 @@ class ReferencePlacement : public EventSink {
   absl::Status OnHandOver(const HandOver& hand_over) override {
     return engine_->ApplyHandOver(hand_over);
   }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    return engine_->ApplyProcessExit(exit);
+  }
 
   PreferredLlcFn Fn() {
     return [this](int32_t tgid) {
@@ -125,11 +128,16 @@ absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
     feed.OnInputLine(reader.line());
     RETURN_IF_ERROR(std::visit(
         [&](auto& e) -> absl::Status {
-          e.cpu = cpu_map.Map(e.cpu);
-          if constexpr (std::is_same_v<std::decay_t<decltype(e)>, Sample>) {
-            return feed.OnSample(e);
+          using Kind = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<Kind, ProcessExit>) {
+            return feed.OnProcessExit(e);  // names no CPU
           } else {
-            return feed.OnHandOver(e);
+            e.cpu = cpu_map.Map(e.cpu);
+            if constexpr (std::is_same_v<Kind, Sample>) {
+              return feed.OnSample(e);
+            } else {
+              return feed.OnHandOver(e);
+            }
           }
         },
         **next));

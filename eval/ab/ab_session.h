@@ -53,7 +53,7 @@ struct SessionOutcome {
   std::vector<DeferredRejection> first_deferred;  // the first few, in order
 };
 
-// A session is an EventSink whose OnSample/OnHandOver return
+// A session is an EventSink whose OnSample/OnHandOver/OnProcessExit return
 // InvalidArgument for an event it refuses (the session is then unchanged and
 // takes the next event; in-process sessions do), and any other error when it
 // cannot go on. A session may instead accept every event and report the

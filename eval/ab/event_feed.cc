@@ -61,6 +61,13 @@ absl::Status EventFeed::OnHandOver(const HandOver& hand_over) {
   return absl::OkStatus();
 }
 
+absl::Status EventFeed::OnProcessExit(const ProcessExit& exit) {
+  if (reference_ != nullptr) RETURN_IF_ERROR(reference_->OnProcessExit(exit));
+  ASSIGN_OR_RETURN(const bool taken, Offer(session_.OnProcessExit(exit)));
+  if (taken) Note(exit.timestamp_ns);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> EventFeed::Offer(const absl::Status& answer) {
   lines_.Add(line_);
   if (progress_ && lines_.size() % kProgressEvery == 0) {

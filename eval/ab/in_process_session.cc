@@ -23,8 +23,11 @@ class InProcessSession : public AbSession {
   absl::Status OnHandOver(const HandOver& hand_over) override {
     return engine_->ApplyHandOver(hand_over);
   }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    return engine_->ApplyProcessExit(exit);
+  }
   absl::StatusOr<SessionOutcome> Finish() override {
-    // Every refusal was returned by OnSample/OnHandOver: none is deferred.
+    // Every refusal was returned by an On* call: none is deferred.
     return SessionOutcome{engine_->Report(), 0, {}};
   }
   bool reports_scans() const override { return true; }

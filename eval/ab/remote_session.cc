@@ -41,6 +41,7 @@ EngineReport FromProto(const v1::Report& report) {
   out.handovers_applied = report.handovers_applied();
   out.processes_tracked = report.processes_tracked();
   out.processes_evicted = report.processes_evicted();
+  out.exits_applied = report.process_exits_applied();
   return out;
 }
 
@@ -93,6 +94,9 @@ class RemoteSession : public AbSession {
   }
   absl::Status OnHandOver(const HandOver& hand_over) override {
     return writer_->Add(hand_over);
+  }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    return writer_->Add(exit);
   }
 
   absl::StatusOr<SessionOutcome> Finish() override {

@@ -182,6 +182,10 @@ class NumaNodeSink : public EventSink {
   absl::Status OnHandOver(const HandOver& hand_over) override {
     return next_.OnHandOver(hand_over);
   }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    node_of_.erase(exit.tgid);  // a later process of that tgid is new
+    return next_.OnProcessExit(exit);
+  }
 
  private:
   const Topology& topology_;

@@ -118,8 +118,8 @@ class Client {
   const std::unique_ptr<v1::SchedCache::Stub> stub_;
 };
 
-// IngestWriter batches samples and hand-overs onto one Ingest stream, in
-// the order added.
+// IngestWriter batches samples, hand-overs and process exits onto one
+// Ingest stream, in the order added.
 class IngestWriter {
  public:
   ~IngestWriter();  // cancels the stream unless Finish was called
@@ -131,6 +131,7 @@ class IngestWriter {
   // an error; Finish then gives the server's status.
   absl::Status Add(const Sample& sample);
   absl::Status Add(const HandOver& handover);
+  absl::Status Add(const ProcessExit& exit);
   // Flush sends the current batch now.
   absl::Status Flush();
   // Finish sends what is left, closes the stream and returns the server's
