@@ -188,6 +188,19 @@ TEST(MetricsExposition, CountersMatchTheIngestSummaryAndTheReport) {
   EXPECT_THAT(text, Not(HasSubstr("tgid")));
 }
 
+TEST(MetricsExposition, AnAttachedWatchIsAnOpenWatchStream) {
+  std::unique_ptr<TestServer> test = StartWithMetrics();
+  ASSERT_NE(test, nullptr);
+  // Watch returns once the server attached the stream, which it admits
+  // (counts) before attaching.
+  std::unique_ptr<client::PreferenceWatch> watch =
+      test->client->Watch("default");
+  ASSERT_TRUE(watch->attached());
+  std::map<std::string, double> m = Scrape(*test->server);
+  EXPECT_EQ(m["schedcache_streams_open{kind=\"watch\"}"], 1);
+  EXPECT_EQ(m.count("schedcache_streams_open{kind=\"ingest\"}"), 1u);
+}
+
 TEST(MetricsExposition, ADeletedSessionLeavesNoSeries) {
   std::unique_ptr<TestServer> test = StartWithMetrics();
   ASSERT_NE(test, nullptr);
