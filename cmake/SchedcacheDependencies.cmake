@@ -9,6 +9,9 @@ find_package(gRPC CONFIG REQUIRED)
 # server/tls_credentials checks a certificate and its key before gRPC
 # serves them (Debian 12's OpenSSL 3, which gRPC links too).
 find_package(OpenSSL REQUIRED)
+# server/'s Prometheus metrics: Debian 12's prometheus-cpp 1.0 (core, and
+# pull for the HTTP Exposer).
+find_package(prometheus-cpp CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.9)
 # host/'s pinned BPF maps: Debian 12's libbpf 1.1.

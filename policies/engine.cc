@@ -115,6 +115,12 @@ class Engine::Impl {
       const RecommendRequest& request);
   EngineReport Report() const;
   uint64_t processes_tracked() const { return processes_.size(); }
+  uint64_t processes_evicted() const { return processes_evicted_; }
+  void ForEachPolicyStats(
+      absl::FunctionRef<void(std::string_view, const PolicyStats&)> visit)
+      const {
+    for (const PolicySlot& policy : policies_) visit(policy.name, policy.stats);
+  }
 
   const EngineOptions& options() const { return options_; }
   const ModelContext& context() const { return context_; }
@@ -616,6 +622,13 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Recommend(
 EngineReport Engine::Report() const { return impl_->Report(); }
 uint64_t Engine::processes_tracked() const {
   return impl_->processes_tracked();
+}
+uint64_t Engine::processes_evicted() const {
+  return impl_->processes_evicted();
+}
+void Engine::ForEachPolicyStats(
+    absl::FunctionRef<void(std::string_view, const PolicyStats&)> visit) const {
+  impl_->ForEachPolicyStats(visit);
 }
 void Engine::SetChangeListener(
     std::function<void(const PreferenceChange&)> listener) {

@@ -23,6 +23,7 @@
 #include "events/event.h"
 #include "policies/decision.h"
 #include "policies/policy_registry.h"
+#include "policies/stats.h"
 #include "policies/tunables.h"
 #include "topology/topology.h"
 
@@ -132,6 +133,14 @@ class Engine {
   // processes_tracked is Report().processes_tracked without building the
   // report.
   uint64_t processes_tracked() const;
+  // processes_evicted is Report().processes_evicted, the same way.
+  uint64_t processes_evicted() const;
+  // ForEachPolicyStats calls `visit` with every policy's name and the
+  // statistics Report summarises, in session order: for readers that need
+  // more than the summaries (the histograms' buckets of server/metrics).
+  void ForEachPolicyStats(
+      absl::FunctionRef<void(std::string_view name, const PolicyStats& stats)>
+          visit) const;
 
   // SetChangeListener installs the callback for PreferenceChange events; it
   // runs synchronously inside ApplySample/Recommend, so it must be quick and

@@ -334,6 +334,34 @@ TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {
   }
 }
 
+TEST(ForEachPolicyStats, ReadsWhatTheReportSummarises) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  options.max_processes = 1;
+  auto engine = MustMake({"full-scan", "visited-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 5, 10, 11, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 11, 1000);
+  // Process 20 evicts 10 (max_processes 1).
+  ASSERT_TRUE(engine->ApplySample(SampleAt(2000, 5, 20, 21, 10, false)).ok());
+  const EngineReport report = engine->Report();
+  std::vector<std::string> names;
+  engine->ForEachPolicyStats([&](std::string_view name, const PolicyStats& s) {
+    const PolicyReport& summary = report.policies[names.size()];
+    names.emplace_back(name);
+    EXPECT_EQ(name, summary.name);
+    EXPECT_EQ(s.scans, summary.scans);
+    EXPECT_EQ(s.preferred_llc_changes, summary.preferred_llc_changes);
+    // One scan each, as in ScanListener's test: 8 CPUs, then 1.
+    EXPECT_EQ(s.cpus_scanned.count(), 1u);
+    EXPECT_EQ(s.cpus_scanned.CountAtMost(0), 0u);
+    EXPECT_EQ(s.cpus_scanned.sum(), names.size() == 1 ? 8.0 : 1.0);
+  });
+  EXPECT_THAT(names, ::testing::ElementsAre("full-scan", "visited-scan"));
+  EXPECT_EQ(engine->processes_evicted(), 1u);
+  EXPECT_EQ(engine->processes_evicted(), report.processes_evicted);
+}
+
 TEST(Enable, AutoNeverScansWithoutANodeOfTwoLlcs) {
   // "2 nodes x 1 LLC x 4 CPUs": MaxLlcsPerNode() = 1.
   auto engine = MustMake({"full-scan"}, {}, GridShape{2, 1, 4});

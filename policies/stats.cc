@@ -46,6 +46,14 @@ Distribution ExactHistogram::Summarize() const {
   return d;
 }
 
+uint64_t ExactHistogram::CountAtMost(int64_t value) const {
+  if (value < 0) return 0;
+  const auto last = static_cast<int64_t>(counts_.size()) - 1;
+  uint64_t count = 0;
+  for (int64_t i = 0; i <= std::min(value, last); ++i) count += counts_[i];
+  return count;
+}
+
 int LogHistogram::BucketOf(uint64_t value) {
   if (value < (1u << kSubBits)) return static_cast<int>(value);
   const int msb = std::bit_width(value) - 1;  // >= kSubBits
@@ -67,6 +75,15 @@ void LogHistogram::Add(int64_t value) {
   ++count_;
   sum_ += static_cast<double>(value);
   max_ = std::max(max_, value);
+}
+
+uint64_t LogHistogram::CountBelow(int64_t bound) const {
+  if (bound <= 0) return 0;
+  // Buckets below the one holding `bound` hold only smaller values.
+  const int first_excluded = BucketOf(static_cast<uint64_t>(bound));
+  uint64_t count = 0;
+  for (int i = 0; i < first_excluded; ++i) count += counts_[i];
+  return count;
 }
 
 Distribution LogHistogram::Summarize() const {

@@ -22,6 +22,11 @@ class ExactHistogram {
   // Add counts `times` observations of `value` (ab-merge adds whole bins).
   void Add(int64_t value, uint64_t times = 1);
   Distribution Summarize() const;
+  uint64_t count() const { return count_; }
+  double sum() const { return sum_; }
+  // CountAtMost is how many values were <= `value` (exact; the cumulative
+  // count of a Prometheus bucket).
+  uint64_t CountAtMost(int64_t value) const;
 
  private:
   std::vector<uint64_t> counts_;
@@ -36,6 +41,12 @@ class LogHistogram {
   LogHistogram() : counts_(kBuckets, 0) {}
   void Add(int64_t value);
   Distribution Summarize() const;
+  uint64_t count() const { return count_; }
+  double sum() const { return sum_; }
+  // CountBelow is how many values were < `bound`: exact when `bound` is a
+  // bucket's lower bound, which every power of two is; otherwise the
+  // bucket holding `bound` is left out.
+  uint64_t CountBelow(int64_t bound) const;
 
  private:
   static constexpr int kSubBits = 3;

@@ -47,5 +47,33 @@ TEST(LogHistogram, PercentilesAreWithinAnEighth) {
   EXPECT_GE(d.p99, 99000 * 7 / 8);
 }
 
+TEST(ExactHistogram, CountAtMostIsCumulative) {
+  ExactHistogram h(8);
+  for (int v : {0, 2, 2, 5, 8}) h.Add(v);
+  EXPECT_EQ(h.CountAtMost(-1), 0u);
+  EXPECT_EQ(h.CountAtMost(0), 1u);   // {0}
+  EXPECT_EQ(h.CountAtMost(1), 1u);
+  EXPECT_EQ(h.CountAtMost(2), 3u);   // {0, 2, 2}
+  EXPECT_EQ(h.CountAtMost(7), 4u);   // and 5
+  EXPECT_EQ(h.CountAtMost(64), 5u);  // past the last value: all
+  EXPECT_EQ(h.count(), 5u);
+  EXPECT_DOUBLE_EQ(h.sum(), 17.0);   // 0 + 2 + 2 + 5 + 8
+}
+
+TEST(LogHistogram, CountBelowIsExactAtPowersOfTwo) {
+  LogHistogram h;
+  // 1023 and 1024 straddle the power of two 1024; 1100 shares 1024's
+  // bucket [1024, 1152) (8 buckets per power of two: width 128 there).
+  for (int64_t v : {5, 1023, 1024, 1100, 4096}) h.Add(v);
+  EXPECT_EQ(h.CountBelow(0), 0u);
+  EXPECT_EQ(h.CountBelow(8), 1u);     // {5}
+  EXPECT_EQ(h.CountBelow(1024), 2u);  // {5, 1023}
+  EXPECT_EQ(h.CountBelow(2048), 4u);  // and 1024, 1100
+  EXPECT_EQ(h.CountBelow(4096), 4u);  // 4096 itself is not below
+  EXPECT_EQ(h.CountBelow(8192), 5u);
+  EXPECT_EQ(h.count(), 5u);
+  EXPECT_DOUBLE_EQ(h.sum(), 7248.0);  // 5 + 1023 + 1024 + 1100 + 4096
+}
+
 }  // namespace
 }  // namespace schedcache

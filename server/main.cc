@@ -20,6 +20,7 @@
 #include "common/flags_usage.h"
 #include "common/service_defaults.h"
 #include "common/status_macros.h"
+#include "server/metrics_endpoint.h"
 #include "server/server.h"
 #include "server/signal_waiter.h"
 #include "server/state_dir.h"
@@ -51,6 +52,10 @@ ABSL_FLAG(std::string, socket_mode, "0600",
           "0660: its group too)");
 ABSL_FLAG(std::string, socket_group, "",
           "Group (name or gid) of every Unix socket; empty: the server's");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "Serve Prometheus metrics over HTTP at http://ADDR/metrics: PORT "
+          "or :PORT (127.0.0.1), or HOST:PORT (IPv4 or a host name; plain "
+          "HTTP, no authentication). Empty: no metrics");
 ABSL_FLAG(std::string, topology, "host",
           "Topology of the `default` session: host, "
           "synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH");
@@ -209,6 +214,11 @@ absl::StatusOr<schedcache::ServerOptions> OptionsFromFlags() {
       schedcache::ParseSocketAccess(absl::GetFlag(FLAGS_socket_mode),
                                     absl::GetFlag(FLAGS_socket_group)));
   RETURN_IF_ERROR(schedcache::Server::CheckTransportSecurity(options));
+  if (const std::string metrics = absl::GetFlag(FLAGS_metrics_listen);
+      !metrics.empty()) {
+    ASSIGN_OR_RETURN(options.metrics_listen,
+                     schedcache::ParseMetricsAddress(metrics));
+  }
   if (std::string state_dir = absl::GetFlag(FLAGS_state_dir);
       !state_dir.empty()) {
     absl::StatusOr<std::unique_ptr<schedcache::StateDir>> opened =
@@ -261,7 +271,8 @@ int main(int argc, char** argv) {
       "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"
       "Usage: schedcached [--listen=unix:PATH|HOST:PORT ...] "
       "[--read-only-listen=ADDR ...] [--tls-cert-file=PEM --tls-key-file=PEM "
-      "[--tls-client-ca-file=PEM]] [--topology=SOURCE] [--state-dir=DIR] "
+      "[--tls-client-ca-file=PEM]] [--metrics-listen=ADDR] "
+      "[--topology=SOURCE] [--state-dir=DIR] "
       "[--policy-plugin=PATH ...]\n"
       "Flag names may use '-' or '_'. Limit flags must be at least 1 "
       "(--shutdown_grace_seconds at least 0); a value out of range, an "
@@ -304,6 +315,10 @@ int main(int argc, char** argv) {
   if (!(*server)->read_only_addresses().empty()) {
     std::cerr << "schedcached: listening read-only on "
               << absl::StrJoin((*server)->read_only_addresses(), ", ") << "\n";
+  }
+  if (const std::string& metrics = (*server)->metrics_address();
+      !metrics.empty()) {
+    std::cerr << "schedcached: metrics on http://" << metrics << "/metrics\n";
   }
   std::cerr << "schedcached: host topology: "
             << (*server)->host_topology().Summary() << "\n"

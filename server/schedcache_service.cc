@@ -47,6 +47,12 @@ SchedCacheService::SchedCacheService(const PolicyRegistry& registry,
       watch_streams_(limits.max_watch_streams, "WatchPreferences",
                      "--max_watch_streams") {}
 
+SchedCacheService::StreamStats SchedCacheService::Streams() const {
+  return StreamStats{
+      ingest_streams_.open(), watch_streams_.open(),
+      watch_changes_dropped_.load(std::memory_order_relaxed)};
+}
+
 grpc::ServerUnaryReactor* SchedCacheService::GetTopology(
     grpc::CallbackServerContext* context, const v1::GetTopologyRequest* request,
     v1::GetTopologyResponse* response) {
@@ -151,8 +157,8 @@ grpc::ServerWriteReactor<v1::PreferenceChange>*
 SchedCacheService::WatchPreferences(
     grpc::CallbackServerContext* context,
     const v1::WatchPreferencesRequest* request) {
-  return WatchStream::Start(sessions_, watch_streams_, limits_, *context,
-                            *request);
+  return WatchStream::Start(sessions_, watch_streams_, watch_changes_dropped_,
+                            limits_, *context, *request);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetReport(

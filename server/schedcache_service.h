@@ -8,6 +8,8 @@
 #ifndef SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_
 #define SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "policies/policy_registry.h"
@@ -32,6 +34,14 @@ class SchedCacheService final
   SchedCacheService(const PolicyRegistry& registry, SessionManager& sessions,
                     SessionBuilder& builder,
                     std::shared_ptr<const Topology> host, const Limits& limits);
+
+  // StreamStats is what the metrics scrape reads of the streams.
+  struct StreamStats {
+    int ingest_open = 0;
+    int watch_open = 0;
+    uint64_t watch_changes_dropped = 0;  // since start, every stream's
+  };
+  StreamStats Streams() const;
 
   grpc::ServerUnaryReactor* GetTopology(
       grpc::CallbackServerContext* context,
@@ -82,6 +92,7 @@ class SchedCacheService final
   StreamLimiter ingest_streams_;
   StreamLimiter watch_streams_;
   IngestStreams open_ingest_streams_;
+  std::atomic<uint64_t> watch_changes_dropped_{0};
 };
 
 }  // namespace schedcache

@@ -15,6 +15,8 @@
 #include "common/status_macros.h"
 #include "policies/builtin_policies.h"
 #include "policies/session_config.h"
+#include "server/metrics_collector.h"
+#include "server/metrics_endpoint.h"
 #include "topology/topology_source.h"
 
 namespace schedcache {
@@ -188,6 +190,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   server->service_ = std::make_unique<SchedCacheService>(
       *server->registry_, *server->sessions_, *server->builder_, server->host_,
       options.limits);
+  if (options.metrics_listen.has_value()) {
+    ASSIGN_OR_RETURN(server->metrics_,
+                     MetricsEndpoint::Start(
+                         *options.metrics_listen,
+                         std::make_shared<MetricsCollector>(*server->sessions_,
+                                                            *server->service_)));
+    server->metrics_address_ = server->metrics_->address();
+  }
   ASSIGN_OR_RETURN(server->addresses_,
                    server->Listen(server->service_.get(), listen, options));
   RETURN_IF_ERROR(server->ListenReadOnly(read_only_listen, options));
@@ -299,6 +309,7 @@ int Server::Stop(absl::Duration grace) {
   for (const std::unique_ptr<UnixSocketClaim>& claim : socket_claims_) {
     claim->Release();
   }
+  metrics_.reset();
   return builds_running;
 }
 

@@ -4,9 +4,11 @@
 // on every listen address (each Unix socket through a UnixSocketClaim):
 // in full on `listen`, read-only (ReadOnlyService) on `read_only_listen`,
 // each read-only address on a grpc::Server of its own so the listener a
-// call came in on is known. TCP listeners use TLS when given.
-// With a state directory, the sessions stored there are recreated at
-// start, before the server listens, through CreateSession's own checks.
+// call came in on is known. TCP listeners use TLS when given. With
+// `metrics_listen`, Prometheus metrics are served over HTTP there
+// (MetricsCollector through a MetricsEndpoint). With a state directory,
+// the sessions stored there are recreated at start, before the server
+// listens, through CreateSession's own checks.
 // Tests start one in-process on a temporary Unix socket or on 127.0.0.1
 // port 0; main.cc adds flags and signals.
 //
@@ -18,6 +20,7 @@
 #include <grpcpp/server.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,8 @@
 
 namespace schedcache {
 
+class MetricsEndpoint;
+
 struct ServerOptions {
   // `--listen` values: "unix:PATH", "HOST:PORT", ":PORT" (loopback).
   std::vector<std::string> listen = {kDefaultServerAddress};
@@ -51,6 +56,8 @@ struct ServerOptions {
   std::shared_ptr<TlsCredentials> tls;
   // `--allow_insecure_tcp`: plain TCP on non-loopback addresses too.
   bool allow_insecure_tcp = false;
+  // `--metrics_listen` (ParseMetricsAddress); none: no metrics.
+  std::optional<ListenAddress> metrics_listen;
   // Mode and group of every Unix socket.
   SocketAccess socket_access;
   // Topology source of the `default` session (topology_source.h); "host"
@@ -98,6 +105,9 @@ class Server {
   const std::vector<std::string>& read_only_addresses() const {
     return read_only_addresses_;
   }
+  // metrics_address is where metrics are served ("HOST:PORT", port 0
+  // resolved; path /metrics), empty without `metrics_listen`.
+  const std::string& metrics_address() const { return metrics_address_; }
   const Topology& host_topology() const { return *host_; }
   const Topology& default_topology() const { return *default_topology_; }
 
@@ -107,8 +117,9 @@ class Server {
   // `grace`, at most 2 s, then ends every session's watch streams and
   // every Ingest stream (UNAVAILABLE, with its summary in the trailers),
   // refuses new calls, lets calls in flight finish until `grace` is over,
-  // cancels the rest, and removes the server's socket files. Returns how
-  // many session builds are left running on their threads; a process that
+  // cancels the rest, removes the server's socket files, and stops serving
+  // metrics (so a scrape during the drain still answers). Returns how many
+  // session builds are left running on their threads; a process that
   // exits then should not run static destructors under them (main.cc).
   // Later calls return 0.
   int Stop(absl::Duration grace) ABSL_LOCKS_EXCLUDED(mu_);
@@ -141,6 +152,10 @@ class Server {
   std::vector<std::unique_ptr<grpc::Server>> grpc_servers_;
   std::vector<std::string> addresses_;
   std::vector<std::string> read_only_addresses_;
+  // Declared after everything its collector reads, so it stops (waiting
+  // for a scrape in progress) before they go; Stop ends it last.
+  std::unique_ptr<MetricsEndpoint> metrics_;
+  std::string metrics_address_;
 
   absl::Mutex mu_;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -55,9 +55,16 @@ absl::Status Session::ApplyBatch(
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
-    const uint64_t applied = engine_->ApplyBatch(events, on_reject);
+    const uint64_t applied = engine_->ApplyBatch(
+        events, [&](size_t index, const absl::Status& error) {
+          mu_.AssertHeld();  // the engine calls back inside this scope
+          ++rejections_[static_cast<size_t>(RejectionReasonOf(error))];
+          on_reject(index, error);
+        });
     events_accepted_ += applied;
     events_rejected_ += events.size() - applied + unreadable;
+    // The batch decoder's only unreadable row is one of unknown kind.
+    rejections_[static_cast<size_t>(RejectionReason::kKind)] += unreadable;
     flushes = TakeFlushes();
   }
   for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
@@ -103,6 +110,22 @@ v1::Report Session::Report() const {
   out.set_events_rejected(rejected);
   out.set_process_exits_applied(report.exits_applied);
   return out;
+}
+
+SessionStats Session::Stats() const {
+  SessionStats stats;
+  stats.name = settings_.name;
+  absl::MutexLock lock(&mu_);
+  stats.events_accepted = events_accepted_;
+  stats.events_rejected = events_rejected_;
+  stats.rejections = rejections_;
+  stats.processes_tracked = engine_->processes_tracked();
+  stats.processes_evicted = engine_->processes_evicted();
+  engine_->ForEachPolicyStats(
+      [&stats](std::string_view name, const PolicyStats& policy) {
+        stats.policies.push_back({std::string(name), policy});
+      });
+  return stats;
 }
 
 v1::Session Session::Describe() const {

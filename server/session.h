@@ -27,9 +27,27 @@
 #include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/preference_sink.h"
+#include "server/rejection_reason.h"
 #include "topology/topology.h"
 
 namespace schedcache {
+
+// SessionStats is a copy of what a session counts, taken at once under its
+// lock, for the metrics scrape (server/metrics_collector.h) to read
+// without holding it.
+struct SessionStats {
+  struct Policy {
+    std::string name;
+    PolicyStats stats;
+  };
+  std::string name;
+  uint64_t events_accepted = 0;
+  uint64_t events_rejected = 0;  // unreadable rows included
+  RejectionCounts rejections{};  // by RejectionReason; sums to the above
+  uint64_t processes_tracked = 0;
+  uint64_t processes_evicted = 0;
+  std::vector<Policy> policies;  // session order
+};
 
 class Session {
  public:
@@ -63,6 +81,10 @@ class Session {
       const RecommendRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
 
   v1::Report Report() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Stats copies the session's counters and statistics (per policy, its
+  // histograms: one counter per CPU and some 500 more), holding the lock
+  // only for the copy.
+  SessionStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
   v1::Session Describe() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // AddWatcher attaches a stream. Returns the Close status once closed.
@@ -96,6 +118,7 @@ class Session {
   absl::Status closed_ ABSL_GUARDED_BY(mu_);  // OK while open
   uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
+  RejectionCounts rejections_ ABSL_GUARDED_BY(mu_) = {};
   std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };

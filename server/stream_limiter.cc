@@ -20,4 +20,9 @@ void StreamLimiter::Release() {
   --open_;
 }
 
+int StreamLimiter::open() const {
+  absl::MutexLock lock(&mu_);
+  return open_;
+}
+
 }  // namespace schedcache

@@ -27,12 +27,14 @@ class StreamLimiter {
   // Release.
   absl::Status Admit() ABSL_LOCKS_EXCLUDED(mu_);
   void Release() ABSL_LOCKS_EXCLUDED(mu_);
+  // open is how many streams are admitted and not yet released.
+  int open() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const int max_streams_;
   const std::string kind_;
   const std::string flag_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   int open_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -26,16 +26,20 @@ class WatchStream::Reactor final
   const std::shared_ptr<WatchStream> stream_;
 };
 
-WatchStream::WatchStream(StreamLimiter& limiter, int max_queue)
-    : limiter_(limiter), max_queue_(static_cast<size_t>(max_queue)) {}
+WatchStream::WatchStream(StreamLimiter& limiter,
+                         std::atomic<uint64_t>& changes_dropped, int max_queue)
+    : limiter_(limiter),
+      changes_dropped_(changes_dropped),
+      max_queue_(static_cast<size_t>(max_queue)) {}
 
 grpc::ServerWriteReactor<v1::PreferenceChange>* WatchStream::Start(
-    SessionManager& sessions, StreamLimiter& limiter, const Limits& limits,
+    SessionManager& sessions, StreamLimiter& limiter,
+    std::atomic<uint64_t>& changes_dropped, const Limits& limits,
     grpc::CallbackServerContext& context,
     const v1::WatchPreferencesRequest& request) {
   // Not make_shared: the constructor is private.
   std::shared_ptr<WatchStream> stream(
-      new WatchStream(limiter, limits.max_watch_queue));
+      new WatchStream(limiter, changes_dropped, limits.max_watch_queue));
   auto* reactor = new Reactor(stream);
   {
     absl::MutexLock lock(&stream->mu_);
@@ -79,6 +83,7 @@ bool WatchStream::Enqueue(const v1::PreferenceChange& change) {
   if (finished_ || closing_ || cancelled_) return false;
   if (queue_.size() >= max_queue_) {
     ++missed_;
+    changes_dropped_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   v1::PreferenceChange& queued = queue_.emplace_back(change);

@@ -15,6 +15,7 @@
 #ifndef SCHEDCACHE_SERVER_WATCH_STREAM_H_
 #define SCHEDCACHE_SERVER_WATCH_STREAM_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -36,10 +37,13 @@ class WatchStream final : public PreferenceSink,
                           public std::enable_shared_from_this<WatchStream> {
  public:
   // Start begins a WatchPreferences call; gRPC owns the returned reactor.
-  // `limiter` must outlive the call. Once attached, the initial metadata
-  // carries kWatchAttachedMetadata (common/service_defaults.h).
+  // `limiter` and `changes_dropped` (which counts every change dropped from
+  // a full queue, for the metrics) must outlive the call. Once attached,
+  // the initial metadata carries kWatchAttachedMetadata
+  // (common/service_defaults.h).
   static grpc::ServerWriteReactor<v1::PreferenceChange>* Start(
-      SessionManager& sessions, StreamLimiter& limiter, const Limits& limits,
+      SessionManager& sessions, StreamLimiter& limiter,
+      std::atomic<uint64_t>& changes_dropped, const Limits& limits,
       grpc::CallbackServerContext& context,
       const v1::WatchPreferencesRequest& request);
 
@@ -51,7 +55,8 @@ class WatchStream final : public PreferenceSink,
  private:
   class Reactor;
 
-  WatchStream(StreamLimiter& limiter, int max_queue);
+  WatchStream(StreamLimiter& limiter, std::atomic<uint64_t>& changes_dropped,
+              int max_queue);
 
   // OnOpDone runs when the initial metadata or a write completed: starts
   // the next write, or finishes when closing.
@@ -64,6 +69,7 @@ class WatchStream final : public PreferenceSink,
   void FinishEarly(const absl::Status& status) ABSL_LOCKS_EXCLUDED(mu_);
 
   StreamLimiter& limiter_;
+  std::atomic<uint64_t>& changes_dropped_;
   const size_t max_queue_;
   // Set before the call can end, read in OnDone.
   std::shared_ptr<Session> session_;
