@@ -62,6 +62,11 @@ class Session {
   absl::StatusOr<v1::RecommendResponse> Recommend(
       const RecommendRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // AddCollectorLosses adds a live collector's loss increments (an
+  // IngestBatch's collector_losses) to the totals Report shows.
+  void AddCollectorLosses(const v1::CollectorLosses& losses)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
   v1::Report Report() const ABSL_LOCKS_EXCLUDED(mu_);
   v1::Session Describe() const ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -96,6 +101,7 @@ class Session {
   absl::Status closed_ ABSL_GUARDED_BY(mu_);  // OK while open
   uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
+  v1::CollectorLosses collector_losses_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };
