@@ -81,7 +81,7 @@ ProcAttributes::ProcAttributes(int64_t epoch_ns, std::string proc_root)
     : epoch_ns_(epoch_ns), proc_root_(std::move(proc_root)) {}
 
 const ProcessAttributes* ProcAttributes::Lookup(int32_t tgid, int64_t now_ns) {
-  if (tgid <= 0) return nullptr;
+  if (tgid <= 0 || gone_.contains(tgid)) return nullptr;
   const auto it = processes_.find(tgid);
   if (it != processes_.end() && now_ns - it->second.read_at_ns < epoch_ns_) {
     return &it->second;
@@ -90,9 +90,11 @@ const ProcessAttributes* ProcAttributes::Lookup(int32_t tgid, int64_t now_ns) {
   absl::StatusOr<ProcessAttributes> read = Read(tgid);
   if (!read.ok()) {
     // Gone, or unreadable: its samples keep their own values. Forgotten so
-    // that stale values never outlive the process.
+    // that stale values never outlive the process; a gone one is not read
+    // again (its last samples still come) until Forget.
     ++unreadable_;
     if (it != processes_.end()) processes_.erase(it);
+    if (absl::IsNotFound(read.status())) gone_.insert(tgid);
     return nullptr;
   }
   read->read_at_ns = now_ns;
@@ -101,7 +103,10 @@ const ProcessAttributes* ProcAttributes::Lookup(int32_t tgid, int64_t now_ns) {
   return &slot;
 }
 
-void ProcAttributes::Forget(int32_t tgid) { processes_.erase(tgid); }
+void ProcAttributes::Forget(int32_t tgid) {
+  processes_.erase(tgid);
+  gone_.erase(tgid);
+}
 
 absl::StatusOr<ProcessAttributes> ProcAttributes::Read(int32_t tgid) const {
   const std::string base = absl::StrCat(proc_root_, "/", tgid);

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "events/event_sink.h"
@@ -59,10 +60,12 @@ class ProcAttributes {
 
   // Lookup returns `tgid`'s attributes, read again when the last read is
   // at least epoch_ns before `now_ns`; nullptr when the process is gone or
-  // its files do not parse (counted in unreadable()). The pointer is valid
+  // its files do not parse (counted in unreadable()); a process found gone
+  // is not read again until Forget. The pointer is valid
   // until the next Lookup or Forget.
   const ProcessAttributes* Lookup(int32_t tgid, int64_t now_ns);
-  // Forget drops `tgid` (its process ended; the pid may be reused).
+  // Forget drops `tgid`, also as gone (its process ended; the pid may be
+  // reused).
   void Forget(int32_t tgid);
 
   int64_t reads() const { return reads_; }
@@ -74,6 +77,7 @@ class ProcAttributes {
   const int64_t epoch_ns_;
   const std::string proc_root_;
   absl::flat_hash_map<int32_t, ProcessAttributes> processes_;
+  absl::flat_hash_set<int32_t> gone_;  // found gone; not read until Forget
   int64_t reads_ = 0;
   int64_t unreadable_ = 0;
 };
