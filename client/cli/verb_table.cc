@@ -13,6 +13,7 @@ std::unique_ptr<Verb> MakeWatchVerb();
 std::unique_ptr<Verb> MakeReportVerb();
 std::unique_ptr<Verb> MakeAbVerb();
 std::unique_ptr<Verb> MakeRecordVerb();
+std::unique_ptr<Verb> MakeAbMergeVerb();
 
 namespace {
 
@@ -27,6 +28,7 @@ constexpr VerbEntry kVerbs[] = {
     {"report", &MakeReportVerb},
     {"ab", &MakeAbVerb},
     {"record", &MakeRecordVerb},
+    {"ab-merge", &MakeAbMergeVerb},
 };
 
 }  // namespace
