@@ -181,6 +181,21 @@ int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
     }
     writer = client->StartIngest(common_.session);
   }
+  host::RecordOptions options;
+  options.duration = absl::Seconds(duration_s_);
+  options.hz = static_cast<int>(hz_);
+  options.buffer_size_kb = static_cast<int>(buffer_size_kb_);
+  absl::StatusOr<std::unique_ptr<host::Recorder>> recorder =
+      host::Recorder::Start(options);
+  if (!recorder.ok()) {
+    absl::Status why = recorder.status();
+    if (geteuid() != 0) {
+      why = absl::Status(why.code(),
+                         absl::StrCat(why.message(), " (record needs root)"));
+    }
+    return Fail(kVerb, why, err);
+  }
+  // Created once tracefs is had, so a refused capture leaves no file.
   std::unique_ptr<FtraceWriter> trace;
   if (!output_.empty()) {
     absl::StatusOr<std::unique_ptr<FtraceWriter>> opened =
@@ -188,13 +203,6 @@ int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
     if (!opened.ok()) return Fail(kVerb, opened.status(), err);
     trace = *std::move(opened);
   }
-  host::RecordOptions options;
-  options.duration = absl::Seconds(duration_s_);
-  options.hz = static_cast<int>(hz_);
-  options.buffer_size_kb = static_cast<int>(buffer_size_kb_);
-  absl::StatusOr<std::unique_ptr<host::Recorder>> recorder =
-      host::Recorder::Start(options);
-  if (!recorder.ok()) return Fail(kVerb, recorder.status(), err);
 
   host::ProcAttributes attributes(kAttributeEpochNs);
   host::SessionFeed feed(writer.get(), std::move(filter), attributes);
