@@ -1,5 +1,9 @@
-// The live collector's parse path, in events per second on one core:
-// RawEventParser over real ring-buffer sub-buffers of this host's kernel.
+// The live collector's parse and conversion paths, in events per second on
+// one core: RawEventParser over real ring-buffer sub-buffers of this host's
+// kernel, alone (BM_ParseSubbuffers) and followed by what `schedcache
+// record` does with the records (BM_ConvertSubbuffers: LiveConverter's
+// merge by time, tgid look-ups and the switch-to-samples state machine, into
+// a sink that counts).
 // The sub-buffers are recorded once at start (1 s through TracefsSession and
 // TracefsReader while two threads ping-pong through pipes, so there are
 // many switches), then replayed from memory: the figure is the decode cost
@@ -7,6 +11,7 @@
 // without them the benchmark is skipped with the reason.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -22,6 +27,8 @@
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "common/status_macros.h"
+#include "events/event_sink.h"
+#include "host/live_converter.h"
 #include "host/raw_event_parser.h"
 #include "host/sched_event.h"
 #include "host/tracefs_reader.h"
@@ -136,6 +143,86 @@ void BM_ParseSubbuffers(benchmark::State& bench, const Recording* recording,
   bench.counters["events"] = Counter(static_cast<double>(recording->events));
 }
 
+// SampleCounter counts the model's events and folds their runtime into a
+// checksum.
+class SampleCounter : public EventSink {
+ public:
+  absl::Status OnSample(const Sample& sample) override {
+    ++events;
+    checksum += static_cast<std::uint64_t>(sample.delta_ns);
+    return absl::OkStatus();
+  }
+  absl::Status OnHandOver(const HandOver& hand_over) override {
+    ++events;
+    checksum += static_cast<std::uint64_t>(hand_over.tid);
+    return absl::OkStatus();
+  }
+  absl::Status OnProcessExit(const ProcessExit& exit) override {
+    ++events;
+    checksum += static_cast<std::uint64_t>(exit.tgid);
+    return absl::OkStatus();
+  }
+  std::uint64_t events = 0;
+  std::uint64_t checksum = 0;
+};
+
+// MergeHorizon forwards records to the converter and keeps each CPU's
+// latest time: every record before the smallest of them is in (each CPU's
+// records come in order), which is the horizon the recorder's read rounds
+// give in a live capture.
+class MergeHorizon : public host::SchedEventSink {
+ public:
+  explicit MergeHorizon(host::LiveConverter& converter)
+      : converter_(converter) {}
+  void OnEvent(const RawSchedEvent& event) override {
+    if (static_cast<std::size_t>(event.cpu) >= latest_.size()) {
+      latest_.resize(event.cpu + 1, 0);
+    }
+    latest_[event.cpu] = event.timestamp_ns;
+    converter_.OnEvent(event);
+  }
+  std::uint64_t horizon() const {
+    std::uint64_t horizon = UINT64_MAX;
+    for (const std::uint64_t t : latest_) horizon = std::min(horizon, t);
+    return latest_.empty() ? 0 : horizon;
+  }
+
+ private:
+  host::LiveConverter& converter_;
+  std::vector<std::uint64_t> latest_;
+};
+
+// kSubbuffersPerRound is how many recorded sub-buffers make one read round
+// of the converter (a Release): about one wake-up of the reader.
+constexpr std::size_t kSubbuffersPerRound = 64;
+
+void BM_ConvertSubbuffers(benchmark::State& bench, const Recording* recording,
+                          host::RawEventParser* parser) {
+  std::uint64_t records = 0;
+  std::uint64_t late = 0;
+  SampleCounter samples;
+  for (auto _ : bench) {
+    host::LiveConverter converter(/*hz=*/250, samples, /*trace=*/nullptr);
+    MergeHorizon merge(converter);
+    const std::vector<RecordedSubbuffer>& all = recording->subbuffers;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      parser->ParseSubbuffer(all[i].bytes, all[i].cpu, merge);
+      if ((i + 1) % kSubbuffersPerRound == 0 &&
+          !converter.Release(merge.horizon()).ok()) {
+        bench.SkipWithError("release failed");
+      }
+    }
+    if (!converter.Finish().ok()) bench.SkipWithError("finish failed");
+    records += converter.converted() + converter.late();
+    late += converter.late();
+  }
+  benchmark::DoNotOptimize(samples.checksum);
+  using benchmark::Counter;
+  bench.counters["events_per_second"] =
+      Counter(static_cast<double>(records), Counter::kIsRate);
+  bench.counters["late"] = Counter(static_cast<double>(late));
+}
+
 void BM_Unavailable(benchmark::State& bench, const std::string* reason) {
   for (auto _ : bench) {
   }
@@ -162,10 +249,16 @@ void RegisterAll(Inputs& inputs) {
         absl::StrCat("cannot record sub-buffers: ", status.ToString());
     benchmark::RegisterBenchmark("BM_ParseSubbuffers/real", BM_Unavailable,
                                  &inputs.unavailable);
+    benchmark::RegisterBenchmark("BM_ConvertSubbuffers/real", BM_Unavailable,
+                                 &inputs.unavailable);
     return;
   }
   benchmark::RegisterBenchmark("BM_ParseSubbuffers/real", BM_ParseSubbuffers,
                                &inputs.recording, inputs.parser.get())
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_ConvertSubbuffers/real",
+                               BM_ConvertSubbuffers, &inputs.recording,
+                               inputs.parser.get())
       ->Unit(benchmark::kMillisecond);
 }
 

@@ -1,10 +1,5 @@
 #include "host/tgid_cache.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -13,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
+#include "host/internal/proc_file.h"
 
 namespace schedcache::host {
 
@@ -33,29 +29,14 @@ void TgidCache::Forget(int tid) { tgid_by_tid_.erase(tid); }
 
 absl::StatusOr<int> TgidCache::ReadTgid(int tid) const {
   const std::string path = absl::StrCat(proc_root_, "/", tid, "/status");
-  // POSIX calls rather than a stream, for a reliable errno: ENOENT (and
-  // ESRCH while the task is being reaped) mean the thread is gone.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  std::string text;
-  int error = fd < 0 ? errno : 0;
-  if (fd >= 0) {
-    char chunk[4096];
-    ssize_t got = 0;
-    while ((got = ::read(fd, chunk, sizeof(chunk))) > 0) {
-      text.append(chunk, static_cast<std::size_t>(got));
-    }
-    if (got < 0) error = errno;
-    ::close(fd);
+  absl::StatusOr<std::string> text = internal::ReadProcFile(path);
+  if (absl::IsNotFound(text.status())) {
+    return absl::NotFoundError(
+        absl::StrCat("thread ", tid, " is gone (", text.status().message(),
+                     ")"));
   }
-  if (error == ENOENT || error == ESRCH) {
-    return absl::NotFoundError(absl::StrCat("thread ", tid, " is gone (", path,
-                                            ": ", std::strerror(error), ")"));
-  }
-  if (error != 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot read ", path, ": ", std::strerror(error)));
-  }
-  return ParseTgidFromStatus(text, path);
+  if (!text.ok()) return text.status();
+  return ParseTgidFromStatus(*text, path);
 }
 
 absl::StatusOr<int> ParseTgidFromStatus(absl::string_view status_text,

@@ -1,5 +1,6 @@
 #include "host/tracefs_session.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,7 +9,6 @@
 #include <cstring>
 #include <utility>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -236,18 +236,22 @@ absl::StatusOr<RingBufferStats> TracefsSession::ReadLostEvents() {
   }
   RingBufferStats total;
   for (const int cpu : cpus_) {
-    const std::string file = absl::StrCat("per_cpu/cpu", cpu, "/stats");
-    int size = 0;
-    char* text = tracefs_instance_file_read(instance_, file.c_str(), &size);
-    if (text == nullptr) {
-      const int error = errno;
-      return CallFailed(error,
-                        absl::StrCat("cannot read ", directory_, "/", file));
-    }
-    const absl::Cleanup free_text = [text] { std::free(text); };
+    const std::string path =
+        absl::StrCat(directory_, "/per_cpu/cpu", cpu, "/stats");
+    // One read(): the kernel builds the text afresh at every read, so a
+    // second read at the first one's end returns the tail of a newer,
+    // longer text ("66" of "read events: 1066") when a count grew between
+    // the two, as libtracefs' read loop does on a busy CPU.
+    char text[4096];
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const ssize_t size = fd < 0 ? -1 : read(fd, text, sizeof(text));
+    const int error = errno;
+    if (fd >= 0) close(fd);
+    if (size < 0) return CallFailed(error, absl::StrCat("cannot read ", path));
     ASSIGN_OR_RETURN(const RingBufferStats stats,
-                     ParseRingBufferStats(absl::string_view(text, size),
-                                          absl::StrCat(directory_, "/", file)));
+                     ParseRingBufferStats(
+                         absl::string_view(text, static_cast<size_t>(size)),
+                         path));
     total += stats;
   }
   return total;

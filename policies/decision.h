@@ -60,6 +60,9 @@ struct PolicyDecision {
   int64_t nr_running_avg = 0;
   ScanCost cost;                            // of the last executed scan
   bool scanned_now = false;                 // a requested scan executed
+  // The process's thread count and footprint the decision was made with.
+  int32_t nr_threads = 0;
+  int64_t footprint_pages = 0;
 };
 
 // Distribution summarises a set of non-negative integer observations.

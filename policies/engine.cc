@@ -547,6 +547,8 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     PolicyDecision d = policies_[i].policy->Decide(
         process, request.tid.has_value() ? &thread : nullptr);
     d.policy = policies_[i].name;
+    d.nr_threads = process.nr_threads;
+    d.footprint_pages = process.footprint_pages;
     d.scanned_now = outcomes_[i].kind == ScanOutcome::Kind::kExecuted;
     decisions.push_back(std::move(d));
   }

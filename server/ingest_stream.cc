@@ -199,6 +199,7 @@ absl::Status IngestStream::Parse(int slot, uint64_t number) {
   // message then stays present while empty, which is why batches are read
   // by their sizes, never by has_columns().
   batch.clear_session();
+  batch.clear_collector_losses();  // increments: a merge would add them up
   batch.mutable_events()->Clear();
   v1::EventColumns& columns = *batch.mutable_columns();
   ClearColumns(columns);
@@ -298,7 +299,11 @@ absl::Status IngestStream::Apply(int slot) {
         QuoteForMessage(batch.session()), " but this stream feeds \"",
         session_->name(), "\""));
   }
-  return source.events.ApplyTo(*session_, tally_);
+  RETURN_IF_ERROR(source.events.ApplyTo(*session_, tally_));
+  if (batch.has_collector_losses()) {
+    session_->AddCollectorLosses(batch.collector_losses());
+  }
+  return absl::OkStatus();
 }
 
 void IngestStream::FinishWith(const absl::Status& status, uint64_t batches) {

@@ -277,6 +277,8 @@ v1::PolicyDecision DecisionToProto(const PolicyDecision& decision) {
   out.set_preferred_llc(decision.preferred_llc);
   out.set_preferred_cpu(decision.preferred_cpu);
   out.set_reason(ReasonToProto(decision.reason));
+  out.set_nr_threads(decision.nr_threads);
+  out.set_footprint_pages(decision.footprint_pages);
   for (const LlcOccupancy& llc : decision.llc_occupancy) {
     v1::LlcOccupancy* entry = out.add_llc_occupancy();
     entry->set_llc(llc.llc);

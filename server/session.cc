@@ -90,15 +90,25 @@ absl::StatusOr<v1::RecommendResponse> Session::Recommend(
   return RecommendResponseToProto(request.tgid, *decisions);
 }
 
+void Session::AddCollectorLosses(const v1::CollectorLosses& losses) {
+  absl::MutexLock lock(&mu_);
+  v1::CollectorLosses& total = collector_losses_;
+  total.set_ring_buffer_lost(total.ring_buffer_lost() +
+                             losses.ring_buffer_lost());
+  total.set_unparsed(total.unparsed() + losses.unparsed());
+  total.set_late(total.late() + losses.late());
+}
+
 v1::Report Session::Report() const {
   EngineReport report;
   uint64_t rejected = 0;
+  v1::Report out;
   {
     absl::MutexLock lock(&mu_);
     report = engine_->Report();
     rejected = events_rejected_;
+    *out.mutable_collector_losses() = collector_losses_;
   }
-  v1::Report out;
   out.set_session(settings_.name);
   for (const PolicyReport& policy : report.policies) {
     *out.add_policies() = PolicyReportToProto(policy);

@@ -80,6 +80,11 @@ class Session {
   absl::StatusOr<v1::RecommendResponse> Recommend(
       const RecommendRequest& request) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // AddCollectorLosses adds a live collector's loss increments (an
+  // IngestBatch's collector_losses) to the totals Report shows.
+  void AddCollectorLosses(const v1::CollectorLosses& losses)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
   v1::Report Report() const ABSL_LOCKS_EXCLUDED(mu_);
   // Stats copies the session's counters and statistics (per policy, its
   // histograms: one counter per CPU and some 500 more), holding the lock
@@ -119,6 +124,7 @@ class Session {
   uint64_t events_accepted_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
   RejectionCounts rejections_ ABSL_GUARDED_BY(mu_) = {};
+  v1::CollectorLosses collector_losses_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };

@@ -209,6 +209,31 @@ TEST_P(ServerTest, IngestHandOversInOrderWithSamples) {
   EXPECT_EQ(report->samples_applied(), 1u);
 }
 
+TEST_P(ServerTest, CollectorLossesAddUpAcrossBatchesIntoTheReport) {
+  ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
+  std::unique_ptr<client::IngestWriter> writer = client().StartIngest("s");
+  v1::CollectorLosses first;
+  first.set_ring_buffer_lost(3);
+  first.set_unparsed(1);
+  v1::CollectorLosses second;
+  second.set_ring_buffer_lost(4);
+  second.set_late(2);
+  // The first losses ride with an event, the second in a batch of none.
+  writer->AddLosses(first);
+  ASSERT_TRUE(writer->Add(SampleAt(200, 1, 10, 11, 100, true)).ok());
+  ASSERT_TRUE(writer->Flush().ok());
+  writer->AddLosses(second);
+  absl::StatusOr<v1::IngestSummary> summary = writer->Finish();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->batches(), 2u);
+  absl::StatusOr<v1::Report> report = client().GetReport("s");
+  ASSERT_TRUE(report.ok());
+  // 3 + 4 ring buffer, 1 + 0 unparsed, 0 + 2 late.
+  EXPECT_EQ(report->collector_losses().ring_buffer_lost(), 7u);
+  EXPECT_EQ(report->collector_losses().unparsed(), 1u);
+  EXPECT_EQ(report->collector_losses().late(), 2u);
+}
+
 TEST_P(ServerTest, IngestToUnknownSessionFailsWithNotFound) {
   absl::StatusOr<v1::IngestSummary> summary =
       Ingest(client(), "missing", {SampleAt(1, 0, 1, 1, 1, true)});
@@ -233,6 +258,9 @@ TEST_P(ServerTest, RecommendAfterIngest) {
     EXPECT_EQ(decision->reason(), v1::NO_PREFERENCE_REASON_UNSPECIFIED) << policy;
     EXPECT_GT(decision->cost().cpus_scanned(), 0u) << policy;
     EXPECT_GT(decision->cost().llcs_scanned(), 0u) << policy;
+    // The evidence: PreferLlc0Events gives nr_threads 2 and no footprint.
+    EXPECT_EQ(decision->nr_threads(), 2) << policy;
+    EXPECT_EQ(decision->footprint_pages(), 0) << policy;
   }
   // full-scan visits all 4 CPUs of both LLCs; visited-scan only CPU 0.
   EXPECT_EQ(DecisionOf(*response, "full-scan")->cost().cpus_scanned(), 4u);

@@ -38,6 +38,10 @@ class ReportVerb : public Verb {
         report->session(), report->samples_applied(),
         report->handovers_applied(), report->events_rejected(),
         report->processes_tracked(), report->processes_evicted());
+    const v1::CollectorLosses& losses = report->collector_losses();
+    out << absl::StrFormat(
+        "collector losses: %d ring buffer, %d unparsed, %d late\n",
+        losses.ring_buffer_lost(), losses.unparsed(), losses.late());
     const int width = NameColumnWidth(
         "POLICY", report->policies(),
         [](const v1::PolicyReport& p) -> const std::string& {

@@ -186,6 +186,15 @@ class IngestWriter::Impl {
     return SendIfFull();
   }
 
+  void AddLosses(const v1::CollectorLosses& losses) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    v1::CollectorLosses& pending = *batch_.mutable_collector_losses();
+    pending.set_ring_buffer_lost(pending.ring_buffer_lost() +
+                                 losses.ring_buffer_lost());
+    pending.set_unparsed(pending.unparsed() + losses.unparsed());
+    pending.set_late(pending.late() + losses.late());
+  }
+
   absl::Status Flush() ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     return Send();
@@ -226,7 +235,9 @@ class IngestWriter::Impl {
       return absl::UnavailableError(
           "the Ingest stream failed; Finish() returns the server's status");
     }
-    if (encoder_.rows() == 0) return absl::OkStatus();
+    if (encoder_.rows() == 0 && !batch_.has_collector_losses()) {
+      return absl::OkStatus();
+    }
     if (!writer_->Write(batch_)) {  // blocks while the server catches up
       broken_ = true;
       return absl::UnavailableError(
@@ -235,6 +246,7 @@ class IngestWriter::Impl {
     // Only the first batch names the session; the encoder keeps the
     // columns' storage for reuse.
     batch_.clear_session();
+    batch_.clear_collector_losses();
     encoder_.Clear();
     return absl::OkStatus();
   }
@@ -295,6 +307,10 @@ absl::Status IngestWriter::Add(const HandOver& handover) {
 }
 absl::Status IngestWriter::Add(const ProcessExit& exit) {
   return impl_->Add(exit);
+}
+
+void IngestWriter::AddLosses(const v1::CollectorLosses& losses) {
+  impl_->AddLosses(losses);
 }
 absl::Status IngestWriter::Flush() { return impl_->Flush(); }
 absl::StatusOr<v1::IngestSummary> IngestWriter::Finish() {

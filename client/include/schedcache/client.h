@@ -132,6 +132,10 @@ class IngestWriter {
   absl::Status Add(const Sample& sample);
   absl::Status Add(const HandOver& handover);
   absl::Status Add(const ProcessExit& exit);
+  // AddLosses adds a live collector's loss increments to the next batch
+  // (IngestBatch.collector_losses), which the session sums for its report.
+  // A batch that carries losses is sent even when it holds no event.
+  void AddLosses(const v1::CollectorLosses& losses);
   // Flush sends the current batch now.
   absl::Status Flush();
   // Finish sends what is left, closes the stream and returns the server's

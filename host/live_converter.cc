@@ -1,0 +1,150 @@
+#include "host/live_converter.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "common/status_macros.h"
+
+namespace schedcache::host {
+
+LiveConverter::LiveConverter(int hz, EventSink& sink, FtraceWriter* trace)
+    : machine_(hz, sink), trace_(trace) {}
+
+void LiveConverter::OnEvent(const RawSchedEvent& event) {
+  held_.push_back(event);
+}
+
+absl::Status LiveConverter::Release(uint64_t horizon_ns) {
+  // Each CPU's records are in order already; a stable sort keeps them so
+  // and keeps same-time records of one CPU in ring-buffer order.
+  std::stable_sort(held_.begin(), held_.end(),
+                   [](const RawSchedEvent& a, const RawSchedEvent& b) {
+                     return a.timestamp_ns < b.timestamp_ns;
+                   });
+  const auto end = std::lower_bound(
+      held_.begin(), held_.end(), horizon_ns,
+      [](const RawSchedEvent& e, uint64_t t) { return e.timestamp_ns < t; });
+  absl::Status status;
+  auto it = held_.begin();
+  for (; it != end && status.ok(); ++it) status = Convert(*it);
+  held_.erase(held_.begin(), it);
+  return status;
+}
+
+absl::Status LiveConverter::Finish() {
+  RETURN_IF_ERROR(Release(UINT64_MAX));
+  return machine_.Finish(last_ns_);
+}
+
+absl::Status LiveConverter::Convert(const RawSchedEvent& event) {
+  // CLOCK_MONOTONIC nanoseconds fit int64 for 292 years of uptime.
+  const int64_t t = static_cast<int64_t>(event.timestamp_ns);
+  if (t < last_ns_ || event.cpu < 0) {
+    ++late_;
+    return absl::OkStatus();
+  }
+  last_ns_ = t;
+  ++converted_;
+  if (static_cast<size_t>(event.cpu) >= running_.size()) {
+    running_.resize(event.cpu + 1, 0);
+  }
+  switch (event.kind) {
+    case SchedEventKind::kSwitch:
+      return ConvertSwitch(event, t);
+    case SchedEventKind::kMigrate:
+      if (trace_ != nullptr) {
+        trace_->Write(FormatMigrateLine(t, event.cpu, Task(running_[event.cpu]),
+                                        Task(event.pid), event.orig_cpu,
+                                        event.dest_cpu));
+      }
+      return machine_.AdvanceTo(t);
+    case SchedEventKind::kFork: {
+      if (event.child_pid > 0) {
+        gone_.erase(event.child_pid);  // a new task: its tid may be reused
+        // A child starts with its parent's comm. Copied: the second Learn
+        // may move the table's entries.
+        const ThreadInfo* parent = machine_.threads().Find(event.parent_pid);
+        const Comm comm = parent != nullptr ? parent->comm : Comm();
+        machine_.threads().Learn(event.child_pid, TgidOf(event.child_pid),
+                                 comm.view());
+      }
+      if (trace_ != nullptr) {
+        trace_->Write(FormatForkLine(t, event.cpu, Task(event.parent_pid),
+                                     event.child_pid));
+      }
+      return machine_.AdvanceTo(t);
+    }
+    case SchedEventKind::kExit:
+      return ConvertExit(event, t);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LiveConverter::ConvertSwitch(const RawSchedEvent& event,
+                                          int64_t t) {
+  const int32_t prev = event.prev_pid > 0 ? event.prev_pid : 0;
+  const int32_t next = event.next_pid > 0 ? event.next_pid : 0;
+  const TraceTask prev_task = Task(prev);
+  const int32_t next_tgid = TgidOf(next);
+  // NUL-terminated by the parser.
+  const std::string_view next_comm(event.next_comm.data());
+  if (trace_ != nullptr) {
+    const TraceTask next_task{next_comm, next, next_tgid};
+    trace_->Write(
+        FormatSwitchLine(t, event.cpu, prev_task, event.prev_state, next_task));
+  }
+  running_[event.cpu] = next;
+  return machine_.Switch(SwitchEvent{
+      .timestamp_ns = t,
+      .cpu = event.cpu,
+      .prev_tid = prev,
+      .prev_tgid = prev_task.tgid,
+      .prev_comm = {},
+      .next_tid = next,
+      .next_tgid = next_tgid,
+      .next_comm = next_comm});
+}
+
+absl::Status LiveConverter::ConvertExit(const RawSchedEvent& event, int64_t t) {
+  TraceTask task = Task(event.pid);
+  // A process too short-lived for /proc to show its tgid: the kernel says
+  // its thread group is dead, and the last thread of a group to exit is
+  // its leader but for a leader that called pthread_exit, so the thread is
+  // taken as its own leader and the state machine ends the process (an
+  // exit of a tgid the session does not track changes nothing).
+  if (event.group_dead && task.tgid <= 0 && event.pid > 0) {
+    machine_.threads().Learn(event.pid, event.pid, {});
+    task.tgid = event.pid;
+  }
+  if (trace_ != nullptr) {
+    trace_->Write(FormatExitLine(t, event.cpu, task, event.group_dead));
+  }
+  RETURN_IF_ERROR(machine_.Exit(t, event.pid));
+  tgids_.Forget(event.pid);
+  gone_.erase(event.pid);
+  return absl::OkStatus();
+}
+
+int32_t LiveConverter::TgidOf(int32_t tid) {
+  if (tid <= 0) return 0;
+  if (const ThreadInfo* known = machine_.threads().Find(tid);
+      known != nullptr && known->tgid_known) {
+    return known->tgid;
+  }
+  if (gone_.contains(tid)) return 0;
+  const absl::StatusOr<int> tgid = tgids_.Tgid(tid);
+  if (tgid.ok()) return *tgid;
+  gone_.insert(tid);
+  return 0;
+}
+
+TraceTask LiveConverter::Task(int32_t tid) {
+  if (tid <= 0) return TraceTask{"<idle>", 0, 0};
+  const int32_t tgid = TgidOf(tid);
+  const ThreadInfo* info = machine_.threads().Find(tid);
+  const std::string_view comm =
+      info != nullptr && !info->comm.empty() ? info->comm.view() : "<...>";
+  return TraceTask{comm, tid, tgid};
+}
+
+}  // namespace schedcache::host

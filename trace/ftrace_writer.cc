@@ -1,0 +1,131 @@
+#include "trace/ftrace_writer.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace schedcache {
+namespace {
+
+gzFile AsGz(void* file) { return static_cast<gzFile>(file); }
+
+// View adapts a std::string_view for absl::StrCat, which in this Abseil
+// takes absl::string_view, a separate type.
+absl::string_view View(std::string_view text) {
+  return absl::string_view(text.data(), text.size());
+}
+
+// Header returns "COMM-PID (TGID) [CPU] SECONDS.NANOS: EVENT: ".
+std::string Header(int64_t timestamp_ns, int32_t cpu, const TraceTask& task,
+                   std::string_view event) {
+  const std::string tgid =
+      task.tgid > 0 ? absl::StrFormat("%7d", task.tgid) : "-----";
+  return absl::StrFormat("%16s-%-7d (%s) [%03d] %d.%09d: %s: ", View(task.comm),
+                         task.pid, tgid, cpu, timestamp_ns / 1'000'000'000,
+                         timestamp_ns % 1'000'000'000, event);
+}
+
+// StateLetters renders prev_state as ftrace does: "R" for a preempted task,
+// else the letter of its lowest state bit (TASK_REPORT: S D T t X Z P I).
+std::string StateLetters(int64_t state) {
+  constexpr std::string_view kLetters = "SDTtXZPI";
+  const int64_t reported = state & ((1 << kLetters.size()) - 1);
+  if (reported == 0) return "R";
+  for (size_t bit = 0; bit < kLetters.size(); ++bit) {
+    if (reported & (int64_t{1} << bit)) return std::string(1, kLetters[bit]);
+  }
+  return "R";
+}
+
+}  // namespace
+
+std::string FormatSwitchLine(int64_t timestamp_ns, int32_t cpu,
+                             const TraceTask& prev, int64_t prev_state,
+                             const TraceTask& next) {
+  return absl::StrCat(Header(timestamp_ns, cpu, prev, "sched_switch"),
+                      "prev_comm=", View(prev.comm), " prev_pid=", prev.pid,
+                      " prev_prio=120 prev_state=", StateLetters(prev_state),
+                      " ==> next_comm=", View(next.comm),
+                      " next_pid=", next.pid, " next_prio=120\n");
+}
+
+std::string FormatMigrateLine(int64_t timestamp_ns, int32_t cpu,
+                              const TraceTask& running, const TraceTask& task,
+                              int32_t orig_cpu, int32_t dest_cpu) {
+  return absl::StrCat(Header(timestamp_ns, cpu, running, "sched_migrate_task"),
+                      "comm=", View(task.comm), " pid=", task.pid,
+                      " prio=120 orig_cpu=", orig_cpu, " dest_cpu=", dest_cpu,
+                      "\n");
+}
+
+std::string FormatForkLine(int64_t timestamp_ns, int32_t cpu,
+                           const TraceTask& parent, int32_t child_pid) {
+  return absl::StrCat(Header(timestamp_ns, cpu, parent, "sched_process_fork"),
+                      "comm=", View(parent.comm), " pid=", parent.pid,
+                      " child_comm=", View(parent.comm),
+                      " child_pid=", child_pid, "\n");
+}
+
+std::string FormatExitLine(int64_t timestamp_ns, int32_t cpu,
+                           const TraceTask& task, bool group_dead) {
+  return absl::StrCat(Header(timestamp_ns, cpu, task, "sched_process_exit"),
+                      "comm=", View(task.comm), " pid=", task.pid,
+                      " prio=120 group_dead=", group_dead ? 1 : 0, "\n");
+}
+
+absl::StatusOr<std::unique_ptr<FtraceWriter>> FtraceWriter::Open(
+    const std::string& path) {
+  // "wT": zlib's transparent mode, plain text through the same calls.
+  const char* mode = absl::EndsWith(path, ".gz") ? "wb6" : "wbT";
+  gzFile file = gzopen(path.c_str(), mode);
+  if (file == nullptr) {
+    const int error = errno;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot create '", path,
+        "': ", error != 0 ? std::strerror(error) : "out of memory"));
+  }
+  gzbuffer(file, 256 * 1024);
+  return std::unique_ptr<FtraceWriter>(new FtraceWriter(path, file));
+}
+
+FtraceWriter::FtraceWriter(std::string path, void* file)
+    : path_(std::move(path)), file_(file) {}
+
+FtraceWriter::~FtraceWriter() {
+  if (file_ != nullptr) gzclose(AsGz(file_));
+}
+
+void FtraceWriter::Write(std::string_view line) {
+  if (!error_.ok() || file_ == nullptr || line.empty()) return;
+  const int written =
+      gzwrite(AsGz(file_), line.data(), static_cast<unsigned>(line.size()));
+  if (written != static_cast<int>(line.size())) {
+    int zerror = 0;
+    const char* why = gzerror(AsGz(file_), &zerror);
+    error_ = absl::DataLossError(absl::StrCat(
+        "writing '", path_, "' failed after ", lines_,
+        " lines: ", zerror == Z_ERRNO ? std::strerror(errno) : why));
+    return;
+  }
+  ++lines_;
+}
+
+absl::Status FtraceWriter::Close() {
+  if (file_ == nullptr) return error_;
+  const int result = gzclose(AsGz(file_));
+  file_ = nullptr;
+  if (error_.ok() && result != Z_OK) {
+    error_ = absl::DataLossError(
+        absl::StrCat("closing '", path_, "' after ", lines_, " lines failed: ",
+                     result == Z_ERRNO ? std::strerror(errno) : "zlib error"));
+  }
+  return error_;
+}
+
+}  // namespace schedcache
