@@ -109,6 +109,9 @@ class Engine::Impl {
       const RecommendRequest& request);
   EngineReport Report() const;
   uint64_t processes_tracked() const { return processes_.size(); }
+  void ForEachPreference(
+      absl::FunctionRef<void(const CurrentPreference&)> fn) const;
+  int64_t now() const { return now_; }
 
   const EngineOptions& options() const { return options_; }
   const ModelContext& context() const { return context_; }
@@ -194,11 +197,11 @@ class Engine::Impl {
   void NotePreference(PolicySlot& policy, uint32_t slot,
                       const Preference& preference, int64_t now) {
     if (preference.llc != policy.pref_llc[slot]) {
-      ChangePreference(policy, slot, preference.llc, now);
+      ChangePreference(policy, slot, preference, now);
     }
   }
-  void ChangePreference(PolicySlot& policy, uint32_t slot, int llc,
-                        int64_t now);
+  void ChangePreference(PolicySlot& policy, uint32_t slot,
+                        const Preference& preference, int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
   // and agreement; outcomes land in outcomes_.
   template <typename Fn>
@@ -283,13 +286,27 @@ void Engine::Impl::PrepareSlot(const ProcessTable::Admission& admission) {
 }
 
 void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
-                                    int llc, int64_t now) {
+                                    const Preference& preference,
+                                    int64_t now) {
   const int old = policy.pref_llc[slot];
-  policy.pref_llc[slot] = llc;
+  policy.pref_llc[slot] = preference.llc;
   ++policy.stats.preferred_llc_changes;
   if (listener_) {
-    listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old, llc,
-                               now});
+    listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old,
+                               preference.llc, now, preference.cpu,
+                               preference.reason});
+  }
+}
+
+void Engine::Impl::ForEachPreference(
+    absl::FunctionRef<void(const CurrentPreference&)> fn) const {
+  for (uint32_t slot = 0; slot < slots_prepared_; ++slot) {
+    const ProcessState& p = processes_.process(slot);
+    if (!p.started) continue;
+    for (size_t i = 0; i < policies_.size(); ++i) {
+      fn(CurrentPreference{p.tgid, static_cast<int>(i),
+                           policies_[i].policy->CurrentPreference(slot)});
+    }
   }
 }
 
@@ -540,6 +557,11 @@ EngineReport Engine::Report() const { return impl_->Report(); }
 uint64_t Engine::processes_tracked() const {
   return impl_->processes_tracked();
 }
+void Engine::ForEachPreference(
+    absl::FunctionRef<void(const CurrentPreference&)> fn) const {
+  impl_->ForEachPreference(fn);
+}
+int64_t Engine::now() const { return impl_->now(); }
 void Engine::SetChangeListener(
     std::function<void(const PreferenceChange&)> listener) {
   impl_->set_listener(std::move(listener));

@@ -64,6 +64,16 @@ struct PreferenceChange {
   int old_llc;              // -1: none
   int new_llc;              // -1: none
   int64_t timestamp_ns;     // the sample's time
+  int new_cpu = -1;         // the preferred CPU in new_llc; -1: none
+  NoPreferenceReason reason = NoPreferenceReason::kNone;  // when new_llc is -1
+};
+
+// CurrentPreference is one policy's preference for one tracked process, as
+// Engine::ForEachPreference reports it.
+struct CurrentPreference {
+  int32_t tgid;
+  int policy;  // index in session order
+  Preference preference;
 };
 
 // ScanObservation is one executed scan of one policy, reported as it
@@ -118,6 +128,14 @@ class Engine {
   // processes_tracked is Report().processes_tracked without building the
   // report.
   uint64_t processes_tracked() const;
+  // ForEachPreference calls `fn` once per tracked process and policy with
+  // the preference the engine last noted (the one its changes were
+  // reported from), processes in slot order, policies in session order.
+  // The engine's clock is now().
+  void ForEachPreference(
+      absl::FunctionRef<void(const CurrentPreference&)> fn) const;
+  // now is the session clock: the latest timestamp applied.
+  int64_t now() const;
 
   // SetChangeListener installs the callback for PreferenceChange events; it
   // runs synchronously inside ApplySample/Recommend, so it must be quick and

@@ -46,7 +46,8 @@ absl::Status AddDefaultSession(const ServerOptions& options,
       BuildSessionSettings(request, registry, options.limits.max_processes));
   RETURN_IF_ERROR(sessions.Reserve(settings.name));
   absl::StatusOr<std::shared_ptr<Session>> session =
-      Session::Create(std::move(settings), std::move(topology), registry);
+      Session::Create(std::move(settings), std::move(topology), registry,
+                      options.limits.watch_history);
   if (!session.ok()) {
     sessions.Release(kDefaultSessionName);
     return session.status();
@@ -120,7 +121,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   server->builder_ =
       std::make_unique<SessionBuilder>(server->registry_, server->sessions_,
-                                       std::move(loader), kSessionBuildThreads);
+                                       std::move(loader),
+                                       options.limits.watch_history,
+                                       kSessionBuildThreads);
   server->service_ = std::make_unique<SchedCacheService>(
       *server->registry_, *server->sessions_, *server->builder_, server->host_,
       options.limits);

@@ -299,15 +299,16 @@ TEST_F(ServiceE2eTest, WatchPrintsChangesCausedByFeed) {
   EXPECT_EQ(watch->WaitForExit(absl::Seconds(10)), 0);
 }
 
-TEST_F(ServiceE2eTest, SigtermWithWatchOpenExitsZero) {
+TEST_F(ServiceE2eTest, SigtermEndsOpenWatchWithErrorAndExitsZero) {
   std::unique_ptr<Process> watch = Process::Start(
       {kBin + "schedcache", "watch", "--server=unix:" + socket_});
   ASSERT_NE(watch, nullptr);
   ASSERT_TRUE(watch->ReadLine().has_value());  // attached
   server_->Signal(SIGTERM);
   EXPECT_EQ(server_->WaitForExit(absl::Seconds(5)), 0);
-  // The watch ended cleanly, not with an error.
-  EXPECT_EQ(watch->WaitForExit(absl::Seconds(5)), 0);
+  // The server ended the watch with UNAVAILABLE ("server stopping"): a
+  // watch that did not end by its own --count is an error.
+  EXPECT_EQ(watch->WaitForExit(absl::Seconds(5)), 1);
   // The socket file is gone.
   struct stat info;
   EXPECT_NE(::stat(socket_.c_str(), &info), 0);
