@@ -1,7 +1,11 @@
 # schedcached in a container. Build stage: the repository's own install step
 # (.ci/install-deps) on Debian 12, so the image builds with exactly what the
-# quick start and CI use. Runtime stage: the two binaries and the Debian
-# packages that hold their shared libraries, found with ldd at build time.
+# quick start and CI use. Runtime stage: the two binaries, the Debian
+# packages that hold their shared libraries (found with ldd at build time:
+# libbpf, libtracefs, libtraceevent and libtracecmd come along as soon as
+# the binaries link them), and bpftool to inspect the pinned maps.
+# deploy/ runs this image as schedcached, `schedcache record`, `schedcache
+# mirror` and `schedcache ab` (docs/OPERATIONS.md, "Deploying").
 FROM debian:bookworm AS build
 # pipefail: a library dpkg cannot place must fail the build, not vanish.
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
@@ -23,10 +27,19 @@ RUN .ci/install-deps \
 
 FROM debian:bookworm-slim
 COPY --from=build /out/runtime-packages /tmp/runtime-packages
+# bpftool: `bpftool map dump pinned /sys/fs/bpf/schedcache/default/prefs`
+# next to `schedcache recommend` (docs/INTEGRATION.md).
 RUN apt-get update \
- && xargs -a /tmp/runtime-packages apt-get install -y --no-install-recommends \
+ && { cat /tmp/runtime-packages; echo bpftool; } \
+      | xargs apt-get install -y --no-install-recommends \
  && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages
 COPY --from=build /out/bin/ /usr/local/bin/
-# Listen on TCP inside the container; the unix socket default suits a host.
+# The server runs unprivileged (uid 65532, as deploy/ runs it) with its
+# socket and state where the systemd unit keeps them.
+RUN install -d -o 65532 -g 65532 -m 0750 /run/schedcache \
+ && install -d -o 65532 -g 65532 -m 0700 /var/lib/schedcache
+USER 65532:65532
+# A Unix socket, shared with the node's agents through a volume: TCP off
+# loopback would need TLS (--tls_cert_file) or --allow_insecure_tcp.
 ENTRYPOINT ["schedcached"]
-CMD ["--listen=0.0.0.0:50051"]
+CMD ["--listen=unix:/run/schedcache/schedcached.sock", "--socket_mode=0660"]

@@ -21,6 +21,10 @@ if(NOT SCHEDCACHE_BPF_CLANG)
                  "needs clang -target bpf) is not built; install clang")
 endif()
 find_package(ZLIB REQUIRED)
+# eval/ab reads back the shard results of `ab --shard` (`ab-merge`) with
+# Debian 12's nlohmann-json 3.11: exact 64-bit integers, which a parser into
+# doubles would round.
+find_package(nlohmann_json 3.11 CONFIG REQUIRED)
 # host/'s live collector: Debian 12's libtracefs 1.6 and libtraceevent 1.7.
 pkg_check_modules(TRACEFS REQUIRED IMPORTED_TARGET libtracefs>=1.6)
 pkg_check_modules(TRACEEVENT REQUIRED IMPORTED_TARGET libtraceevent>=1.7)

@@ -1,8 +1,9 @@
-// The model's inputs: runtime samples and CPU hand-overs, in the terms of
-// DESIGN.md §1 and §3. Plain values with no heap storage, so the ingest path
-// can move them without allocating. Every input (trace files, generated
-// workloads, the client, the live collector to come) produces these and
-// every consumer takes them, so they live here in events/, below the model.
+// The model's inputs: runtime samples, CPU hand-overs and process exits, in
+// the terms of DESIGN.md §1, §3 and §5.2. Plain values with no heap storage,
+// so the ingest path can move them without allocating. Every input (trace
+// files, generated workloads, the client, the live collector) produces
+// these and every consumer takes them, so they live here in events/, below
+// the model.
 #ifndef SCHEDCACHE_EVENTS_EVENT_H_
 #define SCHEDCACHE_EVENTS_EVENT_H_
 
@@ -67,9 +68,18 @@ struct HandOver {
   int32_t tid = 0;
 };
 
-// Event is either input, for streams that interleave them. ProcessExit
-// joins the variant with the agents issue.
-using Event = std::variant<Sample, HandOver>;
+// ProcessExit says process `tgid` exited at `timestamp_ns` (kernel:
+// sched_process_exit of its group leader). The session forgets the process
+// and its threads, and every preference it held ends with reason `exited`.
+// An exit of a process the session does not know is accepted and changes
+// nothing: a collector cannot know which processes a session tracks.
+struct ProcessExit {
+  int64_t timestamp_ns = 0;  // on the samples' clock
+  int32_t tgid = 0;          // > 0
+};
+
+// Event is any input, for streams that interleave them.
+using Event = std::variant<Sample, HandOver, ProcessExit>;
 
 }  // namespace schedcache
 

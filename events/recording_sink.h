@@ -5,6 +5,7 @@
 #ifndef SCHEDCACHE_EVENTS_RECORDING_SINK_H_
 #define SCHEDCACHE_EVENTS_RECORDING_SINK_H_
 
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -50,13 +51,16 @@ class RecordingSink : public EventSink {
   std::vector<Event> events_;
 };
 
-// TimestampOf returns the timestamp of either kind of event.
+// TimestampOf returns the timestamp of any event.
 inline int64_t TimestampOf(const RecordingSink::Event& e) {
   return std::visit([](const auto& v) { return v.timestamp_ns; }, e);
 }
-// CpuOf returns the CPU of either kind of event.
-inline int32_t CpuOf(const RecordingSink::Event& e) {
-  return std::visit([](const auto& v) { return v.cpu; }, e);
+// CpuOf returns the CPU of a sample or hand-over; none for a ProcessExit,
+// which names no CPU.
+inline std::optional<int32_t> CpuOf(const RecordingSink::Event& e) {
+  if (const Sample* s = std::get_if<Sample>(&e)) return s->cpu;
+  if (const HandOver* h = std::get_if<HandOver>(&e)) return h->cpu;
+  return std::nullopt;
 }
 
 }  // namespace schedcache

@@ -22,6 +22,10 @@ const char* NoPreferenceReasonName(NoPreferenceReason reason) {
       return "not cache aware";
     case NoPreferenceReason::kOtherNumaNode:
       return "thread prefers another NUMA node";
+    case NoPreferenceReason::kExited:
+      return "exited";
+    case NoPreferenceReason::kEvicted:
+      return "evicted";
   }
   return "unknown";
 }

@@ -22,6 +22,9 @@ enum class NoPreferenceReason {
   kNotCacheAware,      // the `none` policy
   kOtherNumaNode,      // thread answer only: numa_balancing is on and the
                        // thread prefers a node other than the LLC's
+  // Only in a PreferenceChange, as the process is no longer tracked:
+  kExited,             // a ProcessExit ended the process
+  kEvicted,            // dropped at max_processes or process_idle_timeout_ns
 };
 const char* NoPreferenceReasonName(NoPreferenceReason reason);
 
@@ -90,6 +93,7 @@ struct EngineReport {
   std::vector<PolicyReport> policies;
   uint64_t samples_applied = 0;
   uint64_t handovers_applied = 0;
+  uint64_t exits_applied = 0;  // ProcessExit events, known tgid or not
   uint64_t processes_tracked = 0;
   uint64_t processes_evicted = 0;
 };

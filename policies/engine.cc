@@ -87,16 +87,22 @@ class Engine::Impl {
 
   absl::Status ApplySample(const Sample& sample);
   absl::Status ApplyHandOver(const HandOver& handover);
+  absl::Status ApplyProcessExit(const ProcessExit& exit);
   uint64_t ApplyBatch(
       absl::Span<const Event> events,
       absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
     uint64_t applied = 0;
     for (size_t i = 0; i < events.size(); ++i) {
       const Event& event = events[i];
-      const Sample* sample = std::get_if<Sample>(&event);
-      absl::Status status = sample != nullptr
-                                ? ApplySample(*sample)
-                                : ApplyHandOver(std::get<HandOver>(event));
+      // Samples first: they are nearly every event.
+      absl::Status status;
+      if (const Sample* sample = std::get_if<Sample>(&event)) {
+        status = ApplySample(*sample);
+      } else if (const HandOver* handover = std::get_if<HandOver>(&event)) {
+        status = ApplyHandOver(*handover);
+      } else {
+        status = ApplyProcessExit(std::get<ProcessExit>(event));
+      }
       if (status.ok()) {
         ++applied;
       } else {
@@ -179,27 +185,40 @@ class Engine::Impl {
     now_ = std::max(now_, timestamp_ns);
     return now_;
   }
-  // Admit finds or admits process `tgid` and its thread `tid`, forgetting
-  // the state of an evicted process whose slot it reuses.
-  ProcessTable::Admission Admit(int32_t tgid, int32_t tid) {
-    const ProcessTable::Admission admission = processes_.Admit(tgid, tid);
-    if (admission.slot >= slots_prepared_ || admission.evicted) {
-      PrepareSlot(admission);
+  // Admit finds or admits process `tgid` and its thread `tid` at `now`;
+  // when the table is full, the least recently active process is evicted
+  // to make room.
+  ProcessTable::Admission Admit(int32_t tgid, int32_t tid, int64_t now) {
+    ProcessTable::Admission admission = processes_.Admit(tgid, tid);
+    if (admission.slot == ProcessTable::kNoSlot) {
+      Evict(processes_.least_recently_active(), now);
+      admission = processes_.Admit(tgid, tid);
     }
+    if (admission.slot >= slots_prepared_) PrepareSlot(admission.slot);
     return admission;
   }
-  // PrepareSlot sizes the policies' per-slot records for a new slot, or
-  // clears an evicted process's.
-  void PrepareSlot(const ProcessTable::Admission& admission);
+  // PrepareSlot sizes the policies' per-slot records for a new slot.
+  void PrepareSlot(uint32_t slot);
+  // Evict removes the process in `slot` with reason kEvicted and counts it
+  // when it had started. Out of line: the table is rarely full.
+  ABSL_ATTRIBUTE_NOINLINE void Evict(uint32_t slot, int64_t now);
+  // RemoveProcess forgets the process in `slot` everywhere: for each policy
+  // where it had a preferred LLC, a change to none with `reason` (which the
+  // report does not count as a policy's change: the policy chose nothing),
+  // then the policy's state, then the table's record.
+  void RemoveProcess(uint32_t slot, NoPreferenceReason reason, int64_t now);
   // NotePreference records `preference`, the policy's for `slot` after a
   // call that may change it. The engine keeps only its LLC: a change, the
   // agreement and the runtime on the preferred LLC are all by LLC.
   void NotePreference(PolicySlot& policy, uint32_t slot,
                       const Preference& preference, int64_t now) {
     if (preference.llc != policy.pref_llc[slot]) {
+      ++policy.stats.preferred_llc_changes;
       ChangePreference(policy, slot, preference, now);
     }
   }
+  // ChangePreference stores `preference`'s LLC for `slot` and tells the
+  // listener.
   void ChangePreference(PolicySlot& policy, uint32_t slot,
                         const Preference& preference, int64_t now);
   // RunTrigger runs one scan trigger through every policy, with statistics
@@ -225,6 +244,8 @@ class Engine::Impl {
   std::function<void(const ScanObservation&)> scan_listener_;
   uint64_t samples_applied_ = 0;
   uint64_t handovers_applied_ = 0;
+  uint64_t exits_applied_ = 0;
+  uint64_t processes_evicted_ = 0;  // started processes evicted
 };
 
 absl::Status Engine::Impl::CpuError(int32_t cpu, int64_t timestamp_ns) const {
@@ -273,16 +294,27 @@ absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
       context_.topology().source()));
 }
 
-void Engine::Impl::PrepareSlot(const ProcessTable::Admission& admission) {
+void Engine::Impl::PrepareSlot(uint32_t slot) {
+  // A slot below slots_prepared_ is clean when reused: RemoveProcess reset
+  // it.
+  for (PolicySlot& policy : policies_) policy.pref_llc.resize(slot + 1, -1);
+  slots_prepared_ = slot + 1;
+}
+
+void Engine::Impl::Evict(uint32_t slot, int64_t now) {
+  if (processes_.process(slot).started) ++processes_evicted_;
+  RemoveProcess(slot, NoPreferenceReason::kEvicted, now);
+}
+
+void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
+                                 int64_t now) {
   for (PolicySlot& policy : policies_) {
-    if (admission.slot >= policy.pref_llc.size()) {
-      policy.pref_llc.resize(admission.slot + 1, -1);
-    } else if (admission.evicted) {
-      policy.policy->Forget(admission.slot);
-      policy.pref_llc[admission.slot] = -1;
+    if (policy.pref_llc[slot] != -1) {
+      ChangePreference(policy, slot, Preference{-1, -1, reason}, now);
     }
+    policy.policy->Forget(slot);
   }
-  slots_prepared_ = std::max(slots_prepared_, admission.slot + 1);
+  processes_.Remove(slot, context_);
 }
 
 void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
@@ -290,11 +322,10 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
                                     int64_t now) {
   const int old = policy.pref_llc[slot];
   policy.pref_llc[slot] = preference.llc;
-  ++policy.stats.preferred_llc_changes;
   if (listener_) {
     listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old,
-                               preference.llc, now, preference.cpu,
-                               preference.reason});
+                               preference.llc, preference.cpu,
+                               preference.reason, now});
   }
 }
 
@@ -375,7 +406,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
 
   const int64_t now = Clock(s.timestamp_ns);
   cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
-  const ProcessTable::Admission admission = Admit(s.tgid, s.tid);
+  const ProcessTable::Admission admission = Admit(s.tgid, s.tid, now);
   const uint32_t slot = admission.slot;
   ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
@@ -423,7 +454,7 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
     return HandOverIdsError(h.tgid, h.tid);
   }
-  Clock(h.timestamp_ns);
+  const int64_t now = Clock(h.timestamp_ns);
   cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
   RqState& rq = context_.mutable_rq(h.cpu);
   if (idle) {
@@ -431,10 +462,24 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   } else {
     // The thread gets a record so rq.curr stays exact, but a hand-over
     // never starts its process (DESIGN §1).
-    const ProcessTable::Admission admission = Admit(h.tgid, h.tid);
+    const ProcessTable::Admission admission = Admit(h.tgid, h.tid, now);
     processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
   }
   ++handovers_applied_;
+  return absl::OkStatus();
+}
+
+absl::Status Engine::Impl::ApplyProcessExit(const ProcessExit& exit) {
+  RETURN_IF_ERROR(ValidateClock(exit.timestamp_ns));
+  if (exit.tgid <= 0) return InvalidField("tgid", exit.tgid, "must be > 0");
+  const int64_t now = Clock(exit.timestamp_ns);
+  // A process known only from hand-overs has no preference, but its
+  // threads may be current on a CPU: its record goes too.
+  const uint32_t slot = processes_.FindRecord(exit.tgid);
+  if (slot != ProcessTable::kNoSlot) {
+    RemoveProcess(slot, NoPreferenceReason::kExited, now);
+  }
+  ++exits_applied_;
   return absl::OkStatus();
 }
 
@@ -498,8 +543,9 @@ EngineReport Engine::Impl::Report() const {
   }
   report.samples_applied = samples_applied_;
   report.handovers_applied = handovers_applied_;
+  report.exits_applied = exits_applied_;
   report.processes_tracked = processes_.size();
-  report.processes_evicted = processes_.evicted();
+  report.processes_evicted = processes_evicted_;
   return report;
 }
 
@@ -543,6 +589,9 @@ absl::Status Engine::ApplySample(const Sample& sample) {
 }
 absl::Status Engine::ApplyHandOver(const HandOver& handover) {
   return impl_->ApplyHandOver(handover);
+}
+absl::Status Engine::ApplyProcessExit(const ProcessExit& exit) {
+  return impl_->ApplyProcessExit(exit);
 }
 uint64_t Engine::ApplyBatch(
     absl::Span<const Event> events,

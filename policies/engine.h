@@ -41,7 +41,8 @@ struct PolicyChoice {
 struct EngineOptions {
   ModelTunables model;                 // DESIGN §1 tunables
   ScanTrigger trigger = ScanTrigger::kTick;
-  int64_t max_processes = 1'000'000;   // least recently active evicted beyond
+  // Beyond this many processes the least recently active one is evicted.
+  int64_t max_processes = 1'000'000;
 };
 
 // RecommendRequest asks for the preference of process `tgid`; with `tid`
@@ -57,15 +58,18 @@ struct RecommendRequest {
 };
 
 // PreferenceChange is one change of a process's preferred LLC under one
-// policy, reported as it happens.
+// policy, reported as it happens. A process that exits or is evicted while
+// it has a preferred LLC ends with a change to none, reason kExited or
+// kEvicted.
 struct PreferenceChange {
-  int32_t tgid;
+  int32_t tgid = 0;
   std::string_view policy;  // valid during the callback only
-  int old_llc;              // -1: none
-  int new_llc;              // -1: none
-  int64_t timestamp_ns;     // the sample's time
+  int old_llc = -1;         // -1: none
+  int new_llc = -1;         // -1: none
   int new_cpu = -1;         // the preferred CPU in new_llc; -1: none
-  NoPreferenceReason reason = NoPreferenceReason::kNone;  // when new_llc is -1
+  // Why new_llc is -1; kNone when it is not.
+  NoPreferenceReason reason = NoPreferenceReason::kNoData;
+  int64_t timestamp_ns = 0;  // the session clock at the event that caused it
 };
 
 // CurrentPreference is one policy's preference for one tracked process, as
@@ -107,9 +111,17 @@ class Engine {
   absl::Status ApplySample(const Sample& sample);
   // ApplyHandOver validates then applies a hand-over, same contract.
   absl::Status ApplyHandOver(const HandOver& handover);
-  // ApplyBatch applies `events` in order, each exactly as ApplySample or
-  // ApplyHandOver would: a rejected event leaves the engine unchanged and
-  // the rest still apply; `on_reject` hears the index and error of each.
+  // ApplyProcessExit forgets process `tgid` and its threads (a thread of it
+  // current on a CPU stops being current): for each policy where it had a
+  // preferred LLC, a change to none with reason kExited. A tgid the session
+  // does not know is accepted and changes nothing but the clock.
+  // InvalidArgument (engine unchanged) for tgid not > 0 or a timestamp the
+  // session clock refuses; a later sample of the tgid starts a new process.
+  absl::Status ApplyProcessExit(const ProcessExit& exit);
+  // ApplyBatch applies `events` in order, each exactly as ApplySample,
+  // ApplyHandOver or ApplyProcessExit would: a rejected event leaves the
+  // engine unchanged and the rest still apply; `on_reject` hears the index
+  // and error of each.
   // Returns the number of events applied. One call per batch instead of
   // per event, for streams of millions of events.
   uint64_t ApplyBatch(

@@ -8,6 +8,11 @@ uint32_t ProcessTable::Find(int32_t tgid) const {
                                                                  : it->second;
 }
 
+uint32_t ProcessTable::FindRecord(int32_t tgid) const {
+  auto it = slot_of_.find(tgid);
+  return it == slot_of_.end() ? kNoSlot : it->second;
+}
+
 const ThreadState* ProcessTable::FindThread(uint32_t slot, int32_t tid) const {
   const ProcessState& p = processes_[slot];
   auto it = p.threads.find(tid);
@@ -16,6 +21,7 @@ const ThreadState* ProcessTable::FindThread(uint32_t slot, int32_t tid) const {
 
 ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
   Admission admission = AdmitProcess(tgid);
+  if (admission.slot == kNoSlot) return admission;
   ProcessState& p = processes_[admission.slot];
   auto [it, inserted] = p.threads.try_emplace(tid, kUnknownThread);
   if (inserted) it->second = AddThread(admission.slot, tgid, tid);
@@ -27,30 +33,34 @@ ProcessTable::Admission ProcessTable::AdmitSlow(int32_t tgid, int32_t tid) {
 ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid) {
   if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
     Touch(it->second);
-    return {it->second, kUnknownThread, false};
+    return {it->second, kUnknownThread};
   }
-  Admission admission{0, kUnknownThread, false};
   if (static_cast<int64_t>(slot_of_.size()) >= max_processes_) {
-    // Reuse the least recently active process's slot.
-    admission = {lru_tail_, kUnknownThread, true};
-    Unlink(lru_tail_);
-    FreeThreads(admission.slot);
-    ProcessState& old = processes_[admission.slot];
-    if (old.started) {
-      --started_;
-      ++evicted_;
-    }
-    slot_of_.erase(old.tgid);
-    old = ProcessState{};
-  } else {
-    admission.slot = static_cast<uint32_t>(processes_.size());
+    return {kNoSlot, kUnknownThread};
+  }
+  uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(processes_.size());
     processes_.emplace_back();
     lru_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
   }
-  processes_[admission.slot].tgid = tgid;
-  slot_of_.emplace(tgid, admission.slot);
-  LinkFront(admission.slot);
-  return admission;
+  processes_[slot].tgid = tgid;
+  slot_of_.emplace(tgid, slot);
+  LinkFront(slot);
+  return {slot, kUnknownThread};
+}
+
+void ProcessTable::Remove(uint32_t slot, ModelContext& context) {
+  Unlink(slot);
+  FreeThreads(slot, context);
+  ProcessState& p = processes_[slot];
+  if (p.started) --started_;
+  slot_of_.erase(p.tgid);
+  p = ProcessState{};
+  free_slots_.push_back(slot);
 }
 
 uint32_t ProcessTable::AddThread(uint32_t slot, int32_t tgid, int32_t tid) {
@@ -69,11 +79,18 @@ uint32_t ProcessTable::AddThread(uint32_t slot, int32_t tgid, int32_t tid) {
   return handle;
 }
 
-void ProcessTable::FreeThreads(uint32_t slot) {
+void ProcessTable::FreeThreads(uint32_t slot, ModelContext& context) {
   // A freed record has tgid 0, which no event names, so a stale entry of
   // recent_ pointing at it fails its check.
   for (const auto& [tid, handle] : processes_[slot].threads) {
-    threads_[handle] = ThreadState{};
+    ThreadState& t = threads_[handle];
+    if (t.cpu >= 0) {
+      RqState& rq = context.mutable_rq(t.cpu);
+      if (rq.curr_tgid == t.tgid && rq.curr_tid == t.tid) {
+        rq.curr_tgid = rq.curr_tid = 0;
+      }
+    }
+    t = ThreadState{};
     free_threads_.push_back(handle);
   }
 }

@@ -2,7 +2,7 @@
 // policies' own state: the inputs that are not per policy (thread count,
 // footprint, threads with their CPU and NUMA node), a dense slot per
 // process that policies index their state by, and least-recently-active
-// order for eviction beyond a bound.
+// order, so the engine knows whom to evict beyond a bound.
 //
 // Every event names a process and a thread, and resolving them is most of
 // the engine's own cost. Threads live in one slab with stable indices
@@ -62,14 +62,12 @@ class ProcessTable {
         recent_(kRecentSize, kUnknownThread),
         threads_(1) {}
 
-  // Admission is where an event's process and thread landed; `evicted` is
-  // true when the least recently active process was dropped to make room,
-  // in which case `slot` was its slot and the caller must forget that
-  // slot's old state.
+  // Admission is where an event's process and thread landed. `slot` is
+  // kNoSlot when the process is new and the table is full: the caller
+  // makes room (Remove) and admits again.
   struct Admission {
     uint32_t slot;
     uint32_t thread;  // handle, for thread()
-    bool evicted;
   };
   // Admit finds or adds process `tgid` and its thread `tid` (both > 0), and
   // marks the process most recently active.
@@ -78,13 +76,23 @@ class ProcessTable {
     const ThreadState& t = threads_[guess];
     if (t.tid == tid && t.tgid == tgid) {
       Touch(t.slot);
-      return {t.slot, guess, false};
+      return {t.slot, guess};
     }
     return AdmitSlow(tgid, tid);
   }
+  // Remove forgets the process in `slot` and its threads; a thread of it
+  // that is current on a CPU (rq.curr) stops being current there. The slot
+  // is reused by a later admission.
+  void Remove(uint32_t slot, ModelContext& context);
+  // least_recently_active is the slot that Remove should free to make room.
+  // REQUIRES: the table holds a process.
+  uint32_t least_recently_active() const { return lru_tail_; }
 
   // Find returns the slot of `tgid` if it has started, or kNoSlot.
   uint32_t Find(int32_t tgid) const;
+  // FindRecord returns the slot of `tgid`, started or known only from
+  // hand-overs, or kNoSlot.
+  uint32_t FindRecord(int32_t tgid) const;
   // FindThread returns thread `tid` of the process in `slot`, or nullptr.
   const ThreadState* FindThread(uint32_t slot, int32_t tid) const;
 
@@ -141,10 +149,8 @@ class ProcessTable {
                       p.footprint_pages, p.epoch};
   }
 
-  // size counts the started processes (the tracked ones); evicted counts
-  // the started processes dropped to make room.
+  // size counts the started processes (the tracked ones).
   uint64_t size() const { return started_; }
-  uint64_t evicted() const { return evicted_; }
 
  private:
   // kRecentSize entries of the tid table: tids are small integers (below
@@ -170,8 +176,9 @@ class ProcessTable {
   Admission AdmitProcess(int32_t tgid);
   // AddThread gives thread `tid` of the process in `slot` a record.
   uint32_t AddThread(uint32_t slot, int32_t tgid, int32_t tid);
-  // FreeThreads releases the thread records of the process in `slot`.
-  void FreeThreads(uint32_t slot);
+  // FreeThreads releases the thread records of the process in `slot`,
+  // clearing rq.curr where one of them is current.
+  void FreeThreads(uint32_t slot, ModelContext& context);
   void LinkFront(uint32_t slot) {
     lru_[slot] = LruLinks{kNoSlot, lru_head_};
     if (lru_head_ != kNoSlot) lru_[lru_head_].prev = slot;
@@ -205,10 +212,10 @@ class ProcessTable {
   absl::flat_hash_map<int32_t, uint32_t> slot_of_;
   std::vector<ProcessState> processes_;  // by slot
   std::vector<LruLinks> lru_;            // by slot
+  std::vector<uint32_t> free_slots_;     // slots of removed processes
   uint32_t lru_head_ = kNoSlot;  // most recently active
   uint32_t lru_tail_ = kNoSlot;  // least recently active
   uint64_t started_ = 0;
-  uint64_t evicted_ = 0;
 };
 
 }  // namespace schedcache

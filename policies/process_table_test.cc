@@ -1,6 +1,6 @@
 // ProcessTable: process slots, thread handles (and the tid table that
-// guesses them), current-thread bookkeeping and least-recently-active
-// eviction.
+// guesses them), current-thread bookkeeping, removal and the
+// least-recently-active order.
 #include "policies/process_table.h"
 
 #include <memory>
@@ -14,7 +14,7 @@ namespace {
 TEST(ProcessTable, OneThreadLookupResolvesProcessAndThread) {
   ProcessTable table(8);
   const ProcessTable::Admission first = table.Admit(10, 11);
-  EXPECT_FALSE(first.evicted);
+  EXPECT_NE(first.slot, ProcessTable::kNoSlot);
   const ProcessTable::Admission again = table.Admit(10, 11);
   EXPECT_EQ(again.slot, first.slot);
   EXPECT_EQ(again.thread, first.thread);
@@ -66,34 +66,60 @@ TEST(ProcessTable, TidsSharingATableEntryStayApart) {
   EXPECT_EQ(table.thread(c.thread).slot, c.slot);
 }
 
-TEST(ProcessTable, EvictionFreesThreadsAndForgetsThem) {
+TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
+  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
   ProcessTable table(2);
   // Admit and sample, as the engine does for a runtime sample.
   auto sample = [&table](int32_t tgid, int32_t tid) {
     const ProcessTable::Admission admission = table.Admit(tgid, tid);
-    table.NoteSample(admission.slot, admission.thread, 0);
+    if (admission.slot != ProcessTable::kNoSlot) {
+      table.NoteSample(admission.slot, admission.thread, 0);
+    }
     return admission;
   };
   const ProcessTable::Admission one = sample(1, 100);
-  sample(2, 200);
+  const ProcessTable::Admission two = sample(2, 200);
   sample(1, 101);  // process 1 most recently active
-  const ProcessTable::Admission three = sample(3, 300);  // evicts 2
-  EXPECT_TRUE(three.evicted);
+  EXPECT_EQ(sample(3, 300).slot, ProcessTable::kNoSlot);
+  EXPECT_NE(sample(2, 202).slot, ProcessTable::kNoSlot);  // known: a thread
+  sample(1, 100);
+  EXPECT_EQ(table.least_recently_active(), two.slot);
+  table.Remove(two.slot, context);
   EXPECT_EQ(table.Find(2), ProcessTable::kNoSlot);
-  EXPECT_EQ(table.evicted(), 1u);
-  EXPECT_EQ(table.Find(1), one.slot);
-  // Process 2 comes back as new: a fresh slot state with no threads but
-  // the one named, and its old thread's guess no longer matches.
-  const ProcessTable::Admission back = sample(2, 201);  // evicts 1
-  EXPECT_TRUE(back.evicted);
+  EXPECT_EQ(table.FindRecord(2), ProcessTable::kNoSlot);
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.least_recently_active(), one.slot);
+  // Process 3 takes the freed slot, with no threads but the one named.
+  const ProcessTable::Admission three = sample(3, 300);
+  EXPECT_EQ(three.slot, two.slot);
+  EXPECT_EQ(table.FindThread(three.slot, 200), nullptr);
+  EXPECT_EQ(table.FindThread(three.slot, 202), nullptr);
+  ASSERT_NE(table.FindThread(three.slot, 300), nullptr);
+  EXPECT_EQ(table.RefOf(three.slot).nr_threads, 1);
+  // Process 2 comes back as new: its old thread's guess no longer matches.
+  table.Remove(one.slot, context);
+  const ProcessTable::Admission back = sample(2, 200);
   EXPECT_EQ(back.slot, one.slot);
-  EXPECT_EQ(table.FindThread(back.slot, 200), nullptr);
-  EXPECT_EQ(table.FindThread(back.slot, 100), nullptr);
-  ASSERT_NE(table.FindThread(back.slot, 201), nullptr);
+  EXPECT_EQ(table.FindThread(back.slot, 202), nullptr);
   EXPECT_EQ(table.RefOf(back.slot).nr_threads, 1);
-  const ProcessTable::Admission old_thread = sample(2, 200);
-  EXPECT_FALSE(old_thread.evicted);
-  EXPECT_EQ(table.RefOf(back.slot).nr_threads, 2);
+}
+
+TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
+  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
+  ProcessTable table(8);
+  const ProcessTable::Admission a = table.Admit(5, 6);
+  const ProcessTable::Admission b = table.Admit(5, 7);
+  const ProcessTable::Admission other = table.Admit(8, 9);
+  table.SwitchIn(a.slot, a.thread, 0, context);
+  table.SwitchIn(b.slot, b.thread, 1, context);
+  table.SwitchIn(other.slot, other.thread, 1, context);  // took CPU 1 over
+  table.Remove(a.slot, context);
+  EXPECT_EQ(context.rq(0).curr_tgid, 0);
+  EXPECT_EQ(context.rq(0).curr_tid, 0);
+  EXPECT_EQ(context.rq(1).curr_tgid, 8);
+  EXPECT_EQ(context.rq(1).curr_tid, 9);
+  // Not started (hand-overs only), yet its record is gone.
+  EXPECT_EQ(table.FindRecord(5), ProcessTable::kNoSlot);
 }
 
 TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {

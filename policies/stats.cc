@@ -27,11 +27,11 @@ int64_t Percentile(const std::vector<uint64_t>& counts, uint64_t rank,
 
 }  // namespace
 
-void ExactHistogram::Add(int64_t value) {
+void ExactHistogram::Add(int64_t value, uint64_t times) {
   const int64_t last = static_cast<int64_t>(counts_.size()) - 1;
-  ++counts_[std::clamp<int64_t>(value, 0, last)];
-  ++count_;
-  sum_ += static_cast<double>(value);
+  counts_[std::clamp<int64_t>(value, 0, last)] += times;
+  count_ += times;
+  sum_ += static_cast<double>(value) * static_cast<double>(times);
 }
 
 Distribution ExactHistogram::Summarize() const {

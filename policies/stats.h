@@ -19,7 +19,8 @@ namespace schedcache {
 class ExactHistogram {
  public:
   explicit ExactHistogram(int max_value) : counts_(max_value + 1, 0) {}
-  void Add(int64_t value);
+  // Add counts `times` observations of `value` (ab-merge adds whole bins).
+  void Add(int64_t value, uint64_t times = 1);
   Distribution Summarize() const;
 
  private:

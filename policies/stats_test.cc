@@ -16,6 +16,20 @@ TEST(ExactHistogram, PercentilesAreExact) {
   EXPECT_EQ(d.max, 100);
 }
 
+TEST(ExactHistogram, AddWithACountIsThatManyObservations) {
+  // 99 scans of 4 CPUs and 1 of 16: mean (396 + 16) / 100 = 4.12; p99 is
+  // rank 99, still 4; max 16.
+  ExactHistogram h(16);
+  h.Add(4, 99);
+  h.Add(16, 1);
+  const Distribution d = h.Summarize();
+  EXPECT_EQ(d.count, 100u);
+  EXPECT_DOUBLE_EQ(d.mean, 4.12);
+  EXPECT_EQ(d.p50, 4);
+  EXPECT_EQ(d.p99, 4);
+  EXPECT_EQ(d.max, 16);
+}
+
 TEST(ExactHistogram, EmptyIsAllZero) {
   const Distribution d = ExactHistogram(8).Summarize();
   EXPECT_EQ(d.count, 0u);

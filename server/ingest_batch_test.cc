@@ -311,7 +311,7 @@ std::vector<ColumnField> EveryColumnField() {
 }
 
 // AddOneValue appends a value to `column` of `columns`, whatever its type
-// (0 for an enum: EVENT_KIND_SWITCH_OUT, a readable kind).
+// (0 for an enum; the tests here check only the batch's shape).
 void AddOneValue(v1::EventColumns& columns, const ColumnField& column) {
   google::protobuf::Message& owner =
       column.in_attributes

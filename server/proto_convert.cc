@@ -9,7 +9,7 @@ namespace {
 v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
   switch (reason) {
     case NoPreferenceReason::kNone:
-      return v1::NO_PREFERENCE_REASON_NONE;
+      return v1::NO_PREFERENCE_REASON_UNSPECIFIED;
     case NoPreferenceReason::kNoData:
       return v1::NO_PREFERENCE_REASON_NO_DATA;
     case NoPreferenceReason::kSingleThread:
@@ -26,6 +26,10 @@ v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
       return v1::NO_PREFERENCE_REASON_NOT_CACHE_AWARE;
     case NoPreferenceReason::kOtherNumaNode:
       return v1::NO_PREFERENCE_REASON_OTHER_NUMA_NODE;
+    case NoPreferenceReason::kExited:
+      return v1::NO_PREFERENCE_REASON_EXITED;
+    case NoPreferenceReason::kEvicted:
+      return v1::NO_PREFERENCE_REASON_EVICTED;
   }
   return v1::NO_PREFERENCE_REASON_NO_DATA;
 }

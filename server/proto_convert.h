@@ -146,8 +146,8 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
       visit(handover);
     } else {
       visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
-          "kind ", kind, " is not an EventKind (0 switch-out, 1 tick, ",
-          "2 hand-over)"))});
+          "kind ", kind, " is not an EventKind (1 switch-out, 2 tick, ",
+          "3 hand-over; 0 is unset)"))});
     }
   }
 }

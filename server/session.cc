@@ -233,8 +233,8 @@ std::vector<v1::WatchPreferencesResponse> Session::Snapshot(
     // An entry reads as a change from none to the current preference.
     v1::PreferenceChange& entry = *snapshot.emplace_back().mutable_change();
     entry = ChangeToProto(PreferenceChange{
-        current.tgid, policy, -1, current.preference.llc, now,
-        current.preference.cpu, current.preference.reason});
+        current.tgid, policy, -1, current.preference.llc,
+        current.preference.cpu, current.preference.reason, now});
     entry.set_sequence(last_sequence_);
     entry.set_incarnation(incarnation_);
     entry.set_snapshot(true);

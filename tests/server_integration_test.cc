@@ -230,7 +230,7 @@ TEST_P(ServerTest, RecommendAfterIngest) {
     ASSERT_NE(decision, nullptr);
     EXPECT_EQ(decision->preferred_llc(), 0) << policy;
     EXPECT_EQ(decision->preferred_cpu(), 0) << policy;
-    EXPECT_EQ(decision->reason(), v1::NO_PREFERENCE_REASON_NONE) << policy;
+    EXPECT_EQ(decision->reason(), v1::NO_PREFERENCE_REASON_UNSPECIFIED) << policy;
     EXPECT_GT(decision->cost().cpus_scanned(), 0u) << policy;
     EXPECT_GT(decision->cost().llcs_scanned(), 0u) << policy;
   }

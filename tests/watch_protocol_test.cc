@@ -175,7 +175,7 @@ TEST_F(WatchProtocolTest, SnapshotHoldsEveryProcessAndPolicyThenSynced) {
   EXPECT_EQ(entries[Key(200, "full-scan")].new_llc(), 1);
   EXPECT_EQ(entries[Key(200, "visited-scan")].new_cpu(), 2);
   EXPECT_EQ(entries[Key(200, "visited-scan")].reason(),
-            v1::NO_PREFERENCE_REASON_NONE);
+            v1::NO_PREFERENCE_REASON_UNSPECIFIED);
   EXPECT_EQ(entries[Key(200, "none")].new_llc(), -1);
   EXPECT_EQ(entries[Key(200, "none")].reason(),
             v1::NO_PREFERENCE_REASON_NOT_CACHE_AWARE);

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <variant>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -32,7 +33,7 @@ inline constexpr absl::string_view kSampleCsvHeader =
     "footprint_pages,comm";
 
 // CsvEvent is one row: a runtime sample or a hand-over.
-using CsvEvent = Event;
+using CsvEvent = std::variant<Sample, HandOver>;
 
 // ParseSampleCsvRow parses one data row. Returns InvalidArgument naming the
 // column and its text (quoted by QuoteInput), e.g. an integer out of its

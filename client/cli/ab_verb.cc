@@ -42,7 +42,8 @@ absl::Status CheckFlag(absl::string_view flag, int64_t value, int64_t lo,
 class AbVerb : public Verb {
  public:
   absl::string_view summary() const override {
-    return "A/B: run one trace, CSV or workload through several policies";
+    return "A/B: run a trace, CSV or workload (or a list of them) through "
+           "several policies";
   }
 
   void DefineFlags(FlagSet& flags) override {
@@ -51,6 +52,16 @@ class AbVerb : public Verb {
         "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin), "
         "workload:redis or workload:hackbench",
         &input_);
+    flags.AddString("--inputs-file", "LIST",
+                    "instead of --input: a file of inputs, one a line (# "
+                    "comments; relative paths from LIST's folder), each in a "
+                    "session of its own, reported merged",
+                    &command_.inputs_file);
+    flags.AddString("--shard", "K/N",
+                    "with --inputs-file: run only entries i with i % N == K "
+                    "(K from 0, as Kubernetes' JOB_COMPLETION_INDEX); --json "
+                    "then writes the shard result `ab-merge` reads",
+                    &shard_);
     flags.AddString("--topology", "SOURCE",
                     "host, synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH",
                     &command_.options.session.topology);
@@ -93,10 +104,9 @@ class AbVerb : public Verb {
 
   int Run(const std::vector<std::string>&, std::ostream& out,
           std::ostream& err) override {
-    if (input_.empty()) return UsageError("--input is required", err);
-    absl::StatusOr<ab::AbInputSpec> input = ab::ParseAbInput(input_);
-    if (!input.ok()) return UsageError(input.status().message(), err);
-    command_.options.input = *input;
+    if (absl::Status s = ApplyInputs(); !s.ok()) {
+      return UsageError(s.message(), err);
+    }
     if (absl::Status s = ApplyCpuMap(); !s.ok()) {
       return UsageError(s.message(), err);
     }
@@ -144,11 +154,41 @@ class AbVerb : public Verb {
                     &spill_probability_);
   }
 
+  // ApplyInputs takes --input, or --inputs-file and its --shard.
+  absl::Status ApplyInputs() {
+    if (input_.empty() == command_.inputs_file.empty()) {
+      return absl::InvalidArgumentError(
+          "give one of --input and --inputs-file");
+    }
+    if (!command_.inputs_file.empty()) {
+      if (!command_.options.scan_trace.empty()) {
+        return absl::InvalidArgumentError(
+            "--scan-trace takes one --input, not --inputs-file (every input "
+            "would write the same files)");
+      }
+      if (shard_.empty()) return absl::OkStatus();
+      ASSIGN_OR_RETURN(command_.shard, ab::ParseShard(shard_));
+      if (command_.files.json.empty()) {
+        return absl::InvalidArgumentError(
+            "--shard needs --json FILE: the shard result `ab-merge` reads");
+      }
+      return absl::OkStatus();
+    }
+    if (!shard_.empty()) {
+      return absl::InvalidArgumentError(
+          "--shard splits an --inputs-file list, not one --input");
+    }
+    ASSIGN_OR_RETURN(command_.options.input, ab::ParseAbInput(input_));
+    return absl::OkStatus();
+  }
+
   // ApplyCpuMap parses --cpu-map, which only renames the CPUs of recorded
   // inputs: a workload runs on the topology's own CPUs.
   absl::Status ApplyCpuMap() {
     if (cpu_map_.empty()) return absl::OkStatus();
-    if (command_.options.input.kind == ab::AbInputSpec::Kind::kWorkload) {
+    command_.cpu_map = cpu_map_;
+    if (command_.inputs_file.empty() &&
+        command_.options.input.kind == ab::AbInputSpec::Kind::kWorkload) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--cpu-map ", cpu_map_, ": applies to trace: and csv: inputs only, ",
           "not to ", input_));
@@ -207,6 +247,7 @@ class AbVerb : public Verb {
   }
 
   std::string input_;
+  std::string shard_;
   std::string cpu_map_;
   // A string so that the message can repeat what was typed; the default is
   // the workload generator's.

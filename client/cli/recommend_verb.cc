@@ -71,7 +71,7 @@ class RecommendVerb : public Verb {
           "%-*s %-4s %-4s %-20s %-5s %-6d %-6d %-9d %s\n", width,
           decision.policy(),
           LlcName(decision.preferred_llc()), LlcName(decision.preferred_cpu()),
-          decision.reason() == v1::NO_PREFERENCE_REASON_NONE
+          decision.reason() == v1::NO_PREFERENCE_REASON_UNSPECIFIED
               ? "-"
               : ReasonText(decision.reason()),
           decision.scanned_now() ? "now" : "last",

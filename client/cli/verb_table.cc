@@ -12,6 +12,7 @@ std::unique_ptr<Verb> MakeRecommendVerb();
 std::unique_ptr<Verb> MakeWatchVerb();
 std::unique_ptr<Verb> MakeReportVerb();
 std::unique_ptr<Verb> MakeAbVerb();
+std::unique_ptr<Verb> MakeAbMergeVerb();
 
 namespace {
 
@@ -25,6 +26,7 @@ constexpr VerbEntry kVerbs[] = {
     {"watch", &MakeWatchVerb},
     {"report", &MakeReportVerb},
     {"ab", &MakeAbVerb},
+    {"ab-merge", &MakeAbMergeVerb},
 };
 
 }  // namespace

@@ -70,7 +70,8 @@ TEST(AbCollector, KeepsFinalLlcsForAllAndTimelinesForTheBusiest) {
   const int n = kMaxTimelines + 2;
   for (int tgid = 1; tgid <= n; ++tgid) {
     collector.OnSample(Ran(tgid, tgid, 100 * tgid, "p"));
-    collector.OnPreferenceChange(PreferenceChange{tgid, "b", -1, 3, 5});
+    collector.OnPreferenceChange(PreferenceChange{
+        .tgid = tgid, .policy = "b", .new_llc = 3, .timestamp_ns = 5});
   }
   const AbResult result = collector.Build(TwoPolicies(), AbInput{}, true);
   ASSERT_EQ(result.processes.size(), static_cast<size_t>(n));
@@ -93,7 +94,8 @@ TEST(AbCollector, CapsEachTimelineAndCountsWhatItDrops) {
   AbCollector collector({"a", "b"}, 8, nullptr);
   const int changes = static_cast<int>(kMaxChangesPerTimeline) + 3;
   for (int i = 0; i < changes; ++i) {
-    collector.OnPreferenceChange(PreferenceChange{1, "a", -1, i % 2, i});
+    collector.OnPreferenceChange(PreferenceChange{
+        .tgid = 1, .policy = "a", .new_llc = i % 2, .timestamp_ns = i});
   }
   EXPECT_EQ(collector.dropped_changes(), 3u);
   const AbResult result = collector.Build(TwoPolicies(), AbInput{}, true);

@@ -116,8 +116,13 @@ class RemoteSession : public AbSession {
     }
     uint64_t missed = 0;
     for (const v1::PreferenceChange& c : log_.Take(missed)) {
-      observer_.OnPreferenceChange(PreferenceChange{
-          c.tgid(), c.policy(), c.old_llc(), c.new_llc(), c.timestamp_ns()});
+      // The collector reads LLCs only, so the CPU and reason stay unset.
+      observer_.OnPreferenceChange(PreferenceChange{.tgid = c.tgid(),
+                                                    .policy = c.policy(),
+                                                    .old_llc = c.old_llc(),
+                                                    .new_llc = c.new_llc(),
+                                                    .timestamp_ns =
+                                                        c.timestamp_ns()});
     }
     if (missed > 0) {
       return absl::ResourceExhaustedError(absl::StrCat(

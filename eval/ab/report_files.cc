@@ -46,4 +46,14 @@ absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files) 
   return WriteFile(files.html, result, &WriteHtml);
 }
 
+absl::Status PublishReport(const AbResult& result, const ReportFiles& files,
+                           std::ostream& out, std::ostream& err) {
+  RETURN_IF_ERROR(WriteTextReport(result, out));
+  RETURN_IF_ERROR(WriteReportFiles(result, files));
+  for (const std::string* path : {&files.json, &files.csv, &files.html}) {
+    if (!path->empty()) err << "wrote " << *path << "\n";
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace schedcache::ab

@@ -7,6 +7,7 @@
 #ifndef SCHEDCACHE_EVAL_AB_REPORT_FILES_H_
 #define SCHEDCACHE_EVAL_AB_REPORT_FILES_H_
 
+#include <ostream>
 #include <string>
 
 #include "absl/status/status.h"
@@ -25,6 +26,12 @@ struct ReportFiles {
 // the first error, naming the file: PermissionDenied/NotFound when it
 // cannot be opened, or the writer's error.
 absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files);
+
+// PublishReport is what the verbs that end in a report do: the text table
+// to `out`, then WriteReportFiles, then a "wrote FILE" line on `err` for
+// each file. Errors as WriteTextReport and WriteReportFiles.
+absl::Status PublishReport(const AbResult& result, const ReportFiles& files,
+                           std::ostream& out, std::ostream& err);
 
 }  // namespace schedcache::ab
 

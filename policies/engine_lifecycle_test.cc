@@ -1,0 +1,184 @@
+// How processes leave a session: ProcessExit, eviction at max_processes,
+// and the change to none that ends each preference they held.
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "policies/engine.h"
+#include "policies/testing/engine_harness.h"
+
+namespace schedcache {
+namespace {
+
+using test_support::MakeGrid;
+using test_support::SampleAt;
+using test_support::ScanNow;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// Change is what a test checks of a PreferenceChange.
+using Change = std::tuple<int32_t, std::string, int, int, NoPreferenceReason,
+                          int64_t>;  // tgid, policy, old, new LLC, reason, ts
+
+// LifecycleEngine is a query-trigger engine over two LLCs of four CPUs
+// (LLC 1 = CPUs 4-7) that records every change.
+struct LifecycleEngine {
+  explicit LifecycleEngine(EngineOptions options = {}) {
+    options.trigger = ScanTrigger::kQuery;
+    engine = test_support::MustMakeEngine(
+        MakeGrid({1, 2, 4}), options, {"full-scan", "visited-scan", "none"});
+    engine->SetChangeListener([this](const PreferenceChange& c) {
+      changes.emplace_back(c.tgid, std::string(c.policy), c.old_llc, c.new_llc,
+                           c.reason, c.timestamp_ns);
+    });
+  }
+  // Prefer gives process `tgid` a preference for LLC 1 under both
+  // cache-aware policies at time `ts`: 4 threads (so invalid_nr passes),
+  // runtime only on CPU 5, then a scan (the ChangeListener test of
+  // engine_test.cc derives the same).
+  void Prefer(int32_t tgid, int64_t ts) {
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(ts, 5, tgid, tgid, 1000, false, 4)).ok());
+    ASSERT_EQ(ScanNow(*engine, tgid, tgid, ts)[0].preferred_llc, 1);
+  }
+  bool Tracked(int32_t tgid) {
+    RecommendRequest request;
+    request.tgid = tgid;
+    return engine->Recommend(request).ok();
+  }
+
+  std::unique_ptr<Engine> engine;
+  std::vector<Change> changes;
+};
+
+TEST(ProcessExit, EndsEachPreferenceWithReasonExitedAndForgetsTheProcess) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(50, 1, 20, 20, 10, false)).ok());
+  t.changes.clear();
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{100, 10}).ok());
+  // `none` held no preference, so it says nothing.
+  EXPECT_THAT(
+      t.changes,
+      ElementsAre(
+          Change{10, "full-scan", 1, -1, NoPreferenceReason::kExited, 100},
+          Change{10, "visited-scan", 1, -1, NoPreferenceReason::kExited, 100}));
+  EXPECT_FALSE(t.Tracked(10));
+  EXPECT_TRUE(t.Tracked(20));
+  const EngineReport report = t.engine->Report();
+  EXPECT_EQ(report.exits_applied, 1u);
+  EXPECT_EQ(report.processes_tracked, 1u);
+  EXPECT_EQ(report.processes_evicted, 0u);
+  // The policy chose nothing: its change count holds the scan's change only.
+  EXPECT_EQ(report.policies[0].preferred_llc_changes, 1u);
+}
+
+TEST(ProcessExit, OfAProcessWithoutPreferenceSaysNothing) {
+  LifecycleEngine t;
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(0, 1, 20, 20, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{5, 20}).ok());
+  EXPECT_THAT(t.changes, IsEmpty());
+  EXPECT_FALSE(t.Tracked(20));
+}
+
+TEST(ProcessExit, OfAnUnknownProcessIsAcceptedAndChangesNothing) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  t.changes.clear();
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{10, 99}).ok());
+  EXPECT_THAT(t.changes, IsEmpty());
+  EXPECT_TRUE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().exits_applied, 1u);
+  EXPECT_EQ(t.engine->Report().processes_tracked, 1u);
+}
+
+TEST(ProcessExit, RejectsABadTgidOrTimestampAndLeavesTheProcess) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  const absl::Status zero = t.engine->ApplyProcessExit(ProcessExit{10, 0});
+  EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero.message(), HasSubstr("tgid 0 must be > 0"));
+  const absl::Status early = t.engine->ApplyProcessExit(ProcessExit{-1, 10});
+  EXPECT_THAT(early.message(), HasSubstr("timestamp_ns -1"));
+  // max_clock_jump_ns defaults to 3600 s.
+  const absl::Status late =
+      t.engine->ApplyProcessExit(ProcessExit{3'600'000'000'001, 10});
+  EXPECT_THAT(late.message(), HasSubstr("ahead of the session clock 0"));
+  EXPECT_TRUE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().exits_applied, 0u);
+}
+
+TEST(ProcessExit, ALaterSampleOfTheTgidStartsAFreshProcess) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{100, 10}).ok());
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(200, 1, 10, 11, 10, false)).ok());
+  RecommendRequest request;
+  request.tgid = 10;
+  absl::StatusOr<std::vector<PolicyDecision>> d = t.engine->Recommend(request);
+  ASSERT_TRUE(d.ok()) << d.status();
+  // Nothing of the old process survives: no preference, and the thread
+  // count is the one thread seen, not the old process's 4.
+  EXPECT_EQ((*d)[0].preferred_llc, -1);
+  EXPECT_EQ((*d)[0].reason, NoPreferenceReason::kSingleThread);
+  request.tid = 10;  // the old process's thread
+  EXPECT_EQ(t.engine->Recommend(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ProcessExit, ClearsTheCpuItsThreadIsCurrentOn) {
+  // Thread 11 of process 10 ticks on CPU 6, so it is current there; then
+  // 10 exits and a new process 10 runs threads 12 (CPU 4) and 13 (CPU 5).
+  // A scan counts running threads by tgid: 2 when the exit cleared CPU 6,
+  // 3 if the dead thread still counted.
+  LifecycleEngine t;
+  ASSERT_TRUE(
+      t.engine->ApplySample(SampleAt(0, 6, 10, 11, 1000, true, 4)).ok());
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{1, 10}).ok());
+  ASSERT_TRUE(
+      t.engine->ApplySample(SampleAt(2, 4, 10, 12, 1000, true, 4)).ok());
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(2, 5, 10, 13, 1000, true)).ok());
+  EXPECT_EQ(ScanNow(*t.engine, 10, 13, 2)[0].nr_running, 2);
+}
+
+TEST(ApplyBatch, AppliesProcessExitsInOrderWithTheOtherEvents) {
+  LifecycleEngine t;
+  const std::vector<Event> events = {SampleAt(0, 1, 20, 20, 10, false),
+                                     ProcessExit{1, 20}, ProcessExit{2, -4},
+                                     SampleAt(3, 1, 30, 30, 10, false)};
+  std::vector<size_t> rejected;
+  EXPECT_EQ(t.engine->ApplyBatch(
+                events,
+                [&](size_t i, const absl::Status&) { rejected.push_back(i); }),
+            3u);
+  EXPECT_THAT(rejected, ElementsAre(2u));
+  EXPECT_FALSE(t.Tracked(20));
+  EXPECT_TRUE(t.Tracked(30));
+}
+
+TEST(Eviction, EndsEachPreferenceOfTheEvictedProcessWithReasonEvicted) {
+  EngineOptions options;
+  options.max_processes = 2;
+  LifecycleEngine t(options);
+  t.Prefer(10, 0);
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(10, 1, 20, 20, 10, false)).ok());
+  t.changes.clear();
+  // A third process evicts the least recently active, 10.
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(20, 2, 30, 30, 10, false)).ok());
+  EXPECT_THAT(
+      t.changes,
+      ElementsAre(
+          Change{10, "full-scan", 1, -1, NoPreferenceReason::kEvicted, 20},
+          Change{10, "visited-scan", 1, -1, NoPreferenceReason::kEvicted, 20}));
+  EXPECT_FALSE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().processes_evicted, 1u);
+  EXPECT_EQ(t.engine->Report().processes_tracked, 2u);
+}
+
+}  // namespace
+}  // namespace schedcache
