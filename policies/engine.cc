@@ -121,6 +121,9 @@ class Engine::Impl {
       const {
     for (const PolicySlot& policy : policies_) visit(policy.name, policy.stats);
   }
+  void ForEachPreference(
+      absl::FunctionRef<void(const CurrentPreference&)> fn) const;
+  int64_t now() const { return now_; }
 
   const EngineOptions& options() const { return options_; }
   const ModelContext& context() const { return context_; }
@@ -352,6 +355,18 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
     listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old,
                                preference.llc, preference.cpu,
                                preference.reason, now});
+  }
+}
+
+void Engine::Impl::ForEachPreference(
+    absl::FunctionRef<void(const CurrentPreference&)> fn) const {
+  for (uint32_t slot = 0; slot < slots_prepared_; ++slot) {
+    const ProcessState& p = processes_.process(slot);
+    if (!p.started) continue;
+    for (size_t i = 0; i < policies_.size(); ++i) {
+      fn(CurrentPreference{p.tgid, static_cast<int>(i),
+                           policies_[i].policy->CurrentPreference(slot)});
+    }
   }
 }
 
@@ -632,6 +647,11 @@ void Engine::ForEachPolicyStats(
     absl::FunctionRef<void(std::string_view, const PolicyStats&)> visit) const {
   impl_->ForEachPolicyStats(visit);
 }
+void Engine::ForEachPreference(
+    absl::FunctionRef<void(const CurrentPreference&)> fn) const {
+  impl_->ForEachPreference(fn);
+}
+int64_t Engine::now() const { return impl_->now(); }
 void Engine::SetChangeListener(
     std::function<void(const PreferenceChange&)> listener) {
   impl_->set_listener(std::move(listener));

@@ -73,6 +73,14 @@ struct PreferenceChange {
   int64_t timestamp_ns = 0;  // the session clock at the event that caused it
 };
 
+// CurrentPreference is one policy's preference for one tracked process, as
+// Engine::ForEachPreference reports it.
+struct CurrentPreference {
+  int32_t tgid;
+  int policy;  // index in session order
+  Preference preference;
+};
+
 // ScanObservation is one executed scan of one policy, reported as it
 // happens (for per-scan traces and exact histograms; the report keeps only
 // summaries).
@@ -141,6 +149,14 @@ class Engine {
   void ForEachPolicyStats(
       absl::FunctionRef<void(std::string_view name, const PolicyStats& stats)>
           visit) const;
+  // ForEachPreference calls `fn` once per tracked process and policy with
+  // the preference the engine last noted (the one its changes were
+  // reported from), processes in slot order, policies in session order.
+  // The engine's clock is now().
+  void ForEachPreference(
+      absl::FunctionRef<void(const CurrentPreference&)> fn) const;
+  // now is the session clock: the latest timestamp applied.
+  int64_t now() const;
 
   // SetChangeListener installs the callback for PreferenceChange events; it
   // runs synchronously inside ApplySample/Recommend, so it must be quick and

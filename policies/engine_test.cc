@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -295,6 +296,53 @@ TEST(ChangeListener, ReportsEveryPreferredLlcChangePerPolicy) {
                                               P{"full-scan", -1},
                                               P{"visited-scan", -1}));
   EXPECT_EQ(engine->Report().policies[1].preferred_llc_changes, 2u);
+}
+
+TEST(ChangeListener, CarriesTheNewCpuAndTheReasonForNone) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  std::vector<PreferenceChange> changes;
+  engine->SetChangeListener(
+      [&](const PreferenceChange& change) { changes.push_back(change); });
+  // As above: the scan picks CPU 5, the only CPU with runtime (LLC 1 of
+  // the 2 x 4 grid); 6 periods later the preference times out.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 5, 10, 1, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 1, 0);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(6 * kP, 5, 10, 1, 1000, false)).ok());
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].new_cpu, 5);
+  EXPECT_EQ(changes[0].reason, NoPreferenceReason::kNone);
+  EXPECT_EQ(changes[1].new_llc, -1);
+  EXPECT_EQ(changes[1].new_cpu, -1);
+  EXPECT_EQ(changes[1].reason, NoPreferenceReason::kTimedOut);
+}
+
+TEST(ForEachPreference, ListsTrackedProcessesPerPolicyAsLastNoted) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan", "none"}, options);
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 5, 10, 1, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 1, 0);  // full-scan prefers CPU 5, LLC 1
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 0, 20, 2, 1000, false)).ok());
+  // Process 30 is known from a hand-over only: not tracked, not listed.
+  ASSERT_TRUE(engine->ApplyHandOver(HandOver{2 * kP, 1, 30, 31}).ok());
+  std::vector<std::tuple<int32_t, int, int, int, NoPreferenceReason>> seen;
+  engine->ForEachPreference([&](const CurrentPreference& current) {
+    seen.emplace_back(current.tgid, current.policy, current.preference.llc,
+                      current.preference.cpu, current.preference.reason);
+  });
+  using T = std::tuple<int32_t, int, int, int, NoPreferenceReason>;
+  EXPECT_THAT(seen,
+              ::testing::ElementsAre(
+                  T{10, 0, 1, 5, NoPreferenceReason::kNone},
+                  T{10, 1, -1, -1, NoPreferenceReason::kNotCacheAware},
+                  // One thread seen: account's invalid_nr says why.
+                  T{20, 0, -1, -1, NoPreferenceReason::kSingleThread},
+                  T{20, 1, -1, -1, NoPreferenceReason::kNotCacheAware}));
+  EXPECT_EQ(engine->now(), 2 * kP);
 }
 
 TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {

@@ -42,7 +42,8 @@ std::shared_ptr<Session> MakeFuzzSession() {
   }
   SessionSettings settings = ValueOrAbort(
       BuildSessionSettings(request, registry, Limits{}.max_processes));
-  return ValueOrAbort(Session::Create(std::move(settings), topology, registry));
+  return ValueOrAbort(Session::Create(std::move(settings), topology, registry,
+                                      Limits{}.watch_history));
 }
 
 // FirstTgid is the tgid of the batch's first event, in either form.

@@ -27,6 +27,10 @@ struct Limits {
   // Preference changes buffered per watcher before they are dropped and
   // counted as missed (--max_watch_queue).
   int max_watch_queue = 65'536;
+  // Latest preference changes each session retains, so that a watcher
+  // whose stream broke resumes without a snapshot (--watch_history; 0:
+  // none, every resume gets a snapshot).
+  int watch_history = 4'096;
   // CPUs a session's synthetic or XML topology may have
   // (--max_topology_cpus); see TopologyLimits for why.
   int64_t max_topology_cpus = 16'384;

@@ -82,6 +82,10 @@ ABSL_FLAG(int, max_watch_streams, schedcache::Limits{}.max_watch_streams,
 ABSL_FLAG(int, max_watch_queue, schedcache::Limits{}.max_watch_queue,
           "Preference changes buffered per watcher before they are dropped "
           "(and counted as missed) (>= 1)");
+ABSL_FLAG(int, watch_history, schedcache::Limits{}.watch_history,
+          "Latest preference changes each session retains for "
+          "WatchPreferences resumes; a resume from further back gets a "
+          "snapshot (>= 0)");
 ABSL_FLAG(int64_t, max_topology_cpus, schedcache::Limits{}.max_topology_cpus,
           "Most CPUs a synthetic or XML topology may describe, for a "
           "session or --topology; checked before hwloc builds it (>= 1)");
@@ -183,6 +187,7 @@ absl::Status ValidateFlags() {
            AtLeast<int64_t>("max_topology_cpus",
                             absl::GetFlag(FLAGS_max_topology_cpus), 1),
            AtLeast("max_watch_queue", absl::GetFlag(FLAGS_max_watch_queue), 1),
+           AtLeast("watch_history", absl::GetFlag(FLAGS_watch_history), 0),
            AtLeast("shutdown_grace_seconds",
                    absl::GetFlag(FLAGS_shutdown_grace_seconds), 0.0),
        }) {
@@ -241,6 +246,7 @@ absl::StatusOr<schedcache::ServerOptions> OptionsFromFlags() {
   options.limits.max_watch_streams = absl::GetFlag(FLAGS_max_watch_streams);
   options.limits.max_topology_cpus = absl::GetFlag(FLAGS_max_topology_cpus);
   options.limits.max_watch_queue = absl::GetFlag(FLAGS_max_watch_queue);
+  options.limits.watch_history = absl::GetFlag(FLAGS_watch_history);
   return options;
 }
 

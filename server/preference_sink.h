@@ -2,12 +2,15 @@
 // open WatchPreferences stream).
 //
 // Delivery happens in two steps so that no lock is held while gRPC runs
-// (gRPC may run reactions inline inside StartWrite/Finish): Enqueue is
-// called with the session's lock held and only queues; Flush and Close are
-// called with no lock held and may start writes.
+// (gRPC may run reactions inline inside StartWrite/Finish): EnqueueStart
+// and Enqueue are called with the session's lock held and only queue;
+// Flush and Close are called with no lock held and may start writes.
 #ifndef SCHEDCACHE_SERVER_PREFERENCE_SINK_H_
 #define SCHEDCACHE_SERVER_PREFERENCE_SINK_H_
 
+#include <vector>
+
+#include "absl/status/status.h"
 #include "schedcache/v1/schedcache.pb.h"
 
 namespace schedcache {
@@ -15,15 +18,19 @@ namespace schedcache {
 class PreferenceSink {
  public:
   virtual ~PreferenceSink() = default;
-  // Enqueue queues `change` (or counts it missed when the queue is full).
-  // Returns true when the caller must call Flush() once its locks are
-  // released. Thread-safe.
+  // EnqueueStart queues what the stream sends before any change (a
+  // snapshot or a replay, then Synced); never dropped, whatever its size.
+  // Called once, before any Enqueue. Returns true when the caller
+  // must call Flush() once its locks are released. Thread-safe.
+  virtual bool EnqueueStart(std::vector<v1::WatchPreferencesResponse> start) = 0;
+  // Enqueue queues `change` (or counts it missed when the queue of changes
+  // is full). Returns as EnqueueStart. Thread-safe.
   virtual bool Enqueue(const v1::PreferenceChange& change) = 0;
-  // Flush starts sending what Enqueue queued. REQUIRES: no lock held.
+  // Flush starts sending what was queued. REQUIRES: no lock held.
   virtual void Flush() = 0;
-  // Close ends the stream with OK after the queued changes. REQUIRES: no
-  // lock held. Idempotent.
-  virtual void Close() = 0;
+  // Close ends the stream with `why` after what was queued. REQUIRES: no
+  // lock held. Idempotent: the first status wins.
+  virtual void Close(const absl::Status& why) = 0;
 };
 
 }  // namespace schedcache

@@ -318,6 +318,8 @@ v1::PreferenceChange ChangeToProto(const PreferenceChange& change) {
   out.set_old_llc(change.old_llc);
   out.set_new_llc(change.new_llc);
   out.set_timestamp_ns(change.timestamp_ns);
+  out.set_new_cpu(change.new_cpu);
+  out.set_reason(ReasonToProto(change.reason));
   return out;
 }
 

@@ -176,6 +176,7 @@ v1::RecommendResponse RecommendResponseToProto(
 v1::Tunable TunableToProto(const TunableSpec& spec);
 v1::PolicyDecision DecisionToProto(const PolicyDecision& decision);
 v1::PolicyReport PolicyReportToProto(const PolicyReport& report);
+// ChangeToProto leaves sequence and incarnation to the session.
 v1::PreferenceChange ChangeToProto(const PreferenceChange& change);
 
 }  // namespace schedcache

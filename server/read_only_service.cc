@@ -89,7 +89,7 @@ grpc::ServerUnaryReactor* ReadOnlyService::Recommend(
   return full_.Recommend(context, request, response);
 }
 
-grpc::ServerWriteReactor<v1::PreferenceChange>*
+grpc::ServerWriteReactor<v1::WatchPreferencesResponse>*
 ReadOnlyService::WatchPreferences(grpc::CallbackServerContext* context,
                                   const v1::WatchPreferencesRequest* request) {
   return full_.WatchPreferences(context, request);

@@ -59,7 +59,7 @@ class ReadOnlyService final : public v1::SchedCache::CallbackService {
   grpc::ServerUnaryReactor* Recommend(grpc::CallbackServerContext* context,
                                       const v1::RecommendRequest* request,
                                       v1::RecommendResponse* response) override;
-  grpc::ServerWriteReactor<v1::PreferenceChange>* WatchPreferences(
+  grpc::ServerWriteReactor<v1::WatchPreferencesResponse>* WatchPreferences(
       grpc::CallbackServerContext* context,
       const v1::WatchPreferencesRequest* request) override;
   grpc::ServerUnaryReactor* GetReport(grpc::CallbackServerContext* context,

@@ -153,7 +153,7 @@ grpc::ServerUnaryReactor* SchedCacheService::Recommend(
   return Respond(context, Unwrap((*session)->Recommend(*query), response));
 }
 
-grpc::ServerWriteReactor<v1::PreferenceChange>*
+grpc::ServerWriteReactor<v1::WatchPreferencesResponse>*
 SchedCacheService::WatchPreferences(
     grpc::CallbackServerContext* context,
     const v1::WatchPreferencesRequest* request) {

@@ -39,16 +39,19 @@ absl::StatusOr<std::shared_ptr<const Topology>> Load(absl::string_view source,
   return std::make_shared<const Topology>(std::move(topology));
 }
 
-// Register builds a session from `settings` on `topology` and adds it
-// under its name; `definition`, when given, is stored (SessionManager::Add).
+// Register builds a session from `settings` on `topology`, keeping the
+// last `limits.watch_history` changes, and adds it under its name;
+// `definition`, when given, is stored (SessionManager::Add).
 absl::Status Register(SessionSettings settings,
                       std::shared_ptr<const Topology> topology,
-                      const PolicyRegistry& registry, SessionManager& sessions,
+                      const PolicyRegistry& registry, const Limits& limits,
+                      SessionManager& sessions,
                       const v1::CreateSessionRequest* definition) {
   const std::string name = settings.name;
   RETURN_IF_ERROR(sessions.Reserve(name));
   absl::StatusOr<std::shared_ptr<Session>> session =
-      Session::Create(std::move(settings), std::move(topology), registry);
+      Session::Create(std::move(settings), std::move(topology), registry,
+                      limits.watch_history);
   if (!session.ok()) {
     sessions.Release(name);
     return session.status();
@@ -70,8 +73,8 @@ absl::Status AddDefaultSession(const ServerOptions& options,
   ASSIGN_OR_RETURN(
       SessionSettings settings,
       BuildSessionSettings(request, registry, options.limits.max_processes));
-  return Register(std::move(settings), std::move(topology), registry, sessions,
-                  /*definition=*/nullptr);
+  return Register(std::move(settings), std::move(topology), registry,
+                  options.limits, sessions, /*definition=*/nullptr);
 }
 
 // Restore recreates one stored session with CreateSession's checks (on this
@@ -88,8 +91,8 @@ absl::Status Restore(const v1::CreateSessionRequest& definition,
       CheckTopologySource(definition.topology(), limits.max_topology_cpus));
   ASSIGN_OR_RETURN(std::shared_ptr<const Topology> topology,
                    load_topology(definition.topology()));
-  return Register(std::move(settings), std::move(topology), registry, sessions,
-                  /*definition=*/nullptr);
+  return Register(std::move(settings), std::move(topology), registry,
+                  options.limits, sessions, /*definition=*/nullptr);
 }
 
 // RestoreSessions recreates every session stored in `state_dir`. A file
@@ -186,7 +189,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   server->builder_ =
       std::make_unique<SessionBuilder>(server->registry_, server->sessions_,
-                                       std::move(loader), kSessionBuildThreads);
+                                       std::move(loader),
+                                       options.limits.watch_history,
+                                       kSessionBuildThreads);
   server->service_ = std::make_unique<SchedCacheService>(
       *server->registry_, *server->sessions_, *server->builder_, server->host_,
       options.limits);

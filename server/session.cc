@@ -1,8 +1,12 @@
 #include "server/session.h"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
+#include "absl/random/random.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "server/proto_convert.h"
 
@@ -10,21 +14,30 @@ namespace schedcache {
 
 absl::StatusOr<std::shared_ptr<Session>> Session::Create(
     SessionSettings settings, std::shared_ptr<const Topology> topology,
-    const PolicyRegistry& registry) {
+    const PolicyRegistry& registry, int watch_history) {
   absl::StatusOr<std::unique_ptr<Engine>> engine =
       Engine::Create(topology, registry, settings.policies, settings.options);
   if (!engine.ok()) return engine.status();
+  // 0 is no incarnation (WatchPreferencesRequest: no resume), so it is
+  // never drawn.
+  absl::BitGen random;
+  const uint64_t incarnation = absl::Uniform<uint64_t>(
+      absl::IntervalClosed, random, 1, std::numeric_limits<uint64_t>::max());
   // Not make_shared: the constructor is private.
-  std::shared_ptr<Session> session(new Session(
-      std::move(settings), std::move(topology), *std::move(engine)));
+  std::shared_ptr<Session> session(
+      new Session(std::move(settings), std::move(topology),
+                  *std::move(engine), incarnation, watch_history));
   return session;
 }
 
 Session::Session(SessionSettings settings,
                  std::shared_ptr<const Topology> topology,
-                 std::unique_ptr<Engine> engine)
+                 std::unique_ptr<Engine> engine, uint64_t incarnation,
+                 int watch_history)
     : settings_(std::move(settings)),
       topology_(std::move(topology)),
+      incarnation_(incarnation),
+      watch_history_(static_cast<size_t>(watch_history)),
       engine_(std::move(engine)) {
   // The listener runs inside ApplySample/Recommend, which this class only
   // calls with mu_ held.
@@ -35,11 +48,20 @@ Session::Session(SessionSettings settings,
 }
 
 void Session::OnChange(const PreferenceChange& change) {
-  if (watchers_.empty()) return;
-  const v1::PreferenceChange message = ChangeToProto(change);
-  for (const std::shared_ptr<PreferenceSink>& watcher : watchers_) {
-    if (watcher->Enqueue(message)) to_flush_.push_back(watcher);
+  // Numbered and retained even without watchers: a watcher whose stream
+  // broke resumes from the history.
+  v1::PreferenceChange message = ChangeToProto(change);
+  message.set_sequence(++last_sequence_);
+  message.set_incarnation(incarnation_);
+  for (const Watcher& watcher : watchers_) {
+    if (watcher.filter.Matches(change.tgid, change.policy) &&
+        watcher.sink->Enqueue(message)) {
+      to_flush_.push_back(watcher.sink);
+    }
   }
+  if (watch_history_ == 0) return;
+  if (history_.size() == watch_history_) history_.pop_front();
+  history_.push_back(std::move(message));
 }
 
 std::vector<std::shared_ptr<PreferenceSink>> Session::TakeFlushes() {
@@ -166,34 +188,121 @@ v1::Session Session::Describe() const {
   out.set_events_accepted(events_accepted_);
   out.set_events_rejected(events_rejected_);
   out.set_processes_tracked(engine_->processes_tracked());
+  out.set_incarnation(incarnation_);
   return out;
 }
 
-absl::Status Session::AddWatcher(std::shared_ptr<PreferenceSink> sink) {
-  absl::MutexLock lock(&mu_);
-  if (!closed_.ok()) return closed_;
-  watchers_.push_back(std::move(sink));
+absl::Status Session::AddWatcher(std::shared_ptr<PreferenceSink> sink,
+                                 const WatchSpec& spec) {
+  bool flush = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!closed_.ok()) return closed_;
+    absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> start =
+        WatchStart(spec);
+    if (!start.ok()) return start.status();
+    flush = sink->EnqueueStart(*std::move(start));
+    watchers_.push_back(Watcher{sink, spec.filter});
+  }
+  if (flush) sink->Flush();
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> Session::WatchStart(
+    const WatchSpec& spec) const {
+  const std::string& policy = spec.filter.policy;
+  if (!policy.empty() &&
+      std::none_of(settings_.policies.begin(), settings_.policies.end(),
+                   [&policy](const PolicyChoice& choice) {
+                     return choice.name == policy;
+                   })) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("policy \"", absl::CEscape(policy),
+                     "\" is not a policy of session \"", name(), "\""));
+  }
+  if (spec.resume_incarnation == 0) {
+    if (!spec.snapshot) {
+      return std::vector<v1::WatchPreferencesResponse>{SyncedAtLast()};
+    }
+    return Snapshot(v1::SNAPSHOT_CAUSE_REQUESTED, spec.filter);
+  }
+  if (spec.resume_incarnation != incarnation_) {
+    return Snapshot(v1::SNAPSHOT_CAUSE_INCARNATION_CHANGED, spec.filter);
+  }
+  if (spec.resume_after_sequence > last_sequence_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "resume_after_sequence ", spec.resume_after_sequence,
+        " is beyond the latest sequence ", last_sequence_, " of session \"",
+        name(), "\" (incarnation ", incarnation_, ")"));
+  }
+  if (!ReplayFrom(spec.resume_after_sequence)) {
+    return Snapshot(v1::SNAPSHOT_CAUSE_HISTORY_GONE, spec.filter);
+  }
+  std::vector<v1::WatchPreferencesResponse> replay;
+  for (const v1::PreferenceChange& change : history_) {
+    if (change.sequence() > spec.resume_after_sequence &&
+        spec.filter.Matches(change.tgid(), change.policy())) {
+      *replay.emplace_back().mutable_change() = change;
+    }
+  }
+  replay.push_back(SyncedAtLast());
+  return replay;
+}
+
+bool Session::ReplayFrom(uint64_t sequence) const {
+  // Sequences are consecutive, so the history holds every change after
+  // `sequence` when it reaches back to the one just after it.
+  const uint64_t oldest_retained =
+      history_.empty() ? last_sequence_ + 1 : history_.front().sequence();
+  return sequence + 1 >= oldest_retained;
+}
+
+std::vector<v1::WatchPreferencesResponse> Session::Snapshot(
+    v1::SnapshotCause cause, const WatchFilter& filter) const {
+  std::vector<v1::WatchPreferencesResponse> snapshot(1);
+  const int64_t now = engine_->now();
+  engine_->ForEachPreference([&](const CurrentPreference& current) {
+    const std::string& policy = settings_.policies[current.policy].name;
+    if (!filter.Matches(current.tgid, policy)) return;
+    // An entry reads as a change from none to the current preference.
+    v1::PreferenceChange& entry = *snapshot.emplace_back().mutable_change();
+    entry = ChangeToProto(PreferenceChange{
+        current.tgid, policy, -1, current.preference.llc,
+        current.preference.cpu, current.preference.reason, now});
+    entry.set_sequence(last_sequence_);
+    entry.set_incarnation(incarnation_);
+    entry.set_snapshot(true);
+  });
+  v1::SnapshotStart& start = *snapshot.front().mutable_snapshot_start();
+  start.set_cause(cause);
+  start.set_incarnation(incarnation_);
+  start.set_entries(snapshot.size() - 1);
+  snapshot.push_back(SyncedAtLast());
+  return snapshot;
+}
+
+v1::WatchPreferencesResponse Session::SyncedAtLast() const {
+  v1::WatchPreferencesResponse synced;
+  synced.mutable_synced()->set_sequence(last_sequence_);
+  synced.mutable_synced()->set_incarnation(incarnation_);
+  return synced;
 }
 
 void Session::RemoveWatcher(const PreferenceSink* sink) {
   absl::MutexLock lock(&mu_);
-  std::erase_if(watchers_,
-                [sink](const std::shared_ptr<PreferenceSink>& watcher) {
-                  return watcher.get() == sink;
-                });
+  std::erase_if(watchers_, [sink](const Watcher& watcher) {
+    return watcher.sink.get() == sink;
+  });
 }
 
 void Session::Close(absl::Status why) {
-  std::vector<std::shared_ptr<PreferenceSink>> watchers;
+  std::vector<Watcher> watchers;
   {
     absl::MutexLock lock(&mu_);
-    closed_ = std::move(why);
+    closed_ = why;
     watchers.swap(watchers_);
   }
-  for (const std::shared_ptr<PreferenceSink>& watcher : watchers) {
-    watcher->Close();
-  }
+  for (const Watcher& watcher : watchers) watcher.sink->Close(why);
 }
 
 }  // namespace schedcache

@@ -1,6 +1,7 @@
 // Session: one named model instance of schedcached: a topology, an Engine
 // with the session's policies, and the WatchPreferences streams attached to
-// it.
+// it: the changes they hear are numbered per session and the latest are
+// retained, so a watcher can resume after a broken stream.
 //
 // Thread contract: thread-safe. The Engine is the session's single writer
 // state: every call that touches it holds mu_, so the events of one session
@@ -11,11 +12,14 @@
 #define SCHEDCACHE_SERVER_SESSION_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -49,13 +53,35 @@ struct SessionStats {
   std::vector<Policy> policies;  // session order
 };
 
+// WatchFilter selects the changes one watcher hears.
+struct WatchFilter {
+  std::string policy;                  // empty: every policy
+  absl::flat_hash_set<int32_t> tgids;  // empty: every process
+
+  // Matches takes std::string_view, the type of PreferenceChange::policy.
+  bool Matches(int32_t tgid, std::string_view policy_name) const {
+    return (policy.empty() || policy == policy_name) &&
+           (tgids.empty() || tgids.contains(tgid));
+  }
+};
+
+// WatchSpec is what one watcher asks for (WatchPreferencesRequest).
+struct WatchSpec {
+  bool snapshot = false;
+  uint64_t resume_incarnation = 0;  // 0: no resume
+  uint64_t resume_after_sequence = 0;
+  WatchFilter filter;
+};
+
 class Session {
  public:
-  // Create builds the session's engine. Errors are the Engine's
-  // (InvalidArgument for bad policies or tunables).
+  // Create builds the session's engine and draws its incarnation. The
+  // session retains its last `watch_history` changes for resuming
+  // watchers. Errors are the Engine's (InvalidArgument for bad policies or
+  // tunables).
   static absl::StatusOr<std::shared_ptr<Session>> Create(
       SessionSettings settings, std::shared_ptr<const Topology> topology,
-      const PolicyRegistry& registry);
+      const PolicyRegistry& registry, int watch_history);
 
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -92,24 +118,53 @@ class Session {
   SessionStats Stats() const ABSL_LOCKS_EXCLUDED(mu_);
   v1::Session Describe() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  // AddWatcher attaches a stream. Returns the Close status once closed.
-  absl::Status AddWatcher(std::shared_ptr<PreferenceSink> sink)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t incarnation() const { return incarnation_; }
+
+  // AddWatcher attaches a stream, after queuing into it what `spec` asks
+  // to read first (a snapshot, or a replay of retained changes; then
+  // Synced; see WatchPreferencesRequest), in one step with respect to
+  // changes: the first change queued after them is the one after Synced's
+  // sequence. Returns InvalidArgument for a filter policy the session
+  // lacks or a resume sequence beyond the session's in its incarnation;
+  // the Close status once closed.
+  absl::Status AddWatcher(std::shared_ptr<PreferenceSink> sink,
+                          const WatchSpec& spec) ABSL_LOCKS_EXCLUDED(mu_);
   // RemoveWatcher detaches a stream (no-op when absent).
   void RemoveWatcher(const PreferenceSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Close ends the session's watch streams (with OK) and makes later calls
-  // that need the session return `why`: NotFound when it was deleted,
+  // Close ends the session's watch streams with `why` and makes later calls
+  // that need the session return it: NotFound when it was deleted,
   // Unavailable when the server stops. REQUIRES: !why.ok().
   void Close(absl::Status why) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  Session(SessionSettings settings, std::shared_ptr<const Topology> topology,
-          std::unique_ptr<Engine> engine);
+  // Watcher is one attached stream and what it hears.
+  struct Watcher {
+    std::shared_ptr<PreferenceSink> sink;
+    WatchFilter filter;
+  };
 
-  // OnChange runs inside the engine (mu_ held): queues the change for every
-  // watcher and remembers those to flush.
+  Session(SessionSettings settings, std::shared_ptr<const Topology> topology,
+          std::unique_ptr<Engine> engine, uint64_t incarnation,
+          int watch_history);
+
+  // OnChange runs inside the engine (mu_ held): numbers the change, retains
+  // it, queues it for every watcher whose filter matches and remembers
+  // those to flush.
   void OnChange(const PreferenceChange& change)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // WatchStart is what a watcher with `spec` reads before live changes.
+  absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> WatchStart(
+      const WatchSpec& spec) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ReplayFrom is true when every change after `sequence` is retained.
+  bool ReplayFrom(uint64_t sequence) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Snapshot is SnapshotStart, every current preference `filter` matches,
+  // then Synced.
+  std::vector<v1::WatchPreferencesResponse> Snapshot(
+      v1::SnapshotCause cause, const WatchFilter& filter) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // SyncedAtLast is Synced at the latest sequence.
+  v1::WatchPreferencesResponse SyncedAtLast() const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // TakeFlushes returns the watchers to flush once mu_ is released.
   std::vector<std::shared_ptr<PreferenceSink>> TakeFlushes()
@@ -117,6 +172,8 @@ class Session {
 
   const SessionSettings settings_;
   const std::shared_ptr<const Topology> topology_;
+  const uint64_t incarnation_;
+  const size_t watch_history_;
 
   mutable absl::Mutex mu_;
   const std::unique_ptr<Engine> engine_ ABSL_PT_GUARDED_BY(mu_);
@@ -125,7 +182,11 @@ class Session {
   uint64_t events_rejected_ ABSL_GUARDED_BY(mu_) = 0;
   RejectionCounts rejections_ ABSL_GUARDED_BY(mu_) = {};
   v1::CollectorLosses collector_losses_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::shared_ptr<PreferenceSink>> watchers_ ABSL_GUARDED_BY(mu_);
+  // The sequence of the latest change (0: none yet).
+  uint64_t last_sequence_ ABSL_GUARDED_BY(mu_) = 0;
+  // The latest changes, at most watch_history_, oldest first.
+  std::deque<v1::PreferenceChange> history_ ABSL_GUARDED_BY(mu_);
+  std::vector<Watcher> watchers_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };
 

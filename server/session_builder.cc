@@ -122,14 +122,16 @@ class SessionBuilder::Reactor final : public grpc::ServerUnaryReactor {
 struct SessionBuilder::Shared {
   Shared(std::shared_ptr<const PolicyRegistry> registry_in,
          std::shared_ptr<SessionManager> sessions_in,
-         SessionTopologyLoader load_topology_in)
+         SessionTopologyLoader load_topology_in, int watch_history_in)
       : registry(std::move(registry_in)),
         sessions(std::move(sessions_in)),
-        load_topology(std::move(load_topology_in)) {}
+        load_topology(std::move(load_topology_in)),
+        watch_history(watch_history_in) {}
 
   const std::shared_ptr<const PolicyRegistry> registry;
   const std::shared_ptr<SessionManager> sessions;
   const SessionTopologyLoader load_topology;
+  const int watch_history;
 
   absl::Mutex mu;
   absl::CondVar work_or_stop;
@@ -140,9 +142,11 @@ struct SessionBuilder::Shared {
 
 SessionBuilder::SessionBuilder(std::shared_ptr<const PolicyRegistry> registry,
                                std::shared_ptr<SessionManager> sessions,
-                               SessionTopologyLoader load_topology, int workers)
+                               SessionTopologyLoader load_topology,
+                               int watch_history, int workers)
     : shared_(std::make_shared<Shared>(std::move(registry), std::move(sessions),
-                                       std::move(load_topology))) {
+                                       std::move(load_topology),
+                                       watch_history)) {
   for (int i = 0; i < std::max(workers, 1); ++i) {
     // Detached: a worker still building when the server stops must not make
     // the stop wait (see Stop); it holds `shared_` until it ends.
@@ -233,7 +237,7 @@ void SessionBuilder::Build(Shared& shared, Creation& creation) {
       shared.load_topology(creation.source());
   if (topology.ok()) {
     session = Session::Create(creation.TakeSettings(), *std::move(topology),
-                              *shared.registry);
+                              *shared.registry, shared.watch_history);
   } else {
     session = topology.status();
   }

@@ -46,10 +46,12 @@ using SessionTopologyLoader =
 
 class SessionBuilder {
  public:
-  // SessionBuilder starts `workers` (>= 1) threads.
+  // SessionBuilder starts `workers` (>= 1) threads. Its sessions retain
+  // `watch_history` changes each (Session::Create).
   SessionBuilder(std::shared_ptr<const PolicyRegistry> registry,
                  std::shared_ptr<SessionManager> sessions,
-                 SessionTopologyLoader load_topology, int workers);
+                 SessionTopologyLoader load_topology, int watch_history,
+                 int workers);
   ~SessionBuilder();  // Stop()
   SessionBuilder(const SessionBuilder&) = delete;
   SessionBuilder& operator=(const SessionBuilder&) = delete;

@@ -127,7 +127,7 @@ void SessionManager::CloseAll() {
     sessions.swap(sessions_);
   }
   for (const auto& [name, session] : sessions) {
-    session->Close(absl::UnavailableError("the server is stopping"));
+    session->Close(absl::UnavailableError("server stopping"));
   }
 }
 

@@ -357,10 +357,15 @@ TEST_P(ServerTest, WatchSeesChangeCausedByIngest) {
   ASSERT_TRUE(client().CreateSession(TwoLlcSessionRequest("s")).ok());
   std::unique_ptr<client::PreferenceWatch> watch = client().Watch("s");
   ASSERT_TRUE(Ingest(client(), "s", PreferLlc0Events(100, 1000)).ok());
+  std::optional<v1::WatchPreferencesResponse> synced = watch->Next();
+  ASSERT_TRUE(synced.has_value()) << watch->Finish();
+  EXPECT_EQ(synced->synced().sequence(), 0u);
   std::vector<std::string> policies;
   for (int i = 0; i < 2; ++i) {
-    std::optional<v1::PreferenceChange> change = watch->Next();
-    ASSERT_TRUE(change.has_value()) << watch->Finish();
+    std::optional<v1::WatchPreferencesResponse> event = watch->Next();
+    ASSERT_TRUE(event.has_value()) << watch->Finish();
+    const v1::PreferenceChange* change = &event->change();
+    EXPECT_EQ(change->sequence(), i + 1u);
     EXPECT_EQ(change->tgid(), 100);
     EXPECT_EQ(change->old_llc(), -1);
     EXPECT_EQ(change->new_llc(), 0);
@@ -369,10 +374,13 @@ TEST_P(ServerTest, WatchSeesChangeCausedByIngest) {
   }
   EXPECT_THAT(policies, ::testing::UnorderedElementsAre("full-scan",
                                                         "visited-scan"));
-  // Deleting the session ends the stream cleanly.
+  // Deleting the session ends the stream with NOT_FOUND, so a watcher can
+  // tell it from a server restart.
   ASSERT_TRUE(client().DeleteSession("s").ok());
   EXPECT_FALSE(watch->Next().has_value());
-  EXPECT_TRUE(watch->Finish().ok());
+  const absl::Status ended = watch->Finish();
+  EXPECT_EQ(ended.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ended.message(), HasSubstr("session \"s\" was deleted"));
 }
 
 TEST_P(ServerTest, WatchUnknownSessionIsNotFound) {
@@ -390,8 +398,11 @@ TEST_P(ServerTest, ShutdownEndsOpenStreams) {
   }
   ASSERT_TRUE(writer->Flush().ok());
   test_->server->Stop(absl::Seconds(1));
+  EXPECT_TRUE(watch->Next()->has_synced());
   EXPECT_FALSE(watch->Next().has_value());
-  EXPECT_TRUE(watch->Finish().ok());
+  const absl::Status watch_ended = watch->Finish();
+  EXPECT_EQ(watch_ended.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(watch_ended.message(), "server stopping");
   // The idle ingest stream was ended by the shutdown, saying why, with the
   // summary of what it applied (restart_test checks its counts).
   const absl::Status ended = writer->Finish().status();

@@ -299,15 +299,46 @@ TEST_F(ServiceE2eTest, WatchPrintsChangesCausedByFeed) {
   EXPECT_EQ(watch->WaitForExit(absl::Seconds(10)), 0);
 }
 
-TEST_F(ServiceE2eTest, SigtermWithWatchOpenExitsZero) {
+TEST_F(ServiceE2eTest, WatchSnapshotAsJsonLinesWithFilters) {
+  CreateSession("j");
+  ASSERT_EQ(Cli({"feed", "--session", "j", "-"}, kCsv).exit_code, 0);
+  std::unique_ptr<Process> watch = Process::Start(
+      {kBin + "schedcache", "watch", "--session", "j", "--snapshot",
+       "--format", "json", "--policy", "visited-scan", "--tgid", "4242",
+       "--server=unix:" + socket_});
+  ASSERT_NE(watch, nullptr);
+  // One JSON object per line: the start, the one entry the filters leave
+  // (4242 under visited-scan, LLC 0 as the feed test above shows), Synced
+  // at the feed's two changes.
+  std::optional<std::string> start = watch->ReadLine();
+  ASSERT_TRUE(start.has_value());
+  EXPECT_THAT(*start, StartsWith("{\"snapshotStart\":{\"cause\":"
+                                 "\"SNAPSHOT_CAUSE_REQUESTED\""));
+  EXPECT_THAT(*start, HasSubstr("\"entries\":\"1\""));
+  std::optional<std::string> entry = watch->ReadLine();
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_THAT(*entry, HasSubstr("\"tgid\":4242,\"policy\":\"visited-scan\""));
+  EXPECT_THAT(*entry, HasSubstr("\"newLlc\":0"));
+  EXPECT_THAT(*entry, HasSubstr("\"snapshot\":true"));
+  std::optional<std::string> synced = watch->ReadLine();
+  ASSERT_TRUE(synced.has_value());
+  EXPECT_THAT(*synced, StartsWith("{\"synced\":{\"sequence\":\"2\""));
+  // Deleting the session ends the watch: exit 1, NOT_FOUND on stderr.
+  ASSERT_EQ(Cli({"session", "delete", "--name", "j"}).exit_code, 0);
+  EXPECT_EQ(watch->WaitForExit(absl::Seconds(10)), 1);
+  EXPECT_EQ(Cli({"watch", "--tgid", "0"}).exit_code, 2);
+}
+
+TEST_F(ServiceE2eTest, SigtermEndsOpenWatchWithErrorAndExitsZero) {
   std::unique_ptr<Process> watch = Process::Start(
       {kBin + "schedcache", "watch", "--server=unix:" + socket_});
   ASSERT_NE(watch, nullptr);
   ASSERT_TRUE(watch->ReadLine().has_value());  // attached
   server_->Signal(SIGTERM);
   EXPECT_EQ(server_->WaitForExit(absl::Seconds(5)), 0);
-  // The watch ended cleanly, not with an error.
-  EXPECT_EQ(watch->WaitForExit(absl::Seconds(5)), 0);
+  // The server ended the watch with UNAVAILABLE ("server stopping"): a
+  // watch that did not end by its own --count is an error.
+  EXPECT_EQ(watch->WaitForExit(absl::Seconds(5)), 1);
   // The socket file is gone.
   struct stat info;
   EXPECT_NE(::stat(socket_.c_str(), &info), 0);

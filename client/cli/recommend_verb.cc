@@ -2,11 +2,9 @@
 // process, the evidence and the cost.
 #include <memory>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
 #include "client/cli/service_verb_support.h"
 #include "client/cli/verb.h"
 
@@ -14,14 +12,6 @@ namespace schedcache::cli {
 namespace {
 
 constexpr absl::string_view kVerb = "recommend";
-
-// ReasonText is the reason's enum name without its prefix, lower case.
-std::string ReasonText(v1::NoPreferenceReason reason) {
-  std::string name = v1::NoPreferenceReason_Name(reason);
-  absl::string_view text = name;
-  absl::ConsumePrefix(&text, "NO_PREFERENCE_REASON_");
-  return absl::AsciiStrToLower(text);
-}
 
 std::string Occupancy(const v1::PolicyDecision& decision) {
   return absl::StrJoin(decision.llc_occupancy(), " ",

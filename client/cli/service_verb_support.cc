@@ -8,7 +8,9 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/status_macros.h"
 
 namespace schedcache::cli {
@@ -84,5 +86,12 @@ int Usage(absl::string_view verb, absl::string_view message,
 }
 
 std::string LlcName(int llc) { return llc < 0 ? "-" : absl::StrCat(llc); }
+
+std::string ReasonText(v1::NoPreferenceReason reason) {
+  std::string name = v1::NoPreferenceReason_Name(reason);
+  absl::string_view text = name;
+  absl::ConsumePrefix(&text, "NO_PREFERENCE_REASON_");
+  return absl::AsciiStrToLower(text);
+}
 
 }  // namespace schedcache::cli

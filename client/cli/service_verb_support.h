@@ -52,6 +52,10 @@ int NameColumnWidth(absl::string_view header, const Rows& rows,
 // LlcName is "-" for -1, else the number.
 std::string LlcName(int llc);
 
+// ReasonText is the reason's enum name without its prefix, lower case
+// ("not_cache_aware").
+std::string ReasonText(v1::NoPreferenceReason reason);
+
 }  // namespace schedcache::cli
 
 #endif  // SCHEDCACHE_CLIENT_CLI_SERVICE_VERB_SUPPORT_H_

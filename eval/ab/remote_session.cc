@@ -76,8 +76,9 @@ class RemoteSession : public AbSession {
         watch_(client_->Watch(session_.name())),
         writer_(client_->StartIngest(session_.name())) {
     reader_ = std::thread([this] {
-      while (std::optional<v1::PreferenceChange> change = watch_->Next()) {
-        log_.Add(*std::move(change));
+      while (std::optional<v1::WatchPreferencesResponse> event =
+                 watch_->Next()) {
+        if (event->has_change()) log_.Add(std::move(*event->mutable_change()));
       }
     });
   }

@@ -18,9 +18,11 @@
 #ifndef SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_
 #define SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -69,6 +71,28 @@ struct IngestOptions {
   absl::Duration max_delay = absl::Milliseconds(100);
 };
 
+// WatchOptions says what a PreferenceWatch asks for, and whether it
+// outlives its stream.
+struct WatchOptions {
+  // Start with a snapshot: SnapshotStart, an entry per tracked process and
+  // policy, then Synced (see WatchPreferencesRequest).
+  bool snapshot = false;
+  // Filters: one policy (empty: all) and these processes (empty: all).
+  std::string policy;
+  std::vector<int32_t> tgids;
+  // Reconnect: when the stream ends UNAVAILABLE (the server stopped,
+  // restarted, or cannot be reached), open it again, after a backoff that
+  // doubles from initial_backoff up to max_backoff, resuming after the
+  // last change or Synced read. The server then replays what was missed,
+  // or sends a fresh snapshot whose SnapshotStart says why (a restarted
+  // server's session is a new incarnation). While reconnecting, NOT_FOUND
+  // (the session is not there yet) is retried too; on an attached stream
+  // it ends the watch (the session was deleted).
+  bool reconnect = false;
+  absl::Duration initial_backoff = absl::Milliseconds(50);
+  absl::Duration max_backoff = absl::Seconds(5);
+};
+
 class IngestWriter;
 class PreferenceWatch;
 
@@ -101,11 +125,13 @@ class Client {
   std::unique_ptr<IngestWriter> StartIngest(
       absl::string_view session, const IngestOptions& options = {}) const;
 
-  // Watch opens a WatchPreferences stream and waits
-  // until the server has attached it to the session, so every change after
-  // Watch returns is delivered. Errors (e.g. NotFound) surface from
-  // PreferenceWatch::Next/Finish.
-  std::unique_ptr<PreferenceWatch> Watch(absl::string_view session) const;
+  // Watch opens a WatchPreferences stream to `session` (empty: "default")
+  // and waits until the server has attached it to the session, so every
+  // change after Watch returns is delivered. Errors (e.g. NotFound)
+  // surface from PreferenceWatch::Next/Finish. The Client must outlive the
+  // watch.
+  std::unique_ptr<PreferenceWatch> Watch(
+      absl::string_view session, const WatchOptions& options = {}) const;
 
   const Options& options() const { return options_; }
 
@@ -157,25 +183,41 @@ class IngestWriter {
 // another call's error, or a stream that failed before the server saw it).
 std::optional<v1::IngestSummary> IngestSummaryOf(const absl::Status& status);
 
-// PreferenceWatch reads a WatchPreferences stream.
+// PreferenceWatch reads a WatchPreferences stream: the messages in the
+// server's order (see WatchPreferencesRequest in the .proto). A watcher
+// that keeps state replaces all of it at every SnapshotStart: one comes
+// first when WatchOptions::snapshot asks, and again after a reconnect
+// whose resume the server could not serve (a resync; its cause says why).
+//
+//   auto watch = client->Watch("default", {.snapshot = true, .reconnect = true});
+//   while (auto event = watch->Next()) {
+//     if (event->has_snapshot_start()) held.clear();
+//     if (event->has_change()) held[key(event->change())] = event->change();
+//   }
 class PreferenceWatch {
  public:
   ~PreferenceWatch();  // cancels the stream
   PreferenceWatch(const PreferenceWatch&) = delete;
   PreferenceWatch& operator=(const PreferenceWatch&) = delete;
 
-  // attached is true when the server attached the stream to its session;
-  // false when it refused it (Next then returns std::nullopt and Finish the
-  // reason, e.g. NotFound).
+  // attached is true when the server attached the first stream to its
+  // session; false when it refused it (Next then returns std::nullopt and
+  // Finish the reason, e.g. NotFound; with reconnect, an UNAVAILABLE
+  // refusal is retried by Next instead).
   bool attached() const;
-  // Next blocks for the next change; std::nullopt when the stream ended
-  // (see Finish).
-  std::optional<v1::PreferenceChange> Next();
-  // Finish returns how the stream ended: OK when the session was deleted
-  // or the server stopped. REQUIRES: Next returned std::nullopt.
+  // Next blocks for the next message (reconnecting first, with
+  // WatchOptions::reconnect, when the stream broke); std::nullopt when the
+  // watch ended (see Finish).
+  std::optional<v1::WatchPreferencesResponse> Next();
+  // Finish returns how the watch ended: NotFound when the session was
+  // deleted, Unavailable when the server stopped (without reconnect),
+  // Cancelled after Cancel. REQUIRES: Next returned std::nullopt.
   absl::Status Finish();
-  // Cancel ends the stream from any thread; Next then returns nullopt.
+  // Cancel ends the watch from any thread, also while Next waits to
+  // reconnect; Next then returns std::nullopt.
   void Cancel();
+  // reconnects counts the streams opened again after one broke.
+  int reconnects() const;
 
  private:
   friend class Client;
