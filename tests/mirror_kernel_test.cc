@@ -139,6 +139,15 @@ class MirrorKernelTest : public ::testing::Test {
     ASSERT_EQ(summary->rejected(), 0u);
   }
 
+  void IngestExit(int64_t timestamp_ns, int32_t tgid) {
+    std::unique_ptr<client::IngestWriter> writer =
+        client_->StartIngest(kSession);
+    ASSERT_TRUE(writer->Add(ProcessExit{timestamp_ns, tgid}).ok());
+    const absl::StatusOr<v1::IngestSummary> summary = writer->Finish();
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    ASSERT_EQ(summary->rejected(), 0u);
+  }
+
   // Recommended is the mirrored policy's preferred LLC for `tgid`.
   int32_t Recommended(int32_t tgid) {
     v1::RecommendRequest request;
@@ -179,8 +188,8 @@ TEST_F(MirrorKernelTest, BpfProgramReadsWhatRecommendSays) {
   Ingest(PreferLlcEvents(5353, /*cpu=*/2, 100 * kMs));
   ASSERT_TRUE(ReadUpTo(*mirror, "tgid 5353 llc 1"));
 
-  // LLC 0 is CPUs 0-1 and LLC 1 CPUs 2-3; the stream sends no CPU, so the
-  // mirror stores the LLC's first CPU.
+  // LLC 0 is CPUs 0-1 and LLC 1 CPUs 2-3; each process ran on one CPU
+  // only, the preferred CPU the stream carries.
   ASSERT_EQ(Recommended(4242), 0);
   const pref_probe_ctx first = Probe(4242);
   EXPECT_EQ(first.llc, 0);
@@ -209,6 +218,12 @@ TEST_F(MirrorKernelTest, BpfProgramReadsWhatRecommendSays) {
   EXPECT_EQ(moved.cpu, 2);
   EXPECT_EQ(Probe(5353).llc, 1);
 
+  // 4242 exits: the change to none (reason exited) deletes its entry.
+  IngestExit(300 * kMs, 4242);
+  ASSERT_TRUE(ReadUpTo(*mirror, "tgid 4242 llc -"));
+  EXPECT_EQ(Probe(4242).llc, -1);
+  EXPECT_EQ(Probe(5353).llc, 1);
+
   mirror->Signal(SIGTERM);
   EXPECT_TRUE(ReadUpTo(*mirror, "stopped: changes applied "));
   EXPECT_EQ(mirror->WaitForExit(absl::Seconds(30)), 0);
@@ -224,7 +239,9 @@ TEST_F(MirrorKernelTest, RestartedMirrorReusesTheMapsAndTheirEntries) {
     mirror->Signal(SIGINT);
     EXPECT_EQ(mirror->WaitForExit(absl::Seconds(30)), 0);
   }
-  // A scheduler's hint survives the writer's restart.
+  // While no mirror runs, 5353 comes to prefer LLC 0: the restarted
+  // mirror's snapshot brings it, and 4242's hint survives the restart.
+  Ingest(PreferLlcEvents(5353, /*cpu=*/0, 100 * kMs));
   std::unique_ptr<Process> mirror =
       Process::Start(MirrorArgs(PinDir()), dir_.path() + "/mirror2.log");
   ASSERT_NE(mirror, nullptr);
@@ -232,6 +249,9 @@ TEST_F(MirrorKernelTest, RestartedMirrorReusesTheMapsAndTheirEntries) {
   ASSERT_TRUE(banner.has_value());
   EXPECT_THAT(*banner, HasSubstr("(reused maps)"));
   EXPECT_EQ(Probe(4242).llc, 1);
+  ASSERT_TRUE(ReadUpTo(*mirror, "following changes"));
+  EXPECT_EQ(Probe(4242).llc, 1);
+  EXPECT_EQ(Probe(5353).llc, 0);
   mirror->Signal(SIGTERM);
   EXPECT_EQ(mirror->WaitForExit(absl::Seconds(30)), 0);
 }

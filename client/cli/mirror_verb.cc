@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "client/cli/service_verb_support.h"
 #include "client/cli/verb.h"
+#include "common/status_macros.h"
 #include "host/preference_mirror.h"
 
 namespace schedcache::cli {
@@ -100,12 +101,15 @@ LlcCpuLists LlcLists(const v1::Topology& topology) {
   return lists;
 }
 
-// ToMirroredChange takes what a PreferenceChange says. Today's stream has
-// neither sequence, incarnation, CPU nor reason: the mirror then applies
-// every change as it comes and stores the LLC's first CPU.
+// ToMirroredChange takes what a PreferenceChange says. Its reason codes
+// are the map header's (host/schedcache_maps_reason_test checks each).
 MirroredChange ToMirroredChange(const v1::PreferenceChange& change) {
   return {.tgid = static_cast<uint32_t>(change.tgid()),
-          .llc = change.new_llc()};
+          .llc = change.new_llc(),
+          .cpu = change.new_cpu(),
+          .reason = static_cast<uint32_t>(change.reason()),
+          .incarnation = change.incarnation(),
+          .sequence = change.sequence()};
 }
 
 // ParseMode reads an octal file mode of at most 07777 ("0600", "640").
@@ -150,8 +154,7 @@ class MirrorVerb : public Verb {
     flags.AddString("--map-mode", "MODE",
                     "octal mode of pinned files it creates", &map_mode_);
     flags.AddBool("--once",
-                  "write llcs and meta, then exit (today's server sends "
-                  "no snapshot to write)",
+                  "write llcs, meta and the snapshot of prefs, then exit",
                   &once_);
     flags.AddBool("--verbose", "print a line per change applied", &verbose_);
   }
@@ -176,19 +179,13 @@ class MirrorVerb : public Verb {
                common_.session, policy_, mirror->dir(),
                mirror->reused() ? "reused" : "new")
         << std::flush;
-    // Today's WatchPreferences has no snapshot: --once has nothing more
-    // to write than the LLCs and meta.
-    if (once_) return kExitOk;
-    std::unique_ptr<client::PreferenceWatch> watch =
-        (*client)->Watch(common_.session);
+    // A snapshot first, then every change of the policy; across a server
+    // restart the watch reconnects and a new incarnation comes as a fresh
+    // snapshot, which replaces what prefs holds.
+    std::unique_ptr<client::PreferenceWatch> watch = (*client)->Watch(
+        common_.session,
+        {.snapshot = true, .policy = policy_, .reconnect = !once_});
     stop.Watch([&watch] { watch->Cancel(); });
-    if (watch->attached()) {
-      // Printed once the server has attached the stream: every change
-      // from here on reaches the maps.
-      out << "following changes (the server sends no snapshot: processes "
-             "enter prefs as their preference next changes)\n"
-          << std::flush;
-    }
     const absl::Status status = Follow(*watch, *mirror, out, err);
     stop.Disarm();
     out << "stopped: " << CountersLine(*mirror) << "\n" << std::flush;
@@ -224,32 +221,70 @@ class MirrorVerb : public Verb {
                                   options);
   }
 
-  // Follow applies the stream's changes of the mirrored policy until it
-  // ends. A change the maps refuse is reported and skipped; a failed bpf()
-  // ends the mirror.
+  // Follow applies the stream (snapshot entries, their Synced marker,
+  // changes) until it ends, or with --once until the first snapshot is
+  // written. A change the maps refuse is reported and skipped; a failed
+  // bpf() ends the mirror.
   absl::Status Follow(client::PreferenceWatch& watch, PreferenceMirror& mirror,
                       std::ostream& out, std::ostream& err) {
-    while (std::optional<v1::PreferenceChange> change = watch.Next()) {
-      if (change->policy() != policy_) continue;
-      if (change->missed_before() > 0) {
-        err << "schedcache mirror: the server dropped "
-            << change->missed_before()
-            << " changes before this one (--max_watch_queue): prefs may be "
-               "stale until those processes change again\n";
+    bool in_snapshot = false;
+    while (std::optional<v1::WatchPreferencesResponse> event = watch.Next()) {
+      absl::Status applied = absl::OkStatus();
+      if (event->has_snapshot_start()) {
+        in_snapshot = true;
+        out << absl::StreamFormat(
+                   "snapshot of incarnation %016x: %d processes (%s)\n",
+                   event->snapshot_start().incarnation(),
+                   event->snapshot_start().entries(),
+                   v1::SnapshotCause_Name(event->snapshot_start().cause()))
+            << std::flush;
+      } else if (event->has_synced()) {
+        if (in_snapshot) {
+          in_snapshot = false;
+          applied = mirror.OnSnapshotEnd(
+              {.incarnation = event->synced().incarnation(),
+               .sequence = event->synced().sequence()});
+          out << absl::StreamFormat(
+                     "snapshot written at sequence %d; following changes\n",
+                     event->synced().sequence())
+              << std::flush;
+        }
+      } else if (event->change().snapshot()) {
+        const v1::PreferenceChange& entry = event->change();
+        mirror.OnSnapshotEntry({.tgid = static_cast<uint32_t>(entry.tgid()),
+                                .llc = entry.new_llc(),
+                                .cpu = entry.new_cpu()});
+      } else {
+        applied = ApplyChange(event->change(), mirror, out, err);
       }
-      const absl::Status applied = mirror.OnChange(ToMirroredChange(*change));
       if (absl::IsInvalidArgument(applied)) {
         err << "schedcache mirror: " << applied.message() << "\n";
-        continue;
+      } else if (!applied.ok()) {
+        return applied;
       }
-      if (!applied.ok()) return applied;
-      if (verbose_) {
-        out << absl::StreamFormat("tgid %d llc %s\n", change->tgid(),
-                                  LlcName(change->new_llc()))
-            << std::flush;
+      if (once_ && event->has_synced() && mirror.incarnation() != 0) {
+        return absl::OkStatus();
       }
     }
     return watch.Finish();
+  }
+
+  // ApplyChange applies one change after the snapshot.
+  absl::Status ApplyChange(const v1::PreferenceChange& change,
+                           PreferenceMirror& mirror, std::ostream& out,
+                           std::ostream& err) {
+    if (change.missed_before() > 0) {
+      err << "schedcache mirror: the server dropped " << change.missed_before()
+          << " changes before this one (--max_watch_queue): prefs may be "
+             "stale until those processes change again\n";
+    }
+    RETURN_IF_ERROR(mirror.OnChange(ToMirroredChange(change)));
+    if (verbose_) {
+      out << absl::StreamFormat("tgid %d llc %s seq %d\n", change.tgid(),
+                                LlcName(change.new_llc()), change.sequence())
+          << std::flush;
+    }
+    return absl::OkStatus();
   }
 
   CommonFlags common_;

@@ -15,8 +15,8 @@ The command lines checked: the containers' (and readiness probes'), the
 unit's ExecStart and the Dockerfile's ENTRYPOINT + CMD.
 
 Every flag the files pass to schedcached or to a schedcache verb must be
-one its --help lists. A verb the schedcache binary does not have yet is
-skipped with a message naming it.
+one its --help lists, and every verb they run must be one of the
+schedcache binary.
 
   /usr/bin/python3 deploy_manifests_test.py --deploy-dir DIR \\
       --schedcached PATH --schedcache PATH
@@ -53,8 +53,6 @@ CAPABILITIES = {
     "ab-merge": [],
 }
 
-# Server flags other helpers add in parallel (issue 14): skipped, saying
-# so, while this branch's schedcached lacks them. Empty it once they land.
 FLAG_RE = re.compile(r"^--([A-Za-z0-9_-]+)")
 
 
@@ -289,12 +287,9 @@ class FlagsExistTest(unittest.TestCase):
             if key not in helps:
                 helps[key] = help_text(binaries[program], *key[1:])
             help = helps[key]
-            self.assertFalse(help is None and program == "schedcached",
-                             f"{ARGS.schedcached} --help lists no flags")
-            if help is None:
-                print(f"skipped: `schedcache {key[1]}` is not a verb of this "
-                      f"build yet ({where})")
-                continue
+            self.assertIsNotNone(
+                help, f"{where}: `{' '.join(key)} --help` lists no flags "
+                "(not a verb of this build?)")
             for name in flags:
                 if program == "schedcached":
                     known = server_flag_known(help, name)
