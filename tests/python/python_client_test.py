@@ -19,24 +19,12 @@ import sys
 import tempfile
 import unittest
 
-try:
-    import grpc
-    import grpc_tools  # noqa: F401 (presence check)
-except ImportError as error:
-    print(f"skipping: {error} (install python3-grpcio python3-grpc-tools)")
-    sys.exit(77)
+import schedcache_stubs  # first: exits 77 (skipped) without grpcio
+import grpc
 
 ARGS = None
 MS = 1_000_000
 
-
-def generate_stubs(proto_root, out_dir):
-    subprocess.run(
-        [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto_root}",
-         f"--python_out={out_dir}", f"--grpc_python_out={out_dir}",
-         "schedcache/v1/topology.proto", "schedcache/v1/schedcache.proto"],
-        check=True)
-    sys.path.insert(0, out_dir)
 
 
 class PythonClientTest(unittest.TestCase):
@@ -44,10 +32,8 @@ class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="schedcache-py-")
-        generate_stubs(ARGS.proto_root, cls.tmp.name)
         global pb, pb_grpc
-        from schedcache.v1 import schedcache_pb2 as pb
-        from schedcache.v1 import schedcache_pb2_grpc as pb_grpc
+        pb, pb_grpc = schedcache_stubs.load(ARGS.proto_root, cls.tmp.name)
         cls.socket = os.path.join(cls.tmp.name, "run", "schedcached.sock")
         cls.log = open(os.path.join(cls.tmp.name, "server.log"), "w")
         cls.server = subprocess.Popen(

@@ -32,12 +32,8 @@ import threading
 import time
 import unittest
 
-try:
-    import grpc
-    import grpc_tools  # noqa: F401 (presence check)
-except ImportError as error:
-    print(f"skipping: {error} (install python3-grpcio python3-grpc-tools)")
-    sys.exit(77)
+import schedcache_stubs  # first: exits 77 (skipped) without grpcio
+import grpc
 if shutil.which("openssl") is None:
     print("skipping: no openssl CLI (install openssl)")
     sys.exit(77)
@@ -47,14 +43,6 @@ TIMEOUT = 10  # seconds: every call and wait has a deadline
 SERVICE = "schedcache.v1.SchedCache"
 MS = 1_000_000
 
-
-def generate_stubs(proto_root, out_dir):
-    subprocess.run(
-        [sys.executable, "-m", "grpc_tools.protoc", f"-I{proto_root}",
-         f"--python_out={out_dir}", f"--grpc_python_out={out_dir}",
-         "schedcache/v1/topology.proto", "schedcache/v1/schedcache.proto"],
-        check=True)
-    sys.path.insert(0, out_dir)
 
 
 def openssl(*args):
@@ -157,10 +145,8 @@ class TransportSecurityTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="schedcache-tls-")
-        generate_stubs(ARGS.proto_root, cls.tmp.name)
         global pb, pb_grpc
-        from schedcache.v1 import schedcache_pb2 as pb
-        from schedcache.v1 import schedcache_pb2_grpc as pb_grpc
+        pb, pb_grpc = schedcache_stubs.load(ARGS.proto_root, cls.tmp.name)
         cls.pki = Pki(cls.tmp.name, "good")
         cls.other = Pki(cls.tmp.name, "other")
         cls.server_cert, cls.server_key = cls.pki.issue(
