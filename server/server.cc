@@ -91,8 +91,8 @@ absl::Status Restore(const v1::CreateSessionRequest& definition,
       CheckTopologySource(definition.topology(), limits.max_topology_cpus));
   ASSIGN_OR_RETURN(std::shared_ptr<const Topology> topology,
                    load_topology(definition.topology()));
-  return Register(std::move(settings), std::move(topology), registry,
-                  options.limits, sessions, /*definition=*/nullptr);
+  return Register(std::move(settings), std::move(topology), registry, limits,
+                  sessions, /*definition=*/nullptr);
 }
 
 // RestoreSessions recreates every session stored in `state_dir`. A file

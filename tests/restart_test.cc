@@ -56,11 +56,12 @@ std::vector<std::string> SessionNames(const client::Client& client) {
 
 // Definition is what a session's description says of its definition: the
 // counters and the tracked processes are model state, which a restart
-// does not keep.
+// does not keep, and the incarnation is new at every creation.
 v1::Session Definition(v1::Session session) {
   session.clear_events_accepted();
   session.clear_events_rejected();
   session.clear_processes_tracked();
+  session.clear_incarnation();
   return session;
 }
 
@@ -114,6 +115,10 @@ TEST(Restart, NamedSessionsComeBackWithTheirDefinitionsAndEmptyModels) {
   EXPECT_EQ(Definition(*beta_after).DebugString(),
             Definition(*beta_before).DebugString());
   EXPECT_THAT(beta_after->topology_source(), HasSubstr("two-llcs.xml"));
+  // Each restored session is a new incarnation, so a watcher resuming
+  // from before the restart gets a fresh snapshot.
+  EXPECT_NE(alpha_after->incarnation(), alpha_before->incarnation());
+  EXPECT_NE(beta_after->incarnation(), beta_before->incarnation());
   // The model starts empty: nothing accepted, tgid 100 unknown.
   EXPECT_EQ(alpha_after->events_accepted(), 0u);
   v1::RecommendRequest recommend;

@@ -97,14 +97,28 @@ class ProcessSource {
   int64_t clock_ns_ = 1'000;
 };
 
-// CountChanges reads `watch` to its end; returns the changes received plus
-// those the server reported missed.
-uint64_t CountChanges(client::PreferenceWatch& watch) {
-  uint64_t changes = 0;
+// WatchedChanges counts what a watch read to its end: changes a policy
+// chose (plus those the server reported missed), and the changes to none
+// of processes evicted at --max_processes, which the policies did not
+// choose and the report does not count as theirs.
+struct WatchedChanges {
+  uint64_t chosen = 0;
+  uint64_t evictions = 0;
+};
+
+WatchedChanges CountChanges(client::PreferenceWatch& watch) {
+  WatchedChanges counted;
   while (std::optional<v1::WatchPreferencesResponse> event = watch.Next()) {
-    if (event->has_change()) changes += 1 + event->change().missed_before();
+    if (!event->has_change()) continue;
+    const v1::PreferenceChange& change = event->change();
+    counted.chosen += change.missed_before();
+    if (change.reason() == v1::NO_PREFERENCE_REASON_EVICTED) {
+      ++counted.evictions;
+    } else {
+      ++counted.chosen;
+    }
   }
-  return changes;
+  return counted;
 }
 
 // ExpectAllAccepted: the summary counts every event sent, each accepted.
@@ -172,7 +186,7 @@ class SoakTest : public ::testing::Test {
     std::unique_ptr<client::PreferenceWatch> brief = client_->Watch(name);
     std::unique_ptr<client::PreferenceWatch> on_default =
         client_->Watch("default");
-    uint64_t watched = 0;
+    WatchedChanges watched;
     std::thread read_all([&] { watched = CountChanges(*reader); });
     Fed to_default;
     std::thread feed_default(
@@ -202,7 +216,10 @@ class SoakTest : public ::testing::Test {
       changes += policy.preferred_llc_changes();
     }
     EXPECT_GT(changes, 0u);
-    EXPECT_EQ(watched, changes);
+    EXPECT_EQ(watched.chosen, changes);
+    // Fresh tgids beyond --max_processes evict processes that had a
+    // preference: each ends with a change to none, reason evicted.
+    EXPECT_GT(watched.evictions, 0u);
   }
 
   TempDir dir_;

@@ -182,9 +182,12 @@ class MirrorVerb : public Verb {
     // A snapshot first, then every change of the policy; across a server
     // restart the watch reconnects and a new incarnation comes as a fresh
     // snapshot, which replaces what prefs holds.
-    std::unique_ptr<client::PreferenceWatch> watch = (*client)->Watch(
-        common_.session,
-        {.snapshot = true, .policy = policy_, .reconnect = !once_});
+    client::WatchOptions watch_options;
+    watch_options.snapshot = true;
+    watch_options.policy = policy_;
+    watch_options.reconnect = !once_;
+    std::unique_ptr<client::PreferenceWatch> watch =
+        (*client)->Watch(common_.session, watch_options);
     stop.Watch([&watch] { watch->Cancel(); });
     const absl::Status status = Follow(*watch, *mirror, out, err);
     stop.Disarm();

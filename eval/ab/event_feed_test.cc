@@ -31,6 +31,9 @@ class ScriptedSession : public AbSession {
     ++applied_hand_overs_;
     return absl::OkStatus();
   }
+  absl::Status OnProcessExit(const ProcessExit&) override {
+    return absl::OkStatus();
+  }
   absl::StatusOr<SessionOutcome> Finish() override {
     SessionOutcome outcome = deferred;
     outcome.report.samples_applied = applied_samples_;
