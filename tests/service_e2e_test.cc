@@ -119,7 +119,7 @@ TEST_F(ServiceE2eTest, SessionFeedRecommendReportDelete) {
 
   CommandResult report = Cli({"report", "--session", "demo"});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_THAT(report.out, HasSubstr("4 samples, 1 hand-overs, 1 rejected"));
+  EXPECT_THAT(report.out, HasSubstr("4 samples, 1 hand-overs, 0 process exits, 1 rejected"));
 
   CommandResult deleted = Cli({"session", "delete", "--name", "demo"});
   ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
@@ -159,7 +159,7 @@ TEST_F(ServiceE2eTest, FeedRejectsMalformedRowsOnTheirOwn) {
                 "  line 7: cpu 99 is not a CPU of topology "
                 "synthetic:pack:1 l3:2 core:4 pu:2\n");
   CommandResult report = Cli({"report", "--session", "m"});
-  EXPECT_THAT(report.out, HasSubstr("2 samples, 1 hand-overs, 1 rejected"));
+  EXPECT_THAT(report.out, HasSubstr("2 samples, 1 hand-overs, 0 process exits, 1 rejected"));
 }
 
 TEST_F(ServiceE2eTest, WatchUsageAndRefusal) {

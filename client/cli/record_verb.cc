@@ -247,11 +247,12 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
     out << absl::StrFormat(
         "{\"seconds\": %.3f, \"records\": %d, \"samples\": %d, "
         "\"handOvers\": %d, \"samplesSent\": %d, \"handOversSent\": %d, "
+        "\"exitsSent\": %d, "
         "\"accepted\": %d, \"rejected\": %d, \"traceLines\": %d, "
         "\"losses\": {\"ringBufferLost\": %d, \"unparsed\": %d, \"late\": "
         "%d}, \"runtimeNs\": [%s]}\n",
         seconds, result.records, result.samples, result.hand_overs,
-        feed.samples_sent(), feed.hand_overs_sent(),
+        feed.samples_sent(), feed.hand_overs_sent(), feed.exits_sent(),
         ingest != nullptr ? ingest->accepted() : 0,
         ingest != nullptr ? ingest->rejected() : 0, trace_lines,
         lost.ring_buffer_lost, lost.unparsed, lost.late,
@@ -265,10 +266,10 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
       result.samples, result.hand_overs);
   if (ingest != nullptr) {
     out << absl::StrFormat(
-        "session %s: sent %d samples, %d hand-overs; accepted %d, rejected "
-        "%d\n",
+        "session %s: sent %d samples, %d hand-overs, %d process exits; "
+        "accepted %d, rejected %d\n",
         common_.session, feed.samples_sent(), feed.hand_overs_sent(),
-        ingest->accepted(), ingest->rejected());
+        feed.exits_sent(), ingest->accepted(), ingest->rejected());
   }
   if (!output_.empty()) {
     out << absl::StrFormat("wrote %d lines to %s\n", trace_lines, output_);

@@ -33,11 +33,12 @@ class ReportVerb : public Verb {
       return kExitOk;
     }
     out << absl::StrFormat(
-        "session %s: %d samples, %d hand-overs, %d rejected; %d processes "
-        "tracked, %d evicted\n",
+        "session %s: %d samples, %d hand-overs, %d process exits, %d "
+        "rejected; %d processes tracked, %d evicted\n",
         report->session(), report->samples_applied(),
-        report->handovers_applied(), report->events_rejected(),
-        report->processes_tracked(), report->processes_evicted());
+        report->handovers_applied(), report->process_exits_applied(),
+        report->events_rejected(), report->processes_tracked(),
+        report->processes_evicted());
     const v1::CollectorLosses& losses = report->collector_losses();
     out << absl::StrFormat(
         "collector losses: %d ring buffer, %d unparsed, %d late\n",
