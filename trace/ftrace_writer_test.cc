@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "events/recording_sink.h"
 #include "gmock/gmock.h"
@@ -16,6 +17,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// WithoutNewline views `line` without its '\n': ParseTraceLine's fields
+// view its input, so it must outlive the TraceLine (a substr temporary
+// would not).
+std::string_view WithoutNewline(const std::string& line) {
+  return std::string_view(line).substr(0, line.size() - 1);
+}
+
 TEST(FtraceWriter, SwitchLineParsesBackWithEveryField) {
   const std::string line =
       FormatSwitchLine(5'182'000'000'123, 3, TraceTask{"Web Content", 77, 70},
@@ -24,7 +32,7 @@ TEST(FtraceWriter, SwitchLineParsesBackWithEveryField) {
             "     Web Content-77      (     70) [003] 5182.000000123: "
             "sched_switch: prev_comm=Web Content prev_pid=77 prev_prio=120 "
             "prev_state=S ==> next_comm=swapper/3 next_pid=0 next_prio=120\n");
-  const TraceLine parsed = ParseTraceLine(line.substr(0, line.size() - 1));
+  const TraceLine parsed = ParseTraceLine(WithoutNewline(line));
   ASSERT_EQ(parsed.kind, TraceLine::Kind::kSwitch) << parsed.error;
   EXPECT_EQ(parsed.timestamp_ns, 5'182'000'000'123);
   EXPECT_EQ(parsed.cpu, 3);
@@ -39,7 +47,7 @@ TEST(FtraceWriter, UnknownTgidIsDashesAndMigrateAndExitParse) {
       FormatMigrateLine(1'000, 1, TraceTask{"kworker/1:0", 20, 0},
                         TraceTask{"cc1", 30, 29}, 0, 1);
   EXPECT_THAT(migrate, HasSubstr("(-----) [001] 0.000001000: "));
-  const TraceLine m = ParseTraceLine(migrate.substr(0, migrate.size() - 1));
+  const TraceLine m = ParseTraceLine(WithoutNewline(migrate));
   ASSERT_EQ(m.kind, TraceLine::Kind::kMigrate) << m.error;
   EXPECT_EQ(m.task_tgid, 0);
   EXPECT_EQ(m.pid, 30);
@@ -48,12 +56,12 @@ TEST(FtraceWriter, UnknownTgidIsDashesAndMigrateAndExitParse) {
   const std::string exit =
       FormatExitLine(2'000, 0, TraceTask{"cc1", 30, 29}, /*group_dead=*/true);
   EXPECT_THAT(exit, HasSubstr("group_dead=1\n"));
-  const TraceLine e = ParseTraceLine(exit.substr(0, exit.size() - 1));
+  const TraceLine e = ParseTraceLine(WithoutNewline(exit));
   ASSERT_EQ(e.kind, TraceLine::Kind::kExit) << e.error;
   EXPECT_EQ(e.pid, 30);
   const std::string fork =
       FormatForkLine(3'000, 0, TraceTask{"make", 10, 10}, 31);
-  EXPECT_EQ(ParseTraceLine(fork.substr(0, fork.size() - 1)).kind,
+  EXPECT_EQ(ParseTraceLine(WithoutNewline(fork)).kind,
             TraceLine::Kind::kOtherSched);
 }
 
