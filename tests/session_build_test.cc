@@ -221,6 +221,11 @@ TEST_F(SessionBuildTest, ExpiredCreationIsNotRegistered) {
                    absl::Milliseconds(300));
   gate_->WaitForHeld(1);
   EXPECT_EQ(slow.Wait().status().code(), absl::StatusCode::kDeadlineExceeded);
+  // The server's deadline is the client's timeout counted from when the
+  // call reached it, a moment after the client's own (long on a loaded CI
+  // machine, where the build once finished inside that moment and was
+  // registered). Let the server's deadline pass before the build may end.
+  absl::SleepFor(absl::Seconds(1));
   gate_->Release();
   // The held build completes after its call was answered: its session is
   // dropped and the name freed, so the name's next session is this one.
