@@ -21,24 +21,8 @@ namespace {
 
 using test_support::CommandResult;
 using test_support::RunCommand;
-
-// FindInPath returns the first executable `name` on $PATH, or nullopt.
-std::optional<std::string> FindInPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path == nullptr ? "/usr/bin:/bin" : path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::FindInPath;
+using test_support::ReadFile;
 
 TEST(PerfScriptReplay, RecordedBusyThreadReplaysWithRuntimeAndNoMalformedLine) {
   if (::geteuid() != 0) {

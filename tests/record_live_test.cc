@@ -39,6 +39,7 @@ using test_support::CommandResult;
 using test_support::Process;
 using test_support::RunCommand;
 using test_support::TempDir;
+using test_support::ReadFile;
 using ::testing::HasSubstr;
 
 const std::string kBin = std::string(SCHEDCACHE_BINARY_DIR) + "/bin/";
@@ -93,11 +94,6 @@ pid_t StartForkingProcess(absl::Duration run_for) {
     waitpid(child, nullptr, 0);
   }
   _exit(0);
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // RuntimeNs reads the "runtimeNs": [a, b, ...] array of record's JSON.

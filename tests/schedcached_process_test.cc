@@ -23,17 +23,12 @@
 namespace schedcache::test_support {
 namespace {
 
+using test_support::ReadFile;
+
 using ::testing::HasSubstr;
 
 const std::string kSchedcached =
     std::string(SCHEDCACHE_BINARY_DIR) + "/bin/schedcached";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::unique_ptr<client::Client> ClientOf(const std::string& socket) {
   client::Options options;

@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -35,6 +39,21 @@ std::string ReadFd(int fd) {
 }
 
 }  // namespace
+
+std::optional<std::string> FindInPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path == nullptr ? "/usr/bin:/bin" : path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::string& input) {

@@ -26,6 +26,14 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          const std::string& input = "");
 
+// FindInPath returns the first executable `name` on $PATH (/usr/bin:/bin
+// when unset), or nullopt: for tests that skip without a Debian tool.
+std::optional<std::string> FindInPath(const std::string& name);
+
+// ReadFile returns the bytes of the file at `path` (what a command wrote);
+// empty when it cannot be read.
+std::string ReadFile(const std::string& path);
+
 // Process is a started child whose stdout is readable line by line.
 class Process {
  public:

@@ -27,15 +27,9 @@ namespace {
 
 using ::testing::HasSubstr;
 using test_support::TempDir;
+using test_support::ReadFile;
 
 constexpr char kOpenssl[] = "/usr/bin/openssl";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Openssl runs the openssl CLI and expects it to succeed.
 void Openssl(std::vector<std::string> args) {

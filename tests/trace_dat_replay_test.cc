@@ -30,26 +30,10 @@ namespace {
 
 using test_support::CommandResult;
 using test_support::RunCommand;
+using test_support::FindInPath;
+using test_support::ReadFile;
 
 constexpr char kTracefs[] = "/sys/kernel/tracing";
-
-// FindInPath returns the first executable `name` on $PATH, or nullopt.
-std::optional<std::string> FindInPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path == nullptr ? "/usr/bin:/bin" : path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // WriteControl writes `value` to the tracefs file at `path`; false on error.
 bool WriteControl(const std::string& path, const std::string& value) {

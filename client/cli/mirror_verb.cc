@@ -2,22 +2,18 @@
 // one policy's preferences in one session, for a sched_ext scheduler to
 // read. The work is host/preference_mirror.h's; this verb only connects,
 // reads the topology, and feeds it the watch stream.
-#include <pthread.h>
-#include <signal.h>
 #include <sys/types.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "client/cli/service_verb_support.h"
+#include "client/cli/stop_signals.h"
 #include "client/cli/verb.h"
 #include "common/status_macros.h"
 #include "host/preference_mirror.h"
@@ -27,68 +23,6 @@ namespace {
 
 constexpr absl::string_view kVerb = "mirror";
 constexpr absl::string_view kDefaultPinRoot = "/sys/fs/bpf/schedcache/";
-
-// StopSignals makes SIGINT and SIGTERM stop the mirror cleanly: they are
-// blocked in the constructing thread, and so in every thread it starts
-// later (gRPC's too), and Watch starts a thread that waits for one and then
-// runs `on_signal`. Construct it before anything starts a thread.
-class StopSignals {
- public:
-  StopSignals() {
-    sigemptyset(&signals_);
-    sigaddset(&signals_, SIGINT);
-    sigaddset(&signals_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals_, &previous_mask_);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  ~StopSignals() {
-    Disarm();
-    pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
-  }
-
-  // Disarm ends the waiter (a SIGTERM aimed at it alone, which it
-  // recognises as the end), so on_signal is not run after; call it before
-  // what on_signal touches is destroyed.
-  void Disarm() {
-    if (!waiter_.joinable()) return;
-    {
-      absl::MutexLock lock(&mutex_);
-      finishing_ = true;
-    }
-    pthread_kill(waiter_.native_handle(), SIGTERM);
-    waiter_.join();
-  }
-
-  // Watch runs `on_signal` (in the waiter thread) on the first SIGINT or
-  // SIGTERM; a signal already pending counts.
-  void Watch(std::function<void()> on_signal) {
-    waiter_ = std::thread([this, on_signal = std::move(on_signal)] {
-      int received = 0;
-      while (sigwait(&signals_, &received) != 0) {
-      }
-      {
-        absl::MutexLock lock(&mutex_);
-        if (finishing_) return;
-        signalled_ = true;
-      }
-      on_signal();
-    });
-  }
-
-  bool signalled() {
-    absl::MutexLock lock(&mutex_);
-    return signalled_;
-  }
-
- private:
-  sigset_t signals_;
-  sigset_t previous_mask_;
-  std::thread waiter_;
-  absl::Mutex mutex_;
-  bool finishing_ ABSL_GUARDED_BY(mutex_) = false;
-  bool signalled_ ABSL_GUARDED_BY(mutex_) = false;
-};
 
 // LlcLists takes the dense LLCs' CPU lists from a GetTopology answer.
 LlcCpuLists LlcLists(const v1::Topology& topology) {

@@ -1,10 +1,8 @@
 // `schedcache record`: live collection from the host kernel's scheduler
 // tracepoints (host/recorder.h) into a server session and/or an ftrace text
 // file that `ab --input trace:` replays.
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -18,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/cli/service_verb_support.h"
+#include "client/cli/stop_signals.h"
 #include "client/cli/verb.h"
 #include "host/proc_attributes.h"
 #include "host/recorder.h"
@@ -31,37 +30,6 @@ constexpr absl::string_view kVerb = "record";
 // The model's default epoch (tunable epoch_period_ns): /proc is read at most
 // this often per process.
 constexpr int64_t kAttributeEpochNs = 10'000'000;
-
-// The capture a SIGINT or SIGTERM stops: a signal handler can reach no
-// object but a global, and RequestStop only sets an atomic flag.
-std::atomic<host::Recorder*> recorder_to_stop{nullptr};
-
-void StopOnSignal(int) {
-  host::Recorder* recorder = recorder_to_stop.load();
-  if (recorder != nullptr) recorder->RequestStop();
-}
-
-// StopSignals routes SIGINT and SIGTERM to `recorder` while it lives.
-class StopSignals {
- public:
-  explicit StopSignals(host::Recorder& recorder) {
-    recorder_to_stop.store(&recorder);
-    struct sigaction action {};
-    action.sa_handler = &StopOnSignal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    recorder_to_stop.store(nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 v1::CollectorLosses ToProto(const host::LossCounts& losses) {
   v1::CollectorLosses out;
@@ -166,6 +134,9 @@ class RecordVerb : public Verb {
 
 int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
                        std::ostream& err) {
+  // First, before gRPC starts threads: a SIGINT or SIGTERM from here on
+  // stops the capture, which then removes its tracefs instance.
+  StopSignals stop;
   std::unique_ptr<client::Client> client;
   std::unique_ptr<client::IngestWriter> writer;
   if (!common_.server.empty()) {
@@ -195,6 +166,7 @@ int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
     }
     return Fail(kVerb, why, err);
   }
+  stop.Watch([&recorder] { (*recorder)->RequestStop(); });
   // Created once tracefs is had, so a refused capture leaves no file.
   std::unique_ptr<FtraceWriter> trace;
   if (!output_.empty()) {
@@ -208,19 +180,16 @@ int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
   host::SessionFeed feed(writer.get(), std::move(filter), attributes);
   host::AttributeSink sink(attributes, feed);
   const bool tty = isatty(STDERR_FILENO) == 1;
-  absl::StatusOr<host::RecordProgress> result;
-  {
-    StopSignals signals(**recorder);
-    result = (*recorder)->Run(
-        sink, trace.get(),
-        [&writer](const host::LossCounts& increment) {
-          if (writer != nullptr) writer->AddLosses(ToProto(increment));
-        },
-        [&](const host::RecordProgress& progress) {
-          if (tty)
-            err << ProgressLine(progress, feed.samples_sent()) << std::flush;
-        });
-  }
+  const absl::StatusOr<host::RecordProgress> result = (*recorder)->Run(
+      sink, trace.get(),
+      [&writer](const host::LossCounts& increment) {
+        if (writer != nullptr) writer->AddLosses(ToProto(increment));
+      },
+      [&](const host::RecordProgress& progress) {
+        if (tty)
+          err << ProgressLine(progress, feed.samples_sent()) << std::flush;
+      });
+  stop.Disarm();
   if (tty) err << "\n";
   const absl::Status closed =
       trace != nullptr ? trace->Close() : absl::OkStatus();
