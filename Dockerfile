@@ -1,5 +1,5 @@
 # schedcached in a container. Build stage: the repository's own install step
-# (.ci/install-deps) on Debian 12, so the image builds with exactly what the
+# (.ci/install-deps build) on Debian 12, so the image builds with exactly what the
 # quick start and CI use. Runtime stage: the two binaries, the Debian
 # packages that hold their shared libraries (found with ldd at build time:
 # libbpf, libtracefs, libtraceevent and libtracecmd come along as soon as
@@ -14,7 +14,7 @@ WORKDIR /src
 # The runtime package list: each shared library ldd names, looked up by
 # "*/<multiarch dir>/<file>" because merged-/usr packages register some
 # libraries under /lib and others under /usr/lib.
-RUN .ci/install-deps \
+RUN .ci/install-deps build \
  && cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DSCHEDCACHE_BUILD_TESTS=OFF -DSCHEDCACHE_BUILD_BENCHMARKS=OFF \
  && cmake --build /build --target schedcached schedcache \
