@@ -14,7 +14,6 @@ Exits 77 (CTest: skipped) when grpcio or grpc_tools is missing.
 import argparse
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -34,22 +33,17 @@ class PythonClientTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="schedcache-py-")
         global pb, pb_grpc
         pb, pb_grpc = schedcache_stubs.load(ARGS.proto_root, cls.tmp.name)
-        cls.socket = os.path.join(cls.tmp.name, "run", "schedcached.sock")
-        cls.log = open(os.path.join(cls.tmp.name, "server.log"), "w")
-        cls.server = subprocess.Popen(
-            [ARGS.schedcached, f"--listen=unix:{cls.socket}"],
-            stderr=cls.log)
-        cls.channel = grpc.insecure_channel(f"unix:{cls.socket}")
-        grpc.channel_ready_future(cls.channel).result(timeout=30)
-        cls.stub = pb_grpc.SchedCacheStub(cls.channel)
+        # The socket's folder does not exist yet: schedcached makes it.
+        cls.server = schedcache_stubs.UnixServer(
+            ARGS.schedcached, pb_grpc,
+            os.path.join(cls.tmp.name, "run", "schedcached.sock"),
+            os.path.join(cls.tmp.name, "server.log"))
+        cls.channel = cls.server.channel
+        cls.stub = cls.server.stub
 
     @classmethod
     def tearDownClass(cls):
-        cls.channel.close()
-        if cls.server.poll() is None:
-            cls.server.kill()
-            cls.server.wait()
-        cls.log.close()
+        cls.server.close()
         cls.tmp.cleanup()
 
     def test_health_check_serving(self):
@@ -118,8 +112,8 @@ class PythonClientTest(unittest.TestCase):
 
     def test_zz_sigterm_exits_zero(self):
         # Runs last (unittest sorts by name).
-        self.server.send_signal(signal.SIGTERM)
-        self.assertEqual(self.server.wait(timeout=5), 0)
+        self.server.process.send_signal(signal.SIGTERM)
+        self.assertEqual(self.server.process.wait(timeout=5), 0)
 
 
 def main():

@@ -17,7 +17,6 @@ Exits 77 (CTest: skipped) when grpcio or grpc_tools is missing.
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -57,21 +56,15 @@ class WatchSnapshotTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="schedcache-py-")
         global pb, pb_grpc
         pb, pb_grpc = schedcache_stubs.load(ARGS.proto_root, cls.tmp.name)
-        cls.socket = os.path.join(cls.tmp.name, "schedcached.sock")
-        cls.log = open(os.path.join(cls.tmp.name, "server.log"), "w")
-        cls.server = subprocess.Popen(
-            [ARGS.schedcached, f"--listen=unix:{cls.socket}"],
-            stderr=cls.log)
-        cls.channel = grpc.insecure_channel(f"unix:{cls.socket}")
-        grpc.channel_ready_future(cls.channel).result(timeout=30)
-        cls.stub = pb_grpc.SchedCacheStub(cls.channel)
+        cls.server = schedcache_stubs.UnixServer(
+            ARGS.schedcached, pb_grpc,
+            os.path.join(cls.tmp.name, "schedcached.sock"),
+            os.path.join(cls.tmp.name, "server.log"))
+        cls.stub = cls.server.stub
 
     @classmethod
     def tearDownClass(cls):
-        cls.channel.close()
-        cls.server.terminate()
-        cls.server.wait(timeout=10)
-        cls.log.close()
+        cls.server.close()
         cls.tmp.cleanup()
 
     def batches(self, half_sent, attached):
