@@ -14,9 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/cli/cli.h"
+#include "client/cli/testing/cli_capture.h"
 #include "client/cli/verb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/subprocess.h"
 
 namespace schedcache::cli {
 namespace {
@@ -24,25 +26,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr char kTopology[] = "synthetic:pack:1 l3:2 core:4 pu:1";  // 8 CPUs
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Invoke(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string Dir() { return ::testing::TempDir() + "/ab-shard"; }
 
@@ -139,7 +122,7 @@ class AbShard : public ::testing::Test {
 
 TEST_F(AbShard, FourShardsMergedEqualOneUnshardedRun) {
   const std::string whole = Dir() + "/whole.json";
-  Result r = Invoke(Ab({"--json", whole}));
+  CliResult r = InvokeCli(Ab({"--json", whole}));
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.err, HasSubstr(list_ + ":5: \"not-an-input\""));
   EXPECT_THAT(r.out, HasSubstr("6 inputs: trace:"));
@@ -147,7 +130,7 @@ TEST_F(AbShard, FourShardsMergedEqualOneUnshardedRun) {
   std::vector<std::string> merge = {"ab-merge"};
   for (int k = 0; k < 4; ++k) {
     const std::string shard = absl::StrCat(Dir(), "/shard", k, ".json");
-    r = Invoke(Ab({"--shard", absl::StrCat(k, "/4"), "--json", shard}));
+    r = InvokeCli(Ab({"--shard", absl::StrCat(k, "/4"), "--json", shard}));
     ASSERT_EQ(r.code, kExitOk) << "shard " << k << ": " << r.err;
     merge.push_back(shard);
   }
@@ -156,24 +139,26 @@ TEST_F(AbShard, FourShardsMergedEqualOneUnshardedRun) {
   std::swap(merge[1], merge[4]);
   const std::string merged = Dir() + "/merged.json";
   merge.insert(merge.end(), {"--json", merged, "--html", Dir() + "/m.html"});
-  r = Invoke(merge);
+  r = InvokeCli(merge);
   ASSERT_EQ(r.code, kExitOk) << r.err;
 
-  const std::string want = Slurp(whole);
+  const std::string want = test_support::ReadFile(whole);
   ASSERT_THAT(want, HasSubstr("\"scans\":"));
   EXPECT_NE(WithoutScanTimes(want), want);  // the filter did remove something
-  EXPECT_EQ(WithoutScanTimes(Slurp(merged)), WithoutScanTimes(want));
-  EXPECT_THAT(Slurp(Dir() + "/m.html"), HasSubstr("id=\"cpus-scanned\""));
+  EXPECT_EQ(WithoutScanTimes(test_support::ReadFile(merged)),
+            WithoutScanTimes(want));
+  EXPECT_THAT(test_support::ReadFile(Dir() + "/m.html"),
+              HasSubstr("id=\"cpus-scanned\""));
 }
 
 TEST_F(AbShard, MergeRefusesShardsOfAnotherConfigNamingFileAndField) {
   const std::string a = Dir() + "/cfg-a.json", b = Dir() + "/cfg-b.json";
-  ASSERT_EQ(Invoke(Ab({"--shard", "0/2", "--json", a})).code, kExitOk);
-  ASSERT_EQ(
-      Invoke(Ab({"--shard", "1/2", "--json", b, "--set", "aggr_tolerance=50"}))
-          .code,
-      kExitOk);
-  Result r = Invoke({"ab-merge", a, b});
+  ASSERT_EQ(InvokeCli(Ab({"--shard", "0/2", "--json", a})).code, kExitOk);
+  ASSERT_EQ(InvokeCli(Ab({"--shard", "1/2", "--json", b, "--set",
+                          "aggr_tolerance=50"}))
+                .code,
+            kExitOk);
+  CliResult r = InvokeCli({"ab-merge", a, b});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err,
               HasSubstr(b + ": config.settings is \"aggr_tolerance=50\""));
@@ -181,11 +166,11 @@ TEST_F(AbShard, MergeRefusesShardsOfAnotherConfigNamingFileAndField) {
 
 TEST_F(AbShard, MergeRefusesAMissingOrRepeatedShard) {
   const std::string a = Dir() + "/miss-0.json";
-  ASSERT_EQ(Invoke(Ab({"--shard", "0/3", "--json", a})).code, kExitOk);
-  Result r = Invoke({"ab-merge", a});
+  ASSERT_EQ(InvokeCli(Ab({"--shard", "0/3", "--json", a})).code, kExitOk);
+  CliResult r = InvokeCli({"ab-merge", a});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("shard 1/3 is missing: got 1 of 3 shard files"));
-  r = Invoke({"ab-merge", a, a});
+  r = InvokeCli({"ab-merge", a, a});
   EXPECT_THAT(r.err, HasSubstr("are both shard 0/3"));
 }
 
@@ -193,11 +178,11 @@ TEST_F(AbShard, MergeRefusesShardsOfAnotherList) {
   const std::string other = Dir() + "/other.txt";
   std::ofstream(other) << "workload:redis\ntrace:in0.trace\n";
   const std::string a = Dir() + "/list-a.json", b = Dir() + "/list-b.json";
-  ASSERT_EQ(Invoke(Ab({"--shard", "0/2", "--json", a})).code, kExitOk);
+  ASSERT_EQ(InvokeCli(Ab({"--shard", "0/2", "--json", a})).code, kExitOk);
   std::vector<std::string> args = Ab({"--shard", "1/2", "--json", b});
   args[2] = other;  // --inputs-file's value
-  ASSERT_EQ(Invoke(args).code, kExitOk);
-  Result r = Invoke({"ab-merge", a, b});
+  ASSERT_EQ(InvokeCli(args).code, kExitOk);
+  CliResult r = InvokeCli({"ab-merge", a, b});
   EXPECT_EQ(r.code, kExitError);
   // The first difference the two lists show: 7 entries against 2.
   EXPECT_THAT(r.err, HasSubstr(b + ": entries is \"2\" but " + a +
@@ -209,20 +194,21 @@ TEST_F(AbShard, AnInputThatFailsStopsTheRunNamingItsListLine) {
   std::ofstream(list) << "workload:redis\n# gone\ntrace:gone.trace\n";
   std::vector<std::string> args = Ab({});
   args[2] = list;
-  Result r = Invoke(args);
+  CliResult r = InvokeCli(args);
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr(list + ":3: trace:gone.trace: "));
 }
 
 TEST_F(AbShard, UsageErrorsNameTheFlag) {
-  EXPECT_THAT(Invoke(Ab({"--shard", "0/2"})).err,
+  EXPECT_THAT(InvokeCli(Ab({"--shard", "0/2"})).err,
               HasSubstr("--shard needs --json FILE"));
-  EXPECT_THAT(Invoke(Ab({"--shard", "2/2", "--json", "x"})).err,
+  EXPECT_THAT(InvokeCli(Ab({"--shard", "2/2", "--json", "x"})).err,
               HasSubstr("--shard 2/2: K must be in 0..1"));
-  Result r = Invoke({"ab", "--input", "workload:redis", "--shard", "0/2"});
+  CliResult r =
+      InvokeCli({"ab", "--input", "workload:redis", "--shard", "0/2"});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_THAT(r.err, HasSubstr("--shard splits an --inputs-file list"));
-  EXPECT_EQ(Invoke({"ab-merge"}).code, kExitUsage);
+  EXPECT_EQ(InvokeCli({"ab-merge"}).code, kExitUsage);
 }
 
 }  // namespace

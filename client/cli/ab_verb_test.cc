@@ -4,6 +4,7 @@
 #include <string>
 
 #include "client/cli/cli.h"
+#include "client/cli/testing/cli_capture.h"
 #include "client/cli/verb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,18 +15,6 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result Invoke(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -35,10 +24,10 @@ std::string Slurp(const std::string& path) {
 
 TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   const std::string dir = ::testing::TempDir();
-  Result r =
-      Invoke({"ab", "--input", "workload:redis", "--duration-ms", "50",
-              "--json", dir + "/ab.json", "--csv", dir + "/ab.csv", "--html",
-              dir + "/ab.html", "--scan-trace", dir + "/scans.txt"});
+  CliResult r =
+      InvokeCli({"ab", "--input", "workload:redis", "--duration-ms", "50",
+                 "--json", dir + "/ab.json", "--csv", dir + "/ab.csv", "--html",
+                 dir + "/ab.html", "--scan-trace", dir + "/scans.txt"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
   // Not a terminal: no progress line, only the files written.
@@ -59,23 +48,24 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
 }
 
 TEST(AbVerb, NumaBalancingShrinksFullScanToOneNode) {
-  Result r = Invoke({"ab", "--input", "workload:redis", "--duration-ms", "100",
-                     "--policies", "full-scan", "--numa-balancing"});
+  CliResult r =
+      InvokeCli({"ab", "--input", "workload:redis", "--duration-ms", "100",
+                 "--policies", "full-scan", "--numa-balancing"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| +[0-9.]+ +192 "));
 }
 
 TEST(AbVerb, BadInputsAreUsageErrorsAndFailuresErrors) {
-  EXPECT_EQ(Invoke({"ab"}).code, kExitUsage);
-  EXPECT_EQ(Invoke({"ab", "--input", "pcap:x"}).code, kExitUsage);
+  EXPECT_EQ(InvokeCli({"ab"}).code, kExitUsage);
+  EXPECT_EQ(InvokeCli({"ab", "--input", "pcap:x"}).code, kExitUsage);
   EXPECT_EQ(
-      Invoke({"ab", "--input", "workload:redis", "--duration-ms", "0"}).code,
+      InvokeCli({"ab", "--input", "workload:redis", "--duration-ms", "0"}).code,
       kExitUsage);
-  Result missing = Invoke({"ab", "--input", "trace:/nonexistent/trace"});
+  CliResult missing = InvokeCli({"ab", "--input", "trace:/nonexistent/trace"});
   EXPECT_EQ(missing.code, kExitError);
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent/trace"));
-  Result unknown = Invoke({"ab", "--input", "workload:redis", "--policies",
-                           "full-scan,fastest-scan"});
+  CliResult unknown = InvokeCli({"ab", "--input", "workload:redis",
+                                 "--policies", "full-scan,fastest-scan"});
   EXPECT_EQ(unknown.code, kExitError);
   EXPECT_THAT(unknown.err, HasSubstr("fastest-scan"));
 }
@@ -101,7 +91,7 @@ TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
   for (const Case& c : cases) {
     std::vector<std::string> args = {"ab", "--input", "workload:redis"};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
-    Result r = Invoke(args);
+    CliResult r = InvokeCli(args);
     EXPECT_EQ(r.code, kExitUsage) << c.flags[0];
     EXPECT_THAT(r.err, HasSubstr(c.message));
     EXPECT_THAT(r.err, ::testing::Not(HasSubstr("workload option")));
@@ -112,14 +102,16 @@ TEST(AbVerb, SpillProbabilityChangesTheWorkload) {
   // With no spills every wake-up follows the preferred LLC; with every
   // wake-up spilling, the processes spread and the preferred LLC moves, so
   // the two tables cannot be equal.
-  Result none = Invoke({"ab", "--input", "workload:redis", "--duration-ms",
-                        "50", "--spill-probability", "0"});
-  Result all = Invoke({"ab", "--input", "workload:redis", "--duration-ms", "50",
-                       "--spill-probability", "1"});
+  CliResult none =
+      InvokeCli({"ab", "--input", "workload:redis", "--duration-ms", "50",
+                 "--spill-probability", "0"});
+  CliResult all = InvokeCli({"ab", "--input", "workload:redis", "--duration-ms",
+                             "50", "--spill-probability", "1"});
   ASSERT_EQ(none.code, kExitOk) << none.err;
   ASSERT_EQ(all.code, kExitOk) << all.err;
   EXPECT_NE(none.out, all.out);
-  EXPECT_THAT(Invoke({"ab", "--help"}).out, HasSubstr("--spill-probability"));
+  EXPECT_THAT(InvokeCli({"ab", "--help"}).out,
+              HasSubstr("--spill-probability"));
 }
 
 // A malformed --cpu-map is a usage error like any bad flag value; a trace
@@ -128,32 +120,35 @@ TEST(AbVerb, CpuMapErrorsAreUsageErrorsNamingTheFlag) {
   const std::string trace = ::testing::TempDir() + "/ab_verb_empty.trace";
   std::ofstream(trace) << "";
   for (const char* map : {"garbage", "0-1=4-9", "0=0,1=0"}) {
-    Result r = Invoke({"ab", "--input", "trace:" + trace, "--cpu-map", map});
+    CliResult r =
+        InvokeCli({"ab", "--input", "trace:" + trace, "--cpu-map", map});
     EXPECT_EQ(r.code, kExitUsage) << map << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr(std::string("--cpu-map ") + map + ":"));
   }
   EXPECT_THAT(
-      Invoke({"ab", "--input", "trace:" + trace, "--cpu-map", "0=0,1=0"}).err,
+      InvokeCli({"ab", "--input", "trace:" + trace, "--cpu-map", "0=0,1=0"})
+          .err,
       HasSubstr("trace cpus 0 and 1"));
-  EXPECT_THAT(Invoke({"ab", "--input", "trace:" + trace, "--cpu-map", "x"}).err,
-              HasSubstr("FROM=TO (or FROM:TO)"));
-  Result workload =
-      Invoke({"ab", "--input", "workload:redis", "--cpu-map", "0=1"});
+  EXPECT_THAT(
+      InvokeCli({"ab", "--input", "trace:" + trace, "--cpu-map", "x"}).err,
+      HasSubstr("FROM=TO (or FROM:TO)"));
+  CliResult workload =
+      InvokeCli({"ab", "--input", "workload:redis", "--cpu-map", "0=1"});
   EXPECT_EQ(workload.code, kExitUsage);
   EXPECT_THAT(workload.err, HasSubstr("trace: and csv: inputs only"));
 }
 
 TEST(AbVerb, ScanTraceWithServerIsAUsageErrorSayingWhatToDo) {
-  Result r = Invoke({"ab", "--input", "workload:redis", "--server",
-                     "unix:/nonexistent/schedcached.sock", "--scan-trace",
-                     ::testing::TempDir() + "/scans.txt"});
+  CliResult r = InvokeCli({"ab", "--input", "workload:redis", "--server",
+                           "unix:/nonexistent/schedcached.sock", "--scan-trace",
+                           ::testing::TempDir() + "/scans.txt"});
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_THAT(r.err, HasSubstr("drop --server"));
-  EXPECT_THAT(Invoke({"ab", "--help"}).out, HasSubstr("in-process only"));
+  EXPECT_THAT(InvokeCli({"ab", "--help"}).out, HasSubstr("in-process only"));
 }
 
 TEST(DemoVerb, RunsTheAbOfTheThreeSeedPolicies) {
-  Result r = Invoke({"demo", "--duration-ms", "100"});
+  CliResult r = InvokeCli({"demo", "--duration-ms", "100"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ::testing::StartsWith("this machine: "));
   EXPECT_THAT(r.out, HasSubstr("workload:redis"));
