@@ -197,13 +197,14 @@ class AbVerb : public Verb {
     return status.ok() ? kExitOk : Failure(status, err);
   }
 
-  // ApplyGroupsAndFds reads --groups and --fds, each one value or a list. In ab, a
-  // list of either makes both axes of the seed's hackbench table; in a
-  // sweep a list is one more --vary.
+  // ApplyGroupsAndFds reads --groups and --fds, each one value or a list.
+  // In ab, a list of either makes both axes of the seed's hackbench table;
+  // in a sweep a list is one more --vary.
   absl::Status ApplyGroupsAndFds() {
-    ASSIGN_OR_RETURN(SweepAxis groups,
-                     ab::ParseVary(absl::StrCat("groups=", groups_)));
-    ASSIGN_OR_RETURN(SweepAxis fds, ab::ParseVary(absl::StrCat("fds=", fds_)));
+    ASSIGN_OR_RETURN(IntegerList groups_list, ParseIntegers("groups", groups_));
+    ASSIGN_OR_RETURN(IntegerList fds_list, ParseIntegers("fds", fds_));
+    SweepAxis& groups = groups_list.axis;
+    SweepAxis& fds = fds_list.axis;
     const bool lists = groups.values.size() > 1 || fds.values.size() > 1;
     if (lists && mode_ == Mode::kAb) {
       if (command_.options.input.kind != ab::AbInputSpec::Kind::kWorkload ||
@@ -220,12 +221,32 @@ class AbVerb : public Verb {
       }
     }
     // A list's first value is the base; the sweep replaces it per row.
-    if (!absl::SimpleAtoi(groups.values[0], &groups_value_) ||
-        !absl::SimpleAtoi(fds.values[0], &fds_value_)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--groups ", groups_, " --fds ", fds_, ": want integers"));
-    }
+    groups_value_ = groups_list.first;
+    fds_value_ = fds_list.first;
     return absl::OkStatus();
+  }
+
+  // IntegerList is a flag's integers as a sweep axis, and the first.
+  struct IntegerList {
+    SweepAxis axis;
+    int64_t first = 0;
+  };
+
+  // ParseIntegers reads `--KEY TEXT` as one integer or a list of them,
+  // naming the flag as typed.
+  static absl::StatusOr<IntegerList> ParseIntegers(absl::string_view key,
+                                                   absl::string_view text) {
+    const std::string flag = absl::StrCat("--", key, " ", text);
+    IntegerList list;
+    list.axis.key = std::string(key);
+    ASSIGN_OR_RETURN(list.axis.values, ab::ParseSweepValues(text, flag));
+    for (size_t i = list.axis.values.size(); i-- > 0;) {
+      if (!absl::SimpleAtoi(list.axis.values[i], &list.first)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            flag, ": ", list.axis.values[i], " is not an integer"));
+      }
+    }
+    return list;  // the loop ends on the first value
   }
 
   int Failure(const absl::Status& status, std::ostream& err) const {

@@ -129,6 +129,18 @@ TEST(AbVerb, OneGroupsAndFdsValueKeepsTheAbReport) {
   EXPECT_THAT(r.out, HasSubstr("samples:"));
 }
 
+TEST(AbVerb, BadGroupsOrFdsListsNameTheFlagAsTyped) {
+  Result r = Invoke(Args({"ab", "--groups", "1,x"}, kHackbench));
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_THAT(r.err, HasSubstr("schedcache ab: --groups 1,x: x is not an "
+                               "integer"));
+  r = Invoke(Args({"ab", "--fds", "2,,4"}, kHackbench));
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_THAT(r.err, HasSubstr("--fds 2,,4: empty value"));
+  r = Invoke(Args({"ab", "--fds", "4..2"}, kHackbench));
+  EXPECT_THAT(r.err, HasSubstr("--fds 4..2: range \"4..2\""));
+}
+
 TEST(AbVerb, GroupsListsNeedTheHackbenchWorkload) {
   Result r = Invoke({"ab", "--input", "workload:redis", "--groups", "1,2"});
   EXPECT_EQ(r.code, kExitUsage);

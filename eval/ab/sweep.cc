@@ -122,7 +122,7 @@ absl::Status CheckAxis(const AbOptions& base, const SweepAxis& axis) {
   return absl::OkStatus();
 }
 
-absl::Status AddRange(absl::string_view text, absl::string_view range,
+absl::Status AddRange(absl::string_view flag, absl::string_view range,
                       std::vector<std::string>& values) {
   const std::pair<absl::string_view, absl::string_view> ends =
       absl::StrSplit(range, absl::MaxSplits("..", 1));
@@ -131,7 +131,7 @@ absl::Status AddRange(absl::string_view text, absl::string_view range,
       !absl::SimpleAtoi(ends.second, &to) || from > to ||
       to - from >= static_cast<int64_t>(kMaxSweepCombinations)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--vary ", text, ": range \"", range, "\" is not A..B with integers ",
+        flag, ": range \"", range, "\" is not A..B with integers ",
         "A <= B and at most ", kMaxSweepCombinations, " values"));
   }
   for (int64_t v = from; v <= to; ++v) values.push_back(absl::StrCat(v));
@@ -139,6 +139,34 @@ absl::Status AddRange(absl::string_view text, absl::string_view range,
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseSweepValues(
+    absl::string_view values, absl::string_view flag) {
+  std::vector<std::string> parsed;
+  for (absl::string_view value : absl::StrSplit(values, ',')) {
+    if (value.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": empty value"));
+    }
+    // A range starts with an integer; a path such as xml:../m.xml is a
+    // value.
+    int64_t first = 0;
+    if (const size_t dots = value.find("..");
+        dots != absl::string_view::npos &&
+        absl::SimpleAtoi(value.substr(0, dots), &first)) {
+      RETURN_IF_ERROR(AddRange(flag, value, parsed));
+    } else {
+      parsed.emplace_back(value);
+    }
+  }
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& value : parsed) {
+    if (!seen.insert(value).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": value ", value, " is given twice"));
+    }
+  }
+  return parsed;
+}
 
 absl::StatusOr<SweepAxis> ParseVary(absl::string_view text) {
   const size_t eq = text.find('=');
@@ -148,29 +176,8 @@ absl::StatusOr<SweepAxis> ParseVary(absl::string_view text) {
   }
   SweepAxis axis;
   axis.key = std::string(text.substr(0, eq));
-  for (absl::string_view value : absl::StrSplit(text.substr(eq + 1), ',')) {
-    if (value.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--vary ", text, ": empty value"));
-    }
-    // A range starts with an integer; a path such as xml:../m.xml is a
-    // value.
-    int64_t first = 0;
-    if (const size_t dots = value.find("..");
-        dots != absl::string_view::npos &&
-        absl::SimpleAtoi(value.substr(0, dots), &first)) {
-      RETURN_IF_ERROR(AddRange(text, value, axis.values));
-    } else {
-      axis.values.emplace_back(value);
-    }
-  }
-  absl::flat_hash_set<std::string> seen;
-  for (const std::string& value : axis.values) {
-    if (!seen.insert(value).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--vary ", text, ": value ", value, " is given twice"));
-    }
-  }
+  ASSIGN_OR_RETURN(axis.values, ParseSweepValues(text.substr(eq + 1),
+                                                 absl::StrCat("--vary ", text)));
   return axis;
 }
 

@@ -31,11 +31,18 @@ namespace schedcache::ab {
 // rather than hours of work.
 inline constexpr size_t kMaxSweepCombinations = 10'000;
 
-// ParseVary reads "KEY=V1,V2,..." where a value that starts with an
+// ParseSweepValues reads "V1,V2,..." where a value that starts with an
 // integer and ".." is an integer range "A..B" (A <= B, both included); any
-// other value is taken as it is (so no value can hold a comma). Returns InvalidArgument naming the text
-// for a missing '=' or key, an empty value, a duplicate value, or a bad or
-// too long range.
+// other value is taken as it is (so no value can hold a comma). Returns
+// InvalidArgument "FLAG: why", FLAG being the flag as typed (e.g. "--vary
+// seed=1,,2", "--groups 1,,2"), for an empty value, a duplicate value, or a
+// bad or too long range.
+absl::StatusOr<std::vector<std::string>> ParseSweepValues(
+    absl::string_view values, absl::string_view flag);
+
+// ParseVary reads "KEY=V1,V2,..." (the values as ParseSweepValues reads
+// them). Returns InvalidArgument naming the text for a missing '=' or key,
+// or ParseSweepValues' errors.
 absl::StatusOr<SweepAxis> ParseVary(absl::string_view text);
 
 // SweepPlan is the options of every combination, in combination order (the
