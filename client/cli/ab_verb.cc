@@ -1,11 +1,14 @@
 // `schedcache ab`: one input through several policies in one session
-// (DESIGN §4); flag parsing only, the work is schedcache::ab's.
+// (DESIGN §4), and `schedcache sweep`: that for every combination of --vary
+// values. Flag parsing only, the work is schedcache::ab's. Both verbs are
+// this one class, so they take the flags they share the same way.
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +18,8 @@
 #include "common/service_defaults.h"
 #include "common/status_macros.h"
 #include "eval/ab/ab_command.h"
+#include "eval/ab/sweep.h"
+#include "eval/ab/sweep_command.h"
 #include "trace/cpu_map.h"
 
 namespace schedcache::cli {
@@ -26,6 +31,8 @@ constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kMaxHz = 10'000;
 // kUnbounded: no upper limit worth telling the user about.
 constexpr int64_t kUnbounded = INT64_MAX / 2 / kNsPerMs;
+// kMaxJobs bounds --jobs: a sweep's runs are threads of this process.
+constexpr int64_t kMaxJobs = 1024;
 
 // CheckFlag checks a numeric flag against [lo, hi] and names the flag and
 // the value as typed, not the WorkloadOptions field it lands in: the user
@@ -41,28 +48,37 @@ absl::Status CheckFlag(absl::string_view flag, int64_t value, int64_t lo,
 
 class AbVerb : public Verb {
  public:
+  enum class Mode { kAb, kSweep };
+  explicit AbVerb(Mode mode) : mode_(mode) {}
+
   absl::string_view summary() const override {
-    return "A/B: run a trace, CSV or workload (or a list of them) through "
-           "several policies";
+    return mode_ == Mode::kAb
+               ? "A/B: run a trace, CSV or workload (or a list of them) "
+                 "through several policies"
+               : "A/B of one input for every combination of --vary values, "
+                 "in parallel, in one table";
   }
 
   void DefineFlags(FlagSet& flags) override {
+    if (mode_ == Mode::kSweep) DefineSweepFlags(flags);
     flags.AddString(
         "--input", "INPUT",
         "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin; a "
         "trace may also be a trace-cmd .dat file), workload:redis or "
         "workload:hackbench",
         &input_);
-    flags.AddString("--inputs-file", "LIST",
-                    "instead of --input: a file of inputs, one a line (# "
-                    "comments; relative paths from LIST's folder), each in a "
-                    "session of its own, reported merged",
-                    &command_.inputs_file);
-    flags.AddString("--shard", "K/N",
-                    "with --inputs-file: run only entries i with i % N == K "
-                    "(K from 0, as Kubernetes' JOB_COMPLETION_INDEX); --json "
-                    "then writes the shard result `ab-merge` reads",
-                    &shard_);
+    if (mode_ == Mode::kAb) {
+      flags.AddString("--inputs-file", "LIST",
+                      "instead of --input: a file of inputs, one a line (# "
+                      "comments; relative paths from LIST's folder), each in "
+                      "a session of its own, reported merged",
+                      &command_.inputs_file);
+      flags.AddString("--shard", "K/N",
+                      "with --inputs-file: run only entries i with i % N == K "
+                      "(K from 0, as Kubernetes' JOB_COMPLETION_INDEX); "
+                      "--json then writes the shard result `ab-merge` reads",
+                      &shard_);
+    }
     flags.AddString("--topology", "SOURCE",
                     "host, synthetic:HWLOC_SYNTHETIC_STRING or xml:PATH",
                     &command_.options.session.topology);
@@ -93,6 +109,7 @@ class AbVerb : public Verb {
                     &command_.files.csv);
     flags.AddString("--html", "FILE", "write a self-contained HTML report",
                     &command_.files.html);
+    if (mode_ == Mode::kSweep) return;  // sweeps run in-process, per row
     flags.AddString("--scan-trace", "FILE",
                     "in-process only (not with --server): write each scan as "
                     "the seed's tracepoint, one file per policy",
@@ -126,6 +143,7 @@ class AbVerb : public Verb {
     if (absl::Status s = ApplyWorkloadFlags(); !s.ok()) {
       return UsageError(s.message(), err);
     }
+    if (mode_ == Mode::kSweep || !list_axes_.empty()) return Sweep(out, err);
     command_.progress = ShowProgress(err);
     absl::Status status = ab::RunAbCommand(command_, out, err);
     if (absl::IsUnimplemented(status)) return UsageError(status.message(), err);
@@ -137,6 +155,107 @@ class AbVerb : public Verb {
   }
 
  private:
+  void DefineSweepFlags(FlagSet& flags) {
+    flags.AddRepeated(
+        "--vary", "KEY=V1,V2,...",
+        "repeatable: run every combination of the values; KEY is a tunable "
+        "(as --set takes it), topology (SOURCE values), seed, or a workload "
+        "flag without its dashes (groups, fds, server-threads, "
+        "client-threads, duration-ms, spill-probability, hz); integer "
+        "ranges as A..B",
+        &vary_);
+    flags.AddInt64("--jobs", "N",
+                   "combinations run at once, 1..1024; the default is "
+                   "this machine's hardware threads",
+                   &jobs_);
+  }
+
+  // Sweep runs the sweep of --vary (sweep) or of the --groups and --fds
+  // lists (ab: the seed's hackbench table).
+  int Sweep(std::ostream& out, std::ostream& err) {
+    if (absl::Status s = CheckFlag("--jobs", jobs_, 1, kMaxJobs); !s.ok()) {
+      return UsageError(s.message(), err);
+    }
+    std::vector<SweepAxis> axes = list_axes_;
+    for (const std::string& vary : vary_) {
+      absl::StatusOr<SweepAxis> axis = ab::ParseVary(vary);
+      if (!axis.ok()) return UsageError(axis.status().message(), err);
+      axes.push_back(*std::move(axis));
+    }
+    ab::SweepCommand sweep{.base = command_.options,
+                           .axes = std::move(axes),
+                           .input = input_,
+                           .jobs = static_cast<int>(jobs_),
+                           .layout = mode_ == Mode::kAb
+                                         ? SweepLayout::kHackbench
+                                         : SweepLayout::kSweep,
+                           .files = command_.files,
+                           .progress = ShowProgress(err)};
+    absl::Status status = ab::RunSweepCommand(sweep, out, err);
+    // InvalidArgument: the plan refused a --vary value before any run.
+    if (absl::IsInvalidArgument(status)) return UsageError(status.message(), err);
+    return status.ok() ? kExitOk : Failure(status, err);
+  }
+
+  // ApplyGroupsAndFds reads --groups and --fds, each one value or a list.
+  // In ab, a list of either makes both axes of the seed's hackbench table;
+  // in a sweep a list is one more --vary.
+  absl::Status ApplyGroupsAndFds() {
+    ASSIGN_OR_RETURN(IntegerList groups_list, ParseIntegers("groups", groups_));
+    ASSIGN_OR_RETURN(IntegerList fds_list, ParseIntegers("fds", fds_));
+    SweepAxis& groups = groups_list.axis;
+    SweepAxis& fds = fds_list.axis;
+    const bool lists = groups.values.size() > 1 || fds.values.size() > 1;
+    if (lists && mode_ == Mode::kAb) {
+      if (command_.options.input.kind != ab::AbInputSpec::Kind::kWorkload ||
+          command_.options.input.workload != WorkloadKind::kHackbench ||
+          !command_.server.empty() || !command_.options.scan_trace.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--groups ", groups_, " --fds ", fds_, ": lists take --input "
+            "workload:hackbench, in-process, without --scan-trace"));
+      }
+      list_axes_ = {groups, fds};
+    } else if (lists) {
+      for (SweepAxis* axis : {&groups, &fds}) {
+        if (axis->values.size() > 1) list_axes_.push_back(*axis);
+      }
+    }
+    // A list's first value is the base; the sweep replaces it per row.
+    groups_value_ = groups_list.first;
+    fds_value_ = fds_list.first;
+    return absl::OkStatus();
+  }
+
+  // IntegerList is a flag's integers as a sweep axis, and the first.
+  struct IntegerList {
+    SweepAxis axis;
+    int64_t first = 0;
+  };
+
+  // ParseIntegers reads `--KEY TEXT` as one integer or a list of them,
+  // naming the flag as typed.
+  static absl::StatusOr<IntegerList> ParseIntegers(absl::string_view key,
+                                                   absl::string_view text) {
+    const std::string flag = absl::StrCat("--", key, " ", text);
+    IntegerList list;
+    list.axis.key = std::string(key);
+    ASSIGN_OR_RETURN(list.axis.values, ab::ParseSweepValues(text, flag));
+    for (size_t i = list.axis.values.size(); i-- > 0;) {
+      if (!absl::SimpleAtoi(list.axis.values[i], &list.first)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            flag, ": ", list.axis.values[i], " is not an integer"));
+      }
+    }
+    return list;  // the loop ends on the first value
+  }
+
+  int Failure(const absl::Status& status, std::ostream& err) const {
+    err << "schedcache " << name() << ": " << status << "\n";
+    return kExitError;
+  }
+
+  absl::string_view name() const { return mode_ == Mode::kAb ? "ab" : "sweep"; }
+
   void DefineWorkloadFlags(FlagSet& flags) {
     flags.AddInt64("--seed", "N", "workload: random seed", &seed_);
     flags.AddInt64("--duration-ms", "MS", "workload: simulated time",
@@ -145,10 +264,15 @@ class AbVerb : public Verb {
                    &server_threads_);
     flags.AddInt64("--client-threads", "N", "workload:redis: client threads",
                    &client_threads_);
-    flags.AddInt64("--groups", "G", "workload:hackbench: groups (-g)",
-                   &groups_);
-    flags.AddInt64("--fds", "F", "workload:hackbench: fds per group (-f)",
-                   &fds_);
+    flags.AddString("--groups", "G",
+                    "workload:hackbench: groups (-g); a list G1,G2,... or "
+                    "range A..B runs each (ab: with --fds, the seed's "
+                    "hackbench table)",
+                    &groups_);
+    flags.AddString("--fds", "F",
+                    "workload:hackbench: fds per group (-f); a list or range "
+                    "as --groups",
+                    &fds_);
     flags.AddString("--spill-probability", "P",
                     "workload: chance (0..1) that a wake-up ignores the "
                     "preferred LLC and spills elsewhere",
@@ -158,8 +282,9 @@ class AbVerb : public Verb {
   // ApplyInputs takes --input, or --inputs-file and its --shard.
   absl::Status ApplyInputs() {
     if (input_.empty() == command_.inputs_file.empty()) {
-      return absl::InvalidArgumentError(
-          "give one of --input and --inputs-file");
+      return absl::InvalidArgumentError(mode_ == Mode::kAb
+                                            ? "give one of --input and --inputs-file"
+                                            : "give --input");
     }
     if (!command_.inputs_file.empty()) {
       if (!command_.options.scan_trace.empty()) {
@@ -206,16 +331,18 @@ class AbVerb : public Verb {
   // ApplyWorkloadFlags checks every numeric flag by its own name, then
   // fills the workload options (whose own validation stays as a backstop).
   absl::Status ApplyWorkloadFlags() {
+    RETURN_IF_ERROR(ApplyGroupsAndFds());
     RETURN_IF_ERROR(CheckFlag("--hz", hz_, 1, kMaxHz));
     RETURN_IF_ERROR(CheckFlag("--duration-ms", duration_ms_, 1, kUnbounded));
     RETURN_IF_ERROR(
         CheckFlag("--server-threads", server_threads_, 1, kMaxWorkloadThreads));
     RETURN_IF_ERROR(
         CheckFlag("--client-threads", client_threads_, 1, kMaxWorkloadThreads));
-    RETURN_IF_ERROR(CheckFlag("--groups", groups_, 1, kMaxWorkloadThreads));
-    // hackbench runs 2 * groups * fds workers.
     RETURN_IF_ERROR(
-        CheckFlag("--fds", fds_, 1, kMaxWorkloadThreads / (2 * groups_)));
+        CheckFlag("--groups", groups_value_, 1, kMaxWorkloadThreads));
+    // hackbench runs 2 * groups * fds workers.
+    RETURN_IF_ERROR(CheckFlag("--fds", fds_value_, 1,
+                              kMaxWorkloadThreads / (2 * groups_value_)));
     double spill = 0;
     if (!absl::SimpleAtod(spill_probability_, &spill) ||
         !std::isfinite(spill) || spill < 0.0 || spill > 1.0) {
@@ -229,8 +356,8 @@ class AbVerb : public Verb {
     w.duration_ns = duration_ms_ * kNsPerMs;
     w.server_threads = static_cast<int>(server_threads_);
     w.client_threads = static_cast<int>(client_threads_);
-    w.groups = static_cast<int>(groups_);
-    w.fds = static_cast<int>(fds_);
+    w.groups = static_cast<int>(groups_value_);
+    w.fds = static_cast<int>(fds_value_);
     w.kind = command_.options.input.workload;
     w.hz = command_.options.hz;
     return ValidateWorkloadOptions(w);
@@ -242,8 +369,8 @@ class AbVerb : public Verb {
     return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
   }
 
-  static int UsageError(absl::string_view message, std::ostream& err) {
-    err << "schedcache ab: " << message << "\n";
+  int UsageError(absl::string_view message, std::ostream& err) {
+    err << "schedcache " << name() << ": " << message << "\n";
     return kExitUsage;
   }
 
@@ -261,13 +388,27 @@ class AbVerb : public Verb {
   int64_t duration_ms_ = 1000;
   int64_t server_threads_ = WorkloadOptions{}.server_threads;
   int64_t client_threads_ = WorkloadOptions{}.client_threads;
-  int64_t groups_ = WorkloadOptions{}.groups;
-  int64_t fds_ = WorkloadOptions{}.fds;
+  // --groups and --fds as typed (one value or a list), and their first
+  // values.
+  std::string groups_ = absl::StrCat(WorkloadOptions{}.groups);
+  std::string fds_ = absl::StrCat(WorkloadOptions{}.fds);
+  int64_t groups_value_ = 0;
+  int64_t fds_value_ = 0;
+  std::vector<SweepAxis> list_axes_;  // from lists in --groups and --fds
+  std::vector<std::string> vary_;
+  int64_t jobs_ = std::max(1u, std::thread::hardware_concurrency());
+  const Mode mode_;
   ab::AbCommand command_;
 };
 
 }  // namespace
 
-std::unique_ptr<Verb> MakeAbVerb() { return std::make_unique<AbVerb>(); }
+std::unique_ptr<Verb> MakeAbVerb() {
+  return std::make_unique<AbVerb>(AbVerb::Mode::kAb);
+}
+
+std::unique_ptr<Verb> MakeSweepVerb() {
+  return std::make_unique<AbVerb>(AbVerb::Mode::kSweep);
+}
 
 }  // namespace schedcache::cli

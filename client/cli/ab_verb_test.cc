@@ -1,6 +1,5 @@
 // `schedcache ab` and `schedcache demo` run in-process through RunCli.
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "client/cli/cli.h"
@@ -15,13 +14,6 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   const std::string dir = ::testing::TempDir();
   CliResult r =
@@ -33,17 +25,17 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   // Not a terminal: no progress line, only the files written.
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("\r")));
   EXPECT_THAT(r.err, HasSubstr("wrote " + dir + "/scans.visited-scan.txt"));
-  const std::string json = Slurp(dir + "/ab.json");
+  const std::string json = ReadWrittenFile(dir + "/ab.json");
   for (const char* key : {"\"policies\"", "\"cpusScanned\"", "\"agreement\"",
                           "\"preferredLlcChanges\"", "\"malformedLines\"",
                           "\"processes\"", "\"preferredLlc\""}) {
     EXPECT_THAT(json, HasSubstr(key));
   }
-  EXPECT_THAT(Slurp(dir + "/ab.csv"), HasSubstr("visited-scan"));
-  const std::string html = Slurp(dir + "/ab.html");
+  EXPECT_THAT(ReadWrittenFile(dir + "/ab.csv"), HasSubstr("visited-scan"));
+  const std::string html = ReadWrittenFile(dir + "/ab.html");
   EXPECT_THAT(html, HasSubstr("id=\"cpus-scanned\""));
   EXPECT_THAT(html, HasSubstr("id=\"llc-over-time\""));
-  EXPECT_THAT(Slurp(dir + "/scans.full-scan.txt"),
+  EXPECT_THAT(ReadWrittenFile(dir + "/scans.full-scan.txt"),
               HasSubstr("sched_cache_scan: comm="));
 }
 

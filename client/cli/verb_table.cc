@@ -12,6 +12,7 @@ std::unique_ptr<Verb> MakeRecommendVerb();
 std::unique_ptr<Verb> MakeWatchVerb();
 std::unique_ptr<Verb> MakeReportVerb();
 std::unique_ptr<Verb> MakeAbVerb();
+std::unique_ptr<Verb> MakeSweepVerb();
 std::unique_ptr<Verb> MakeRecordVerb();
 std::unique_ptr<Verb> MakeAbMergeVerb();
 std::unique_ptr<Verb> MakeMirrorVerb();
@@ -28,6 +29,7 @@ constexpr VerbEntry kVerbs[] = {
     {"watch", &MakeWatchVerb},
     {"report", &MakeReportVerb},
     {"ab", &MakeAbVerb},
+    {"sweep", &MakeSweepVerb},
     {"record", &MakeRecordVerb},
     {"ab-merge", &MakeAbMergeVerb},
     {"mirror", &MakeMirrorVerb},

@@ -8,15 +8,18 @@
 #include "common/status_macros.h"
 #include "eval/report/html_report.h"
 #include "eval/report/json_report.h"
+#include "eval/report/sweep_html.h"
+#include "eval/report/sweep_report.h"
 #include "eval/report/table_report.h"
 
 namespace schedcache::ab {
 namespace {
 
-using Writer = absl::Status (*)(const AbResult&, std::ostream&);
-
-absl::Status WriteFile(const std::string& path, const AbResult& result,
-                       Writer write) {
+// WriteFile writes `result` to `path` with `write`, for an A/B result and a
+// sweep's alike.
+template <typename Result>
+absl::Status WriteFile(const std::string& path, const Result& result,
+                       absl::Status (*write)(const Result&, std::ostream&)) {
   if (path.empty()) return absl::OkStatus();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
@@ -44,6 +47,13 @@ absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files) 
   RETURN_IF_ERROR(WriteFile(files.json, result, &WriteJson));
   RETURN_IF_ERROR(WriteFile(files.csv, result, &WriteCsv));
   return WriteFile(files.html, result, &WriteHtml);
+}
+
+absl::Status WriteSweepReportFiles(const SweepResult& result,
+                                   const ReportFiles& files) {
+  RETURN_IF_ERROR(WriteFile(files.json, result, &WriteSweepJson));
+  RETURN_IF_ERROR(WriteFile(files.csv, result, &WriteSweepCsv));
+  return WriteFile(files.html, result, &WriteSweepHtml);
 }
 
 absl::Status PublishReport(const AbResult& result, const ReportFiles& files,

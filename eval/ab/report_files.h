@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "eval/report/ab_result.h"
+#include "eval/report/sweep_result.h"
 
 namespace schedcache::ab {
 
@@ -26,6 +27,11 @@ struct ReportFiles {
 // the first error, naming the file: PermissionDenied/NotFound when it
 // cannot be opened, or the writer's error.
 absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files);
+
+// WriteSweepReportFiles is WriteReportFiles for a sweep (sweep_report.h,
+// sweep_html.h). Errors as WriteReportFiles.
+absl::Status WriteSweepReportFiles(const SweepResult& result,
+                                   const ReportFiles& files);
 
 // PublishReport is what the verbs that end in a report do: the text table
 // to `out`, then WriteReportFiles, then a "wrote FILE" line on `err` for

@@ -51,8 +51,8 @@ void StripTrailingSpaces(std::string& line) {
 // kColumnGap separates columns inside a group; groups are separated by " | ".
 constexpr size_t kColumnGap = 2;
 
-// RenderTable lays `table` out as the seed does: a row of group headings, a
-// row of column headings, a rule with '+' at group boundaries, then the rows.
+}  // namespace
+
 std::string RenderTable(const PolicyTable& table) {
   std::vector<size_t> width(table.columns.size());
   for (size_t c = 0; c < table.columns.size(); ++c) {
@@ -106,6 +106,8 @@ std::string RenderTable(const PolicyTable& table) {
   return out;
 }
 
+namespace {
+
 std::string CsvField(absl::string_view field) {
   if (field.find_first_of(",\"\r\n") == absl::string_view::npos) {
     return std::string(field);
@@ -129,6 +131,13 @@ std::string CsvRow(const std::vector<std::string>& fields) {
 
 }  // namespace
 
+void WriteCsvTable(const PolicyTable& table, std::ostream& out) {
+  std::vector<std::string> header;
+  for (const TableColumn& column : table.columns) header.push_back(column.csv_name);
+  out << CsvRow(header);
+  for (const auto& row : table.rows) out << CsvRow(row);
+}
+
 absl::Status WriteTextReport(const AbResult& result, std::ostream& out) {
   RETURN_IF_ERROR(ValidateAbResult(result));
   const AbInput& in = result.input;
@@ -148,11 +157,7 @@ absl::Status WriteTextReport(const AbResult& result, std::ostream& out) {
 
 absl::Status WriteCsv(const AbResult& result, std::ostream& out) {
   RETURN_IF_ERROR(ValidateAbResult(result));
-  const PolicyTable table = BuildPolicyTable(result);
-  std::vector<std::string> header;
-  for (const TableColumn& column : table.columns) header.push_back(column.csv_name);
-  out << CsvRow(header);
-  for (const auto& row : table.rows) out << CsvRow(row);
+  WriteCsvTable(BuildPolicyTable(result), out);
   return report_internal::StreamStatus(out, "the CSV report");
 }
 

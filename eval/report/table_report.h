@@ -7,9 +7,11 @@
 #define SCHEDCACHE_EVAL_REPORT_TABLE_REPORT_H_
 
 #include <ostream>
+#include <string>
 
 #include "absl/status/status.h"
 #include "eval/report/ab_result.h"
+#include "eval/report/policy_table.h"
 
 namespace schedcache {
 
@@ -21,6 +23,15 @@ absl::Status WriteTextReport(const AbResult& result, std::ostream& out);
 // WriteCsv writes a header row and one row per policy with the text table's
 // columns (RFC 4180 quoting). Errors as WriteTextReport.
 absl::Status WriteCsv(const AbResult& result, std::ostream& out);
+
+// RenderTable lays `table` out as the seed does: a row of group headings, a
+// row of column headings, a rule with '+' at group boundaries, then the rows.
+// The sweep report prints its tables through it too.
+std::string RenderTable(const PolicyTable& table);
+
+// WriteCsvTable writes a header row of the columns' csv_name and one row per
+// table row.
+void WriteCsvTable(const PolicyTable& table, std::ostream& out);
 
 }  // namespace schedcache
 

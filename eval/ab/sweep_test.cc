@@ -1,0 +1,188 @@
+#include "eval/ab/sweep.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "eval/report/json_report.h"
+#include "policies/builtin_policies.h"
+
+namespace schedcache::ab {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr int64_t kMs = 1'000'000;
+
+const PolicyRegistry& Registry() {
+  static const PolicyRegistry* registry =
+      new PolicyRegistry(*BuildPolicyRegistry({}));
+  return *registry;
+}
+
+AbOptions Hackbench(int64_t duration_ns) {
+  AbOptions options;
+  options.input.kind = AbInputSpec::Kind::kWorkload;
+  options.input.workload = WorkloadKind::kHackbench;
+  options.workload.kind = WorkloadKind::kHackbench;
+  options.workload.duration_ns = duration_ns;
+  options.workload.groups = 1;
+  options.workload.fds = 2;
+  options.session.policies = {"full-scan", "visited-scan"};
+  return options;
+}
+
+std::string Error(absl::string_view vary) {
+  absl::StatusOr<SweepAxis> axis = ParseVary(vary);
+  EXPECT_FALSE(axis.ok()) << vary;
+  return std::string(axis.status().message());
+}
+
+TEST(ParseVary, ReadsListsAndExpandsRangesInOrder) {
+  absl::StatusOr<SweepAxis> axis = ParseVary("affinity_timeout_epochs=7,1..3");
+  ASSERT_TRUE(axis.ok()) << axis.status();
+  EXPECT_EQ(axis->key, "affinity_timeout_epochs");
+  EXPECT_THAT(axis->values, ElementsAre("7", "1", "2", "3"));
+  // A topology source keeps its own '=' and ':'.
+  axis = ParseVary("topology=synthetic:pack:2 l3:2 pu:2,xml:../m.xml");
+  ASSERT_TRUE(axis.ok()) << axis.status();
+  EXPECT_THAT(axis->values,
+              ElementsAre("synthetic:pack:2 l3:2 pu:2", "xml:../m.xml"));
+}
+
+TEST(ParseVary, RejectsMalformedTextNamingIt) {
+  EXPECT_THAT(Error("seed"), HasSubstr("--vary seed: want KEY="));
+  EXPECT_THAT(Error("=1,2"), HasSubstr("--vary =1,2"));
+  EXPECT_THAT(Error("seed=1,,2"), HasSubstr("empty value"));
+  EXPECT_THAT(Error("seed="), HasSubstr("empty value"));
+  EXPECT_THAT(Error("seed=5..1"), HasSubstr("range \"5..1\""));
+  EXPECT_THAT(Error("seed=1..x"), HasSubstr("range \"1..x\""));
+  EXPECT_THAT(Error("seed=1..100000"), HasSubstr("at most 10000"));
+  EXPECT_THAT(Error("seed=1,2,1"), HasSubstr("value 1 is given twice"));
+}
+
+TEST(MakeSweepPlan, CombinesWithTheLastAxisFastest) {
+  absl::StatusOr<SweepPlan> plan = MakeSweepPlan(
+      Hackbench(10 * kMs),
+      {*ParseVary("groups=1,2"), *ParseVary("affinity_timeout_epochs=3..5")},
+      Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->runs.size(), 6u);
+  EXPECT_THAT(plan->values[1], ElementsAre("1", "4"));
+  EXPECT_THAT(plan->values[5], ElementsAre("2", "5"));
+  EXPECT_EQ(plan->runs[5].workload.groups, 2);
+  EXPECT_THAT(plan->runs[5].session.settings,
+              ElementsAre("affinity_timeout_epochs=5"));
+}
+
+std::string PlanError(const AbOptions& base, std::vector<SweepAxis> axes) {
+  absl::StatusOr<SweepPlan> plan =
+      MakeSweepPlan(base, std::move(axes), Registry());
+  EXPECT_TRUE(absl::IsInvalidArgument(plan.status())) << plan.status();
+  return std::string(plan.status().message());
+}
+
+TEST(MakeSweepPlan, RefusesBadValuesNamingKeyAndValue) {
+  const AbOptions base = Hackbench(10 * kMs);
+  EXPECT_THAT(PlanError(base, {*ParseVary("affinity_timeout_epochs=1,-3")}),
+              HasSubstr("--vary affinity_timeout_epochs=-3: "));
+  EXPECT_THAT(PlanError(base, {*ParseVary("no_such_tunable=1")}),
+              HasSubstr("--vary no_such_tunable=1: tunables: \"no_such_tunable\" is "
+                        "neither"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("groups=2,x")}),
+              HasSubstr("--vary groups=x: not an integer"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("spill-probability=0.5,2")}),
+              HasSubstr("--vary spill-probability=2: must be in 0..1"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("hz=0")}),
+              HasSubstr("--vary hz=0: must be in 1..10000"));
+  // 2 * 60000 * 1 workers is over the workload's limit only in combination.
+  EXPECT_THAT(PlanError(base, {*ParseVary("groups=60000"), *ParseVary("fds=1")}),
+              HasSubstr("--vary groups=60000 fds=1: "));
+}
+
+TEST(MakeSweepPlan, RefusesAxesThatCannotWork) {
+  AbOptions base = Hackbench(10 * kMs);
+  EXPECT_THAT(PlanError(base, {}), HasSubstr("at least one --vary"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("seed=1,2"), *ParseVary("seed=3")}),
+              HasSubstr("--vary seed: the key is varied twice"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("seed=1..100"),
+                               *ParseVary("fds=1..101")}),
+              HasSubstr("more than 10000 combinations"));
+  base.session.settings = {"aggr_tolerance=100"};
+  EXPECT_THAT(PlanError(base, {*ParseVary("aggr_tolerance=1,2")}),
+              HasSubstr("also given as --set aggr_tolerance=100"));
+  AbOptions trace = base;
+  trace.input = *ParseAbInput("trace:/tmp/none");
+  EXPECT_THAT(PlanError(trace, {*ParseVary("groups=1,2")}),
+              HasSubstr("--vary groups: a workload flag"));
+}
+
+// ComparableJson is `result` as its JSON report with the scan time, the
+// one figure that is wall time, zeroed.
+std::string ComparableJson(AbResult result) {
+  for (PolicyResult& policy : result.policies) policy.report.scan_ns = {};
+  std::ostringstream out;
+  EXPECT_TRUE(WriteJson(result, out).ok());
+  return out.str();
+}
+
+TEST(RunSweep, EveryRowEqualsTheSameRunOfAb) {
+  const AbOptions base = Hackbench(300 * kMs);
+  absl::StatusOr<SweepPlan> plan = MakeSweepPlan(
+      base, {*ParseVary("fds=2,3"), *ParseVary("affinity_timeout_epochs=1,5")},
+      Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<size_t> progress;
+  const SweepResult sweep =
+      RunSweep(*plan, Registry(), /*jobs=*/3, "workload:hackbench",
+               [&](size_t done, size_t total) {
+                 EXPECT_EQ(total, 4u);
+                 progress.push_back(done);
+               });
+  ASSERT_TRUE(sweep.failures.empty()) << sweep.failures[0].error;
+  ASSERT_EQ(sweep.rows.size(), 4u);
+  EXPECT_EQ(progress.back(), 4u);
+  // Three of the four runs, built by hand as `ab --fds F --set
+  // affinity_timeout_epochs=T` would build them.
+  const std::vector<std::pair<int, std::string>> by_hand = {
+      {2, "1"}, {3, "1"}, {3, "5"}};
+  const std::vector<size_t> rows = {0, 2, 3};
+  for (size_t i = 0; i < by_hand.size(); ++i) {
+    AbOptions one = base;
+    one.workload.fds = by_hand[i].first;
+    one.session.settings = {
+        absl::StrCat("affinity_timeout_epochs=", by_hand[i].second)};
+    absl::StatusOr<AbResult> alone =
+        RunAb(one, Registry(), InProcessSessions(Registry()));
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    const SweepRow& row = sweep.rows[rows[i]];
+    EXPECT_THAT(row.values, ElementsAre(absl::StrCat(by_hand[i].first),
+                                        by_hand[i].second));
+    ASSERT_GT(alone->policies[0].report.scans, 0u);  // something to compare
+    EXPECT_EQ(ComparableJson(row.result), ComparableJson(*alone)) << i;
+  }
+}
+
+TEST(RunSweep, AFailedCombinationIsListedAndTheOthersStillCount) {
+  absl::StatusOr<SweepPlan> plan = MakeSweepPlan(
+      Hackbench(50 * kMs),
+      {*ParseVary("topology=synthetic:pack:2 l3:2 core:2 pu:1,"
+                  "xml:/nonexistent/machine.xml")},
+      Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const SweepResult sweep =
+      RunSweep(*plan, Registry(), /*jobs=*/2, "workload:hackbench", nullptr);
+  ASSERT_EQ(sweep.rows.size(), 1u);
+  EXPECT_THAT(sweep.rows[0].values,
+              ElementsAre("synthetic:pack:2 l3:2 core:2 pu:1"));
+  ASSERT_EQ(sweep.failures.size(), 1u);
+  EXPECT_THAT(sweep.failures[0].values,
+              ElementsAre("xml:/nonexistent/machine.xml"));
+  EXPECT_THAT(sweep.failures[0].error, HasSubstr("/nonexistent/machine.xml"));
+}
+
+}  // namespace
+}  // namespace schedcache::ab

@@ -1,0 +1,102 @@
+#include "eval/report/sweep_report.h"
+
+#include <sstream>
+#include <string>
+
+#include "eval/report/internal/example_result.h"
+#include "eval/report/sweep_html.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace schedcache {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// TwoRows: ExampleResult (full-scan 8.0 CPUs mean, p50 8, 10 scans, agrees
+// 100%; visited-scan 3.6, p50 3, 10 scans, agrees 90%) at timeout 1, and
+// the same at timeout 5 with visited-scan's agreement gone (no decisions).
+SweepResult TwoRows() {
+  SweepResult sweep;
+  sweep.input = "workload:hackbench";
+  sweep.axes = {{"affinity_timeout_epochs", {"1", "5"}}};
+  AbResult second = report_internal::ExampleResult();
+  second.policies[1].report.agreement.reset();
+  sweep.rows = {{{"1"}, report_internal::ExampleResult()}, {{"5"}, second}};
+  return sweep;
+}
+
+std::string Text(const SweepResult& sweep, SweepLayout layout) {
+  std::ostringstream out;
+  EXPECT_TRUE(WriteSweepText(sweep, layout, out).ok());
+  return out.str();
+}
+
+TEST(SweepReport, TextHasARowPerCombinationAndPolicy) {
+  const std::string text = Text(TwoRows(), SweepLayout::kSweep);
+  EXPECT_THAT(text, HasSubstr("sweep:     workload:hackbench over "
+                              "affinity_timeout_epochs: 2 combinations\n"));
+  EXPECT_THAT(text, ContainsRegex("\n +1  full-scan +\\| +8\\.0 +8 \\| +10 \\| +100\\.00\n"));
+  EXPECT_THAT(text, ContainsRegex("\n +1  visited-scan \\| +3\\.6 +3 \\| +10 \\| +90\\.00\n"));
+  // No decisions: "-", as in the ab table.
+  EXPECT_THAT(text, ContainsRegex("\n +5  visited-scan \\| +3\\.6 +3 \\| +10 \\| +-\n"));
+}
+
+TEST(SweepReport, HackbenchLayoutIsTheSeedsRowPerGroupsAndFds) {
+  SweepResult sweep = TwoRows();
+  sweep.axes = {{"groups", {"1"}}, {"fds", {"2", "4"}}};
+  sweep.rows[0].values = {"1", "2"};
+  sweep.rows[1].values = {"1", "4"};
+  const std::string text = Text(sweep, SweepLayout::kHackbench);
+  EXPECT_THAT(text, ContainsRegex("MODE +GROUPS +FDS \\| CPUs/scan +p50 +agree"));
+  EXPECT_THAT(text, ContainsRegex(
+      "\nthreads +1 +2 \\| +8\\.0 +8 +100\\.00 \\| +3\\.6 +3 +90\\.00\n"));
+  EXPECT_THAT(text, ContainsRegex("\nthreads +1 +4 \\| .* \\| +3\\.6 +3 +-\n"));
+  std::ostringstream out;
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      WriteSweepText(TwoRows(), SweepLayout::kHackbench, out)));
+}
+
+TEST(SweepReport, CsvAndJsonCarryTheValuesByKey) {
+  std::ostringstream csv, json;
+  ASSERT_TRUE(WriteSweepCsv(TwoRows(), csv).ok());
+  EXPECT_THAT(csv.str(), HasSubstr("affinity_timeout_epochs,policy,"
+                                   "cpus_scanned_mean,cpus_scanned_p50,scans,"
+                                   "agreement_pct\n1,full-scan,8.0,8,10,100.00\n"));
+  ASSERT_TRUE(WriteSweepJson(TwoRows(), json).ok());
+  EXPECT_THAT(json.str(), HasSubstr("{\"values\":{\"affinity_timeout_epochs\":"
+                                    "\"5\"},\"policy\":\"visited-scan\","
+                                    "\"agreement\":null"));
+  EXPECT_THAT(json.str(), HasSubstr("\"failures\":[]"));
+}
+
+TEST(SweepReport, RefusesRowsThatDoNotMatchTheAxes) {
+  SweepResult sweep = TwoRows();
+  sweep.rows[1].values = {"5", "extra"};
+  std::ostringstream out;
+  absl::Status status = WriteSweepJson(sweep, out);
+  EXPECT_TRUE(absl::IsInvalidArgument(status));
+  EXPECT_THAT(status.message(), HasSubstr("rows[1] has 2 values for 1 axes"));
+  EXPECT_TRUE(absl::IsInvalidArgument(WriteSweepCsv(SweepResult{}, out)));
+}
+
+TEST(SweepHtml, ChartsEachKeyWithALinePerPolicyAndPanel) {
+  std::ostringstream out;
+  ASSERT_TRUE(WriteSweepHtml(TwoRows(), out).ok());
+  const std::string html = out.str();
+  EXPECT_THAT(html, HasSubstr("id=\"sweep-affinity_timeout_epochs\""));
+  // Agreement panel: plot 30..190 px, 0..100 %; x centres of 2 values in
+  // 80 + 796 px: 279 and 677. visited-scan at 90% sits at 190 - 0.9 * 160
+  // = 46; its second point has no agreement, so the line stops there.
+  EXPECT_THAT(html, HasSubstr("data-policy=\"visited-scan\" d=\"M279.0 46.0 \""));
+  EXPECT_THAT(html, HasSubstr("data-policy=\"full-scan\" d=\"M279.0 30.0 L677.0 30.0 \""));
+  // CPUs panel (second, 238 px lower, top 8 -> ceiling 10): full-scan at 8
+  // is 238 + 190 - 0.8 * 160 = 300.
+  EXPECT_THAT(html, HasSubstr("d=\"M279.0 300.0 L677.0 300.0 \""));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+}
+
+}  // namespace
+}  // namespace schedcache
