@@ -14,8 +14,8 @@
 //    ping-pong of short bursts (client_burst_*, server_burst_*). A server
 //    thread with requests waiting keeps running.
 //  - valkey: redis in the shape of the seed's multi-instance run (a
-//    384-CPU EPYC 9654, valkey-benchmark at 400,000 requests/s; sizes and
-//    their derivation at RedisShapeOf in workload.cc and in
+//    384-CPU EPYC 9654, valkey-benchmark at 400,000 requests/s; the sizes
+//    and their derivation at kValkeyShape in workload.cc and in
 //    docs/EVALUATION.md), with the seed's comms: "redis-server" and
 //    "valkey-benchmar" (the benchmark's name cut to the kernel's 15-byte
 //    comm).
