@@ -254,7 +254,22 @@ class AbVerb : public Verb {
     w.fds = static_cast<int>(fds_);
     w.kind = command_.options.input.workload;
     w.hz = command_.options.hz;
+    RETURN_IF_ERROR(CheckRedisThreads(w));
     return ValidateWorkloadOptions(w);
+  }
+
+  // CheckRedisThreads bounds the threads of all the instances together, by
+  // the flags' names and the sizes they resolve to.
+  static absl::Status CheckRedisThreads(const WorkloadOptions& w) {
+    if (w.kind == WorkloadKind::kHackbench) return absl::OkStatus();
+    const RedisShape shape = RedisShapeOf(w);
+    const int64_t threads = int64_t{shape.instances} *
+                            (shape.server_threads + shape.client_threads);
+    if (threads <= kMaxWorkloadThreads) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--instances ", shape.instances, " x (--server-threads ",
+        shape.server_threads, " + --client-threads ", shape.client_threads,
+        ") = ", threads, " threads: must be at most ", kMaxWorkloadThreads));
   }
 
   // ShowProgress: a progress line only when the diagnostics go to a

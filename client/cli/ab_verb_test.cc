@@ -89,6 +89,9 @@ TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
       {{"--duration-ms", "-5"}, "--duration-ms -5: must be > 0"},
       {{"--server-threads", "-1"}, "--server-threads -1: must be in 0..100000"},
       {{"--instances", "-2"}, "--instances -2: must be in 0..100000"},
+      {{"--instances", "1000", "--client-threads", "100"},
+       "--instances 1000 x (--server-threads 4 + --client-threads 100) = "
+       "104000 threads: must be at most 100000"},
       {{"--client-threads", "-1"}, "--client-threads -1:"},
       {{"--groups", "0"}, "--groups 0:"},
       {{"--groups", "10", "--fds", "5001"}, "--fds 5001: must be in 1..5000"},
