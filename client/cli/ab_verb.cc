@@ -46,6 +46,17 @@ absl::Status CheckFlag(absl::string_view flag, int64_t value, int64_t lo,
   return absl::InvalidArgumentError(absl::StrCat(flag, " ", value, ": ", want));
 }
 
+// ShapeHelp describes a redis/valkey size flag, whose 0 takes each input
+// kind's own size (RedisShapeOf).
+std::string ShapeHelp(absl::string_view what, int RedisShape::*size) {
+  WorkloadOptions redis;
+  WorkloadOptions valkey;
+  valkey.kind = WorkloadKind::kValkey;
+  return absl::StrCat("workload:redis and valkey: ", what,
+                      " (0: the input's own, redis ", RedisShapeOf(redis).*size,
+                      ", valkey ", RedisShapeOf(valkey).*size, ")");
+}
+
 class AbVerb : public Verb {
  public:
   enum class Mode { kAb, kSweep };
@@ -64,7 +75,8 @@ class AbVerb : public Verb {
     flags.AddString(
         "--input", "INPUT",
         "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin; a "
-        "trace may also be a trace-cmd .dat file), workload:redis or "
+        "trace may also be a trace-cmd .dat file), workload:redis, "
+        "workload:valkey (the seed's multi-instance run) or "
         "workload:hackbench",
         &input_);
     if (mode_ == Mode::kAb) {
@@ -160,7 +172,7 @@ class AbVerb : public Verb {
         "--vary", "KEY=V1,V2,...",
         "repeatable: run every combination of the values; KEY is a tunable "
         "(as --set takes it), topology (SOURCE values), seed, or a workload "
-        "flag without its dashes (groups, fds, server-threads, "
+        "flag without its dashes (groups, fds, instances, server-threads, "
         "client-threads, duration-ms, spill-probability, hz); integer "
         "ranges as A..B",
         &vary_);
@@ -260,10 +272,16 @@ class AbVerb : public Verb {
     flags.AddInt64("--seed", "N", "workload: random seed", &seed_);
     flags.AddInt64("--duration-ms", "MS", "workload: simulated time",
                    &duration_ms_);
-    flags.AddInt64("--server-threads", "N", "workload:redis: server threads",
+    flags.AddInt64("--instances", "N",
+                   ShapeHelp("server+benchmark pairs", &RedisShape::instances),
+                   &instances_);
+    flags.AddInt64("--server-threads", "N",
+                   ShapeHelp("threads per server", &RedisShape::server_threads),
                    &server_threads_);
-    flags.AddInt64("--client-threads", "N", "workload:redis: client threads",
-                   &client_threads_);
+    flags.AddInt64(
+        "--client-threads", "N",
+        ShapeHelp("threads per benchmark", &RedisShape::client_threads),
+        &client_threads_);
     flags.AddString("--groups", "G",
                     "workload:hackbench: groups (-g); a list G1,G2,... or "
                     "range A..B runs each (ab: with --fds, the seed's "
@@ -335,9 +353,11 @@ class AbVerb : public Verb {
     RETURN_IF_ERROR(CheckFlag("--hz", hz_, 1, kMaxHz));
     RETURN_IF_ERROR(CheckFlag("--duration-ms", duration_ms_, 1, kUnbounded));
     RETURN_IF_ERROR(
-        CheckFlag("--server-threads", server_threads_, 1, kMaxWorkloadThreads));
+        CheckFlag("--instances", instances_, 0, kMaxWorkloadThreads));
     RETURN_IF_ERROR(
-        CheckFlag("--client-threads", client_threads_, 1, kMaxWorkloadThreads));
+        CheckFlag("--server-threads", server_threads_, 0, kMaxWorkloadThreads));
+    RETURN_IF_ERROR(
+        CheckFlag("--client-threads", client_threads_, 0, kMaxWorkloadThreads));
     RETURN_IF_ERROR(
         CheckFlag("--groups", groups_value_, 1, kMaxWorkloadThreads));
     // hackbench runs 2 * groups * fds workers.
@@ -354,13 +374,29 @@ class AbVerb : public Verb {
     w.spill_probability = spill;
     w.seed = static_cast<uint64_t>(seed_);
     w.duration_ns = duration_ms_ * kNsPerMs;
+    w.instances = static_cast<int>(instances_);
     w.server_threads = static_cast<int>(server_threads_);
     w.client_threads = static_cast<int>(client_threads_);
     w.groups = static_cast<int>(groups_value_);
     w.fds = static_cast<int>(fds_value_);
     w.kind = command_.options.input.workload;
     w.hz = command_.options.hz;
+    RETURN_IF_ERROR(CheckRedisThreads(w));
     return ValidateWorkloadOptions(w);
+  }
+
+  // CheckRedisThreads bounds the threads of all the instances together, by
+  // the flags' names and the sizes they resolve to.
+  static absl::Status CheckRedisThreads(const WorkloadOptions& w) {
+    if (w.kind == WorkloadKind::kHackbench) return absl::OkStatus();
+    const RedisShape shape = RedisShapeOf(w);
+    const int64_t threads = int64_t{shape.instances} *
+                            (shape.server_threads + shape.client_threads);
+    if (threads <= kMaxWorkloadThreads) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--instances ", shape.instances, " x (--server-threads ",
+        shape.server_threads, " + --client-threads ", shape.client_threads,
+        ") = ", threads, " threads: must be at most ", kMaxWorkloadThreads));
   }
 
   // ShowProgress: a progress line only when the diagnostics go to a
@@ -386,8 +422,10 @@ class AbVerb : public Verb {
   int64_t hz_ = 250;
   int64_t seed_ = 1;
   int64_t duration_ms_ = 1000;
-  int64_t server_threads_ = WorkloadOptions{}.server_threads;
-  int64_t client_threads_ = WorkloadOptions{}.client_threads;
+  // 0: the input's own size (RedisShapeOf).
+  int64_t instances_ = 0;
+  int64_t server_threads_ = 0;
+  int64_t client_threads_ = 0;
   // --groups and --fds as typed (one value or a list), and their first
   // values.
   std::string groups_ = absl::StrCat(WorkloadOptions{}.groups);

@@ -69,7 +69,11 @@ TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
   };
   const Case cases[] = {
       {{"--duration-ms", "-5"}, "--duration-ms -5: must be > 0"},
-      {{"--server-threads", "0"}, "--server-threads 0: must be in 1..100000"},
+      {{"--server-threads", "-1"}, "--server-threads -1: must be in 0..100000"},
+      {{"--instances", "-2"}, "--instances -2: must be in 0..100000"},
+      {{"--instances", "1000", "--client-threads", "100"},
+       "--instances 1000 x (--server-threads 4 + --client-threads 100) = "
+       "104000 threads: must be at most 100000"},
       {{"--client-threads", "-1"}, "--client-threads -1:"},
       {{"--groups", "0"}, "--groups 0:"},
       {{"--groups", "10", "--fds", "5001"}, "--fds 5001: must be in 1..5000"},
@@ -139,11 +143,28 @@ TEST(AbVerb, ScanTraceWithServerIsAUsageErrorSayingWhatToDo) {
   EXPECT_THAT(InvokeCli({"ab", "--help"}).out, HasSubstr("in-process only"));
 }
 
+TEST(AbVerb, InstancesMakeThatManyPairsOfProcessesAndValkeyIsAnInput) {
+  CliResult r = InvokeCli({"ab", "--input", "workload:redis", "--instances",
+                           "3", "--duration-ms", "50"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out,
+              HasSubstr("workload:redis instances=3 servers=4 clients=8"));
+  CliResult valkey =
+      InvokeCli({"ab", "--input", "workload:valkey", "--duration-ms", "50",
+                 "--client-threads", "2"});
+  ASSERT_EQ(valkey.code, kExitOk) << valkey.err;
+  EXPECT_THAT(valkey.out, ContainsRegex("workload:valkey instances=[0-9]+ "
+                                        "servers=[0-9]+ clients=2 "));
+  const std::string help = InvokeCli({"ab", "--help"}).out;
+  EXPECT_THAT(help, HasSubstr("workload:valkey"));
+  EXPECT_THAT(help, HasSubstr("--instances N"));
+}
+
 TEST(DemoVerb, RunsTheAbOfTheThreeSeedPolicies) {
   CliResult r = InvokeCli({"demo", "--duration-ms", "100"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ::testing::StartsWith("this machine: "));
-  EXPECT_THAT(r.out, HasSubstr("workload:redis"));
+  EXPECT_THAT(r.out, HasSubstr("workload:valkey instances="));
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
   EXPECT_THAT(r.out, HasSubstr("visited-scan"));
   EXPECT_THAT(r.out, HasSubstr("\nnone "));

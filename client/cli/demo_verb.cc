@@ -1,6 +1,7 @@
 // `schedcache demo`: the quick-start's main job, the seed's A/B in a few
-// seconds: full-scan, visited-scan and none on the Redis-like workload over
-// the built-in 384-CPU EPYC 9654 shape, in this process. The first line
+// seconds: full-scan, visited-scan and none on the seed's multi-instance
+// valkey workload (workload:valkey) over the built-in 384-CPU EPYC 9654
+// shape, in this process. The first line
 // says what this machine is, for comparison.
 #include <unistd.h>
 
@@ -21,8 +22,9 @@ constexpr int64_t kDemoDurationMs = 2000;
 class DemoVerb : public Verb {
  public:
   absl::string_view summary() const override {
-    return "A/B of full-scan, visited-scan and none on a Redis-like workload "
-           "over the built-in 384-CPU EPYC shape";
+    return "A/B of full-scan, visited-scan and none on the seed's "
+           "multi-instance valkey workload over the built-in 384-CPU EPYC "
+           "shape";
   }
 
   void DefineFlags(FlagSet& flags) override {
@@ -39,7 +41,8 @@ class DemoVerb : public Verb {
         << "\n\n";
     ab::AbCommand command;
     command.options.input.kind = ab::AbInputSpec::Kind::kWorkload;
-    command.options.input.workload = WorkloadKind::kRedis;
+    command.options.input.workload = WorkloadKind::kValkey;
+    command.options.workload.kind = WorkloadKind::kValkey;
     command.options.workload.duration_ns = duration_ms_ * 1'000'000;
     command.options.workload.seed = static_cast<uint64_t>(seed_);
     if (absl::Status s = ValidateWorkloadOptions(command.options.workload);

@@ -36,6 +36,7 @@ class ProgressLine {
 // run with different workload flags are told apart.
 std::string WorkloadFlags(const WorkloadOptions& w) {
   return absl::StrCat("seed=", w.seed, " duration_ns=", w.duration_ns,
+                      " instances=", w.instances,
                       " server_threads=", w.server_threads,
                       " client_threads=", w.client_threads,
                       " groups=", w.groups, " fds=", w.fds,

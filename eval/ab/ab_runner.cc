@@ -193,12 +193,18 @@ std::string Describe(const AbOptions& options) {
     case AbInputSpec::Kind::kWorkload:
       break;
   }
-  const WorkloadOptions& w = options.workload;
-  const std::string shape =
-      options.input.workload == WorkloadKind::kRedis
-          ? absl::StrCat("redis servers=", w.server_threads,
-                         " clients=", w.client_threads)
-          : absl::StrCat("hackbench groups=", w.groups, " fds=", w.fds);
+  WorkloadOptions w = options.workload;
+  w.kind = options.input.workload;
+  std::string shape;
+  if (w.kind == WorkloadKind::kHackbench) {
+    shape = absl::StrCat("hackbench groups=", w.groups, " fds=", w.fds);
+  } else {
+    const RedisShape redis = RedisShapeOf(w);
+    shape = absl::StrCat(w.kind == WorkloadKind::kValkey ? "valkey" : "redis",
+                         " instances=", redis.instances,
+                         " servers=", redis.server_threads,
+                         " clients=", redis.client_threads);
+  }
   return absl::StrCat("workload:", shape, " seed=", w.seed,
                       " duration_ms=", w.duration_ns / 1'000'000);
 }
@@ -218,7 +224,8 @@ absl::StatusOr<AbInputSpec> ParseAbInput(absl::string_view text) {
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "input \"", text,
-        "\" is not trace:PATH, csv:PATH, workload:redis or workload:hackbench"));
+        "\" is not trace:PATH, csv:PATH, workload:redis, workload:valkey or "
+        "workload:hackbench"));
   }
   if (text.empty()) {
     return absl::InvalidArgumentError("input: the path is empty");

@@ -41,8 +41,9 @@ struct AbInputSpec {
   WorkloadKind workload = WorkloadKind::kRedis;
 };
 
-// ParseAbInput reads "trace:PATH", "csv:PATH", "workload:redis" or
-// "workload:hackbench". Returns InvalidArgument naming the text.
+// ParseAbInput reads "trace:PATH", "csv:PATH", "workload:redis",
+// "workload:valkey" or "workload:hackbench". Returns InvalidArgument naming
+// the text.
 absl::StatusOr<AbInputSpec> ParseAbInput(absl::string_view text);
 
 // AbProgress says how far an evaluation has got.

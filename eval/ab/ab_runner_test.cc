@@ -92,6 +92,38 @@ TEST(AbRedis, WithNumaBalancingFullScanScansOneNode) {
   EXPECT_LE(Policy(result, "visited-scan").report.cpus_scanned.p50, 16);
 }
 
+// workload:valkey, the seed's multi-instance run. The thresholds come from
+// the topology and the issue, not from runs: with NUMA balancing off
+// full-scan's mask is every online CPU, 2 nodes x 12 LLCs x 16 = 384, at
+// every scan; with it on, a thread whose preferred node (its process's
+// first node) holds both its CPU and its process's preferred CPU scans that
+// one node, 12 x 16 = 192, and such threads make most scans (the preferred
+// LLC is where the process runs), so the median is 192. Visited-scan must
+// choose the LLC full-scan chooses at >= 99% of the decisions.
+TEST(AbValkey, FullScanScansAll384CpusAndVisitedScanAgrees) {
+  const AbResult result = MustRun(Workload(WorkloadKind::kValkey, 200 * kMs));
+  const PolicyResult& full = Policy(result, "full-scan");
+  ASSERT_GT(full.report.scans, 0u);
+  ASSERT_EQ(full.cpus_scanned_histogram.size(), 1u);
+  EXPECT_EQ(full.cpus_scanned_histogram[0].cpus_scanned, 384);
+  const PolicyResult& visited = Policy(result, "visited-scan");
+  ASSERT_GT(visited.report.decisions, 0u);
+  EXPECT_GE(visited.report.agreement, 0.99);
+  EXPECT_THAT(result.input.description, HasSubstr("workload:valkey"));
+}
+
+TEST(AbValkey, WithNumaBalancingFullScanScansOneNodeAndVisitedScanAgrees) {
+  AbOptions options = Workload(WorkloadKind::kValkey, 200 * kMs);
+  options.session.settings = {"numa_balancing=true"};
+  const AbResult result = MustRun(options);
+  const PolicyResult& full = Policy(result, "full-scan");
+  ASSERT_GT(full.report.scans, 0u);
+  EXPECT_EQ(full.report.cpus_scanned.p50, 192);
+  const PolicyResult& visited = Policy(result, "visited-scan");
+  ASSERT_GT(visited.report.decisions, 0u);
+  EXPECT_GE(visited.report.agreement, 0.99);
+}
+
 class AbHackbench : public ::testing::TestWithParam<std::pair<int, int>> {};
 
 TEST_P(AbHackbench, VisitedScanAgreesWithFullScanOn99PercentOfScans) {
@@ -392,6 +424,7 @@ TEST(ParseAbInput, ReadsEachKindAndRejectsTheRest) {
   EXPECT_EQ(ParseAbInput("csv:-")->kind, AbInputSpec::Kind::kCsv);
   EXPECT_EQ(ParseAbInput("workload:hackbench")->workload,
             WorkloadKind::kHackbench);
+  EXPECT_EQ(ParseAbInput("workload:valkey")->workload, WorkloadKind::kValkey);
   EXPECT_EQ(ParseAbInput("workload:memcached").status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseAbInput("pcap:x").status().code(),

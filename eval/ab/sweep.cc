@@ -26,9 +26,8 @@ constexpr int64_t kMaxHz = 10'000;
 
 // kWorkloadKeys only mean something to a generated workload.
 constexpr absl::string_view kWorkloadKeys[] = {
-    "seed",           "groups",      "fds",
-    "server-threads", "client-threads", "duration-ms",
-    "spill-probability"};
+    "seed",           "groups",         "fds",        "instances",
+    "server-threads", "client-threads", "duration-ms", "spill-probability"};
 
 bool IsWorkloadKey(absl::string_view key) {
   return std::find(std::begin(kWorkloadKeys), std::end(kWorkloadKeys), key) !=
@@ -79,6 +78,7 @@ absl::Status ApplyValue(absl::string_view key, const std::string& value,
     ASSIGN_OR_RETURN(const int64_t n, ParseInt(value, 1, kMaxWorkloadThreads));
     int& field = key == "groups"           ? w.groups
                  : key == "fds"            ? w.fds
+                 : key == "instances"      ? w.instances
                  : key == "server-threads" ? w.server_threads
                                            : w.client_threads;
     field = static_cast<int>(n);

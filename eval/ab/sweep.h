@@ -6,8 +6,8 @@
 //
 // A key is a tunable (as --set takes it, e.g. affinity_timeout_epochs or
 // visited-scan.KEY), `topology` (a --topology SOURCE per value), `seed`, or
-// a workload flag without its dashes' prefix: groups, fds, server-threads,
-// client-threads, duration-ms, spill-probability, hz.
+// a workload flag without its dashes' prefix: groups, fds, instances,
+// server-threads, client-threads, duration-ms, spill-probability, hz.
 //
 // Thread contract: ParseVary and MakeSweepPlan are pure; RunSweep runs its
 // combinations on worker threads of its own and calls `progress` on the

@@ -1,6 +1,7 @@
 #include "eval/workload/simulator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "common/status_macros.h"
@@ -19,6 +20,10 @@ Simulator::Simulator(const Topology& topology, const Params& params,
       now_ns_(params.start_ns) {
   for (const Llc& llc : topology.llcs()) {
     llc_cpus_.push_back(llc.cpus.ToVector());
+  }
+  core_cpus_.resize(topology.num_cores());
+  for (const schedcache::Cpu& cpu : topology.cpus()) {
+    core_cpus_[cpu.core].push_back(cpu.os_index);
   }
 }
 
@@ -153,27 +158,75 @@ Simulator::Target Simulator::TargetLlc(const Thread& t, int waker_cpu) {
   return {0, false};
 }
 
-int Simulator::IdleCpuIn(const std::vector<int>& cpus, int from) const {
-  const size_t n = cpus.size();
-  size_t start = 0;
-  if (from >= 0) {
-    const auto it = std::find(cpus.begin(), cpus.end(), from);
-    if (it != cpus.end()) start = it - cpus.begin();
+int Simulator::TargetCpu(int llc, const Thread& t, int waker_cpu) const {
+  if (waker_cpu >= 0 && topology_.LlcOf(waker_cpu) == llc) return waker_cpu;
+  if (t.cpu >= 0 && topology_.LlcOf(t.cpu) == llc) return t.cpu;
+  return llc_cpus_[llc].front();
+}
+
+size_t Simulator::WrapFrom(const std::vector<int>& cpus, int target) {
+  const auto it = std::find(cpus.begin(), cpus.end(), target);
+  return it == cpus.end() ? 0 : (it - cpus.begin() + 1) % cpus.size();
+}
+
+int Simulator::IdleCoreIn(const std::vector<int>& cpus, int target) const {
+  const size_t start = WrapFrom(cpus, target);
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const int cpu = cpus[(start + i) % cpus.size()];
+    const std::vector<int>& core = core_cpus_[topology_.cpu(cpu).core];
+    if (std::all_of(core.begin(), core.end(),
+                    [this](int sibling) { return Idle(sibling); })) {
+      return cpu;
+    }
   }
-  for (size_t i = 0; i < n; ++i) {
-    const int cpu = cpus[(start + i) % n];
+  return -1;
+}
+
+int Simulator::IdleSiblingOf(int cpu) const {
+  for (int sibling : core_cpus_[topology_.cpu(cpu).core]) {
+    if (sibling != cpu && Idle(sibling)) return sibling;
+  }
+  return -1;
+}
+
+int Simulator::IdleCpuIn(const std::vector<int>& cpus, int target) const {
+  const size_t start = WrapFrom(cpus, target);
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const int cpu = cpus[(start + i) % cpus.size()];
     if (Idle(cpu)) return cpu;
   }
   return -1;
 }
 
+int Simulator::ShortestQueueIn(const std::vector<int>& cpus,
+                               int target) const {
+  const size_t start = WrapFrom(cpus, target);
+  int best = -1;
+  size_t best_load = SIZE_MAX;
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const int cpu = cpus[(start + i) % cpus.size()];
+    if (cpus_[cpu].queue.size() < best_load) {
+      best_load = cpus_[cpu].queue.size();
+      best = cpu;
+    }
+  }
+  return best;
+}
+
+// SelectCpu follows select_idle_sibling() inside the target LLC; simulator.h
+// says which of its rules are modelled.
 int Simulator::SelectCpu(const Thread& t, int waker_cpu) {
   const auto [llc, preferred] = TargetLlc(t, waker_cpu);
   const std::vector<int>& cpus = llc_cpus_[llc];
+  const int target = TargetCpu(llc, t, waker_cpu);
+  if (Idle(target)) return target;
   const bool prev_here = t.cpu >= 0 && topology_.LlcOf(t.cpu) == llc;
   if (prev_here && Idle(t.cpu)) return t.cpu;
-  const int from = prev_here ? t.cpu : waker_cpu;
-  if (const int idle = IdleCpuIn(cpus, from); idle >= 0) return idle;
+  if (const int core = IdleCoreIn(cpus, target); core >= 0) return core;
+  if (prev_here) {
+    if (const int sibling = IdleSiblingOf(t.cpu); sibling >= 0) return sibling;
+  }
+  if (const int idle = IdleCpuIn(cpus, target); idle >= 0) return idle;
   if (!preferred) {
     const int node = topology_.cpu(cpus.front()).numa_node;
     for (const std::vector<int>& other : llc_cpus_) {
@@ -181,20 +234,7 @@ int Simulator::SelectCpu(const Thread& t, int waker_cpu) {
       if (const int idle = IdleCpuIn(other, -1); idle >= 0) return idle;
     }
   }
-  // No idle CPU: the shortest queue, scanning from `from`.
-  int best = cpus.front();
-  size_t best_load = SIZE_MAX;
-  const auto it = std::find(cpus.begin(), cpus.end(), from);
-  const size_t start = it == cpus.end() ? 0 : it - cpus.begin();
-  for (size_t i = 0; i < cpus.size(); ++i) {
-    const int cpu = cpus[(start + i) % cpus.size()];
-    const size_t load = cpus_[cpu].queue.size() + 1;
-    if (load < best_load) {
-      best_load = load;
-      best = cpu;
-    }
-  }
-  return best;
+  return ShortestQueueIn(cpus, target);
 }
 
 }  // namespace schedcache

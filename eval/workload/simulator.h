@@ -8,16 +8,27 @@
 // wait on its CPU is preempted to the tail of the queue.
 //
 // Placement imitates the kernel's wake-up path (select_task_rq_fair with
-// CONFIG_SCHED_CACHE): the target LLC is the process's preferred LLC when it
+// CONFIG_SCHED_CACHE). The target LLC is the process's preferred LLC when it
 // has one, except with probability spill_probability per wake-up (the
 // spills a real kernel shows), when the thread is placed as if its process
 // had no preference: the LLC of the waker's CPU (wake-affine), else the
 // thread's previous LLC, else the LLC its process started on (chosen at
-// random, as fork balancing would). Inside the target LLC: the previous CPU if idle, else
-// the first idle CPU scanning from the previous (or waker's) CPU, else the
-// CPU with the shortest queue. A CPU that goes idle pulls the first queued
-// thread of the busiest CPU of its own LLC (newidle balance). Threads never
-// move between LLCs otherwise.
+// random, as fork balancing would). The target CPU is the waker's CPU when
+// it is in the target LLC (a sync wake-affine wake-up), else the previous
+// CPU when it is, else the LLC's first CPU. Inside the target LLC, in the
+// order of select_idle_sibling(): the target CPU if idle; the previous CPU
+// if idle and in the target LLC; the first CPU of an idle core (every SMT
+// sibling idle) scanning from the CPU after the target and wrapping
+// (select_idle_core); an idle SMT sibling of the previous CPU
+// (select_idle_smt); the first idle CPU in the same scan order
+// (select_idle_cpu). The kernel's has_idle_cores hint and SIS_UTIL scan
+// limit are not modelled: the search is exact and complete. With no idle
+// CPU, a thread not bound to its preferred LLC takes an idle CPU of another
+// LLC of the same node; otherwise the CPU with the shortest queue, in the
+// same scan order (the kernel stacks on the target and leaves the rest to
+// the periodic load balancer, which is not modelled). A CPU that goes idle
+// pulls the first queued thread of the busiest CPU of its own LLC (newidle
+// balance). Threads never move between LLCs otherwise.
 //
 // Every context switch goes through a SchedStateMachine, which emits the
 // Samples, ticks and HandOvers: the same event shape as trace replay.
@@ -139,9 +150,22 @@ class Simulator {
   };
   int SelectCpu(const Thread& t, int waker_cpu);
   Target TargetLlc(const Thread& t, int waker_cpu);
-  // IdleCpuIn returns the first idle CPU of `cpus` scanning from `from`
-  // (a CPU, or -1 for the first), or -1.
-  int IdleCpuIn(const std::vector<int>& cpus, int from) const;
+  // TargetCpu is where the idle search of `llc` starts (see above).
+  int TargetCpu(int llc, const Thread& t, int waker_cpu) const;
+  // IdleCoreIn returns the first CPU, in WrapFrom order, whose SMT siblings
+  // are all idle, or -1.
+  int IdleCoreIn(const std::vector<int>& cpus, int target) const;
+  // IdleSiblingOf returns an idle SMT sibling of `cpu` (not `cpu`), or -1.
+  int IdleSiblingOf(int cpu) const;
+  // IdleCpuIn returns the first idle CPU of `cpus` in WrapFrom order, or -1.
+  int IdleCpuIn(const std::vector<int>& cpus, int target) const;
+  // ShortestQueueIn returns the CPU of `cpus` with the fewest queued
+  // threads, the first in WrapFrom order on a tie.
+  int ShortestQueueIn(const std::vector<int>& cpus, int target) const;
+  // WrapFrom is the position in `cpus` after `target` (the kernel's
+  // for_each_cpu_wrap(cpu, span, target + 1)), or 0 when `target` is not
+  // in `cpus`.
+  static size_t WrapFrom(const std::vector<int>& cpus, int target);
   bool Idle(int cpu) const {
     return cpus_[cpu].current < 0 && cpus_[cpu].queue.empty();
   }
@@ -158,6 +182,7 @@ class Simulator {
   DeterministicRandom& random_;
   SchedStateMachine machine_;
   std::vector<std::vector<int>> llc_cpus_;  // LLC id -> CPU os indexes
+  std::vector<std::vector<int>> core_cpus_; // dense core -> CPU os indexes
   std::vector<Thread> threads_;
   std::vector<Cpu> cpus_;                   // by os index
   std::vector<std::pair<int32_t, int>> start_llc_;  // tgid -> LLC

@@ -6,12 +6,19 @@
 // simulator.h), so the CPUs a process visits look like a real kernel's.
 //
 // Kinds:
-//  - redis: a server process (`server_threads` threads: "redis-server",
-//    then "io_thd_N") and a benchmark process (`client_threads` threads,
-//    "redis-benchmark"). Each client thread sends a request to server thread
-//    (client index mod server_threads) and sleeps until the response: a
+//  - redis: `instances` independent server+benchmark pairs. A server
+//    process has `server_threads` threads ("redis-server", then "io_thd_N")
+//    and a benchmark process `client_threads` threads ("redis-benchmark").
+//    Each client thread sends a request to server thread (client index mod
+//    server_threads) of its own instance and sleeps until the response: a
 //    ping-pong of short bursts (client_burst_*, server_burst_*). A server
 //    thread with requests waiting keeps running.
+//  - valkey: redis in the shape of the seed's multi-instance run (a
+//    384-CPU EPYC 9654, valkey-benchmark at 400,000 requests/s; the sizes
+//    and their derivation at kValkeyShape in workload.cc and in
+//    docs/EVALUATION.md), with the seed's comms: "redis-server" and
+//    "valkey-benchmar" (the benchmark's name cut to the kernel's 15-byte
+//    comm).
 //  - hackbench: `hackbench -T -g groups -f fds`: in thread mode every group
 //    lives in ONE process (tgid), with a main thread that only waits, and
 //    per group `fds` senders and `fds` receivers. A sender sends messages
@@ -19,8 +26,13 @@
 //    when a receiver has `socket_window` unread messages, until that
 //    receiver drains half of them; a receiver reads while it has messages.
 //
-// Ids: redis server tgid 1000 (tids 1000...), client tgid 2000 (tids
-// 2000...); hackbench tgid 3000, main thread 3000, workers 3001....
+// Ids, given out in order like the kernel's pids (a process's tgid is its
+// first thread's tid, its other threads follow): redis and valkey servers
+// from 1000 (instance i's server has tgid 1000 + i * server_threads), then
+// the benchmarks from the next multiple of 1000 above the last server tid
+// (2000 while the servers have at most 1000 threads in all; instance i's
+// benchmark has tgid 2000 + i * client_threads); hackbench tgid 3000, main
+// thread 3000, workers 3001....
 //
 // Determinism: the same options (seed included), topology and callback
 // answers give the same event stream on any platform (DeterministicRandom).
@@ -42,9 +54,10 @@
 
 namespace schedcache {
 
-enum class WorkloadKind { kRedis, kHackbench };
+enum class WorkloadKind { kRedis, kValkey, kHackbench };
 
-// ParseWorkloadKind reads "redis" or "hackbench"; InvalidArgument otherwise.
+// ParseWorkloadKind reads "redis", "valkey" or "hackbench"; InvalidArgument
+// naming the text otherwise.
 absl::StatusOr<WorkloadKind> ParseWorkloadKind(absl::string_view name);
 
 // kMaxWorkloadThreads bounds each thread count of a workload.
@@ -64,9 +77,11 @@ struct WorkloadOptions {
   // evaluations with numa_balancing on; off, samples leave it unchanged.
   bool numa_preferred_node = false;
 
-  // redis
-  int server_threads = 4;
-  int client_threads = 8;
+  // redis and valkey; 0 in any of these three takes the kind's own size
+  // (RedisShapeOf).
+  int instances = 0;
+  int server_threads = 0;  // per instance
+  int client_threads = 0;  // per instance
   int64_t server_burst_min_ns = 5'000;
   int64_t server_burst_max_ns = 20'000;
   int64_t client_burst_min_ns = 10'000;
@@ -80,8 +95,23 @@ struct WorkloadOptions {
   int socket_window = 8;
 };
 
+// RedisShape is the resolved shape of a redis or valkey workload.
+struct RedisShape {
+  int instances = 1;
+  int server_threads = 4;
+  int client_threads = 8;
+  absl::string_view server_comm = "redis-server";
+  absl::string_view client_comm = "redis-benchmark";
+};
+
+// RedisShapeOf resolves `options` (kind redis or valkey): each size that is
+// 0 in `options` takes the kind's own, the others are kept.
+RedisShape RedisShapeOf(const WorkloadOptions& options);
+
 // ValidateWorkloadOptions returns InvalidArgument naming the first field out
-// of range (counts >= 1, bursts 1 <= min <= max, probability in [0, 1]...).
+// of range (counts >= 1, the redis sizes >= 0 with at most
+// kMaxWorkloadThreads threads in all, bursts 1 <= min <= max, probability in
+// [0, 1]...).
 absl::Status ValidateWorkloadOptions(const WorkloadOptions& options);
 
 // WorkloadProcess describes one generated process.
@@ -95,6 +125,7 @@ struct WorkloadStats {
   int64_t samples = 0;  // ticks included
   int64_t tick_samples = 0;
   int64_t hand_overs = 0;
+  int64_t requests = 0;  // redis and valkey: responses the servers sent
   SimulatorCounters placement;
   std::vector<int64_t> runtime_ns;  // per CPU os index
   std::vector<WorkloadProcess> processes;

@@ -2,6 +2,8 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -204,6 +206,88 @@ TEST(Workload, RedisProcessesReportTheirThreadCounts) {
   EXPECT_EQ(tids[kClientTgid].size(), 8u);
 }
 
+TEST(Workload, RedisInstancesAreDistinctProcessesNumberedAsDocumented) {
+  // 3 instances of 2 server and 3 client threads (workload.h): servers
+  // 1000, 1002, 1004 (tids 1000-1005), benchmarks from 2000 (the next
+  // multiple of 1000 above tid 1005): 2000, 2003, 2006 (tids 2000-2008).
+  const Topology topology = Epyc384();
+  WorkloadOptions options = Redis(4);
+  options.instances = 3;
+  options.server_threads = 2;
+  options.client_threads = 3;
+  RecordingSink sink;
+  absl::StatusOr<WorkloadStats> stats = RunWorkload(topology, options, {}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  std::vector<std::pair<int32_t, int32_t>> processes;  // tgid, threads
+  for (const WorkloadProcess& p : stats->processes) {
+    processes.emplace_back(p.tgid, p.threads);
+    EXPECT_EQ(p.comm, p.tgid < 2000 ? "redis-server" : "redis-benchmark");
+  }
+  EXPECT_EQ(processes, (std::vector<std::pair<int32_t, int32_t>>{
+                           {1000, 2}, {1002, 2}, {1004, 2},
+                           {2000, 3}, {2003, 3}, {2006, 3}}));
+  std::map<int32_t, std::set<int32_t>> tids;
+  for (const Sample& s : sink.Samples()) tids[s.tgid].insert(s.tid);
+  EXPECT_EQ(tids[1002], (std::set<int32_t>{1002, 1003}));
+  EXPECT_EQ(tids[2006], (std::set<int32_t>{2006, 2007, 2008}));
+  EXPECT_EQ(tids.size(), 6u);  // every process ran
+  EXPECT_GT(stats->requests, 0);
+}
+
+TEST(Workload, BenchmarkIdsStartAboveTheLastServerThread) {
+  // 2 x 600 server threads end at tid 2199, so the benchmarks start at 3000.
+  WorkloadOptions options = Redis(1, kMs);
+  options.instances = 2;
+  options.server_threads = 600;
+  options.client_threads = 1;
+  RecordingSink sink;
+  absl::StatusOr<WorkloadStats> stats =
+      RunWorkload(Epyc384(), options, {}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_EQ(stats->processes.size(), 4u);
+  EXPECT_EQ(stats->processes[1].tgid, 1600);
+  EXPECT_EQ(stats->processes[2].tgid, 3000);
+  EXPECT_EQ(stats->processes[3].tgid, 3001);
+}
+
+TEST(Workload, ValkeyIsTheSeedsMultiInstanceShapeWithItsComms) {
+  WorkloadOptions options = Redis(1);
+  options.kind = WorkloadKind::kValkey;
+  const RedisShape shape = RedisShapeOf(options);
+  EXPECT_GT(shape.instances, 1);
+  EXPECT_EQ(shape.server_comm, "redis-server");
+  // valkey-benchmark cut to the kernel's 15-byte comm, as the seed prints.
+  EXPECT_EQ(shape.client_comm, "valkey-benchmar");
+  RecordingSink sink;
+  absl::StatusOr<WorkloadStats> stats =
+      RunWorkload(Epyc384(), options, {}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->processes.size(), 2u * shape.instances);
+  std::set<std::string> comms;
+  for (const Sample& s : sink.Samples()) comms.insert(std::string(s.comm.view()));
+  EXPECT_TRUE(comms.count("valkey-benchmar")) << "no benchmark sample";
+  EXPECT_TRUE(comms.count("redis-server")) << "no server sample";
+  // A size given overrides the preset's; 0 keeps it.
+  options.client_threads = 2;
+  EXPECT_EQ(RedisShapeOf(options).client_threads, 2);
+  EXPECT_EQ(RedisShapeOf(options).instances, shape.instances);
+}
+
+TEST(Workload, ValkeyRunsNearTheSeedsRequestRate) {
+  // 3 x 4 client threads, each in a 1:1 ping-pong with a server thread of
+  // its own on an otherwise idle machine: one request per client burst
+  // (uniform 10..30 us, mean 20) plus server burst (5..20 us, mean 12.5),
+  // so 12 / 32.5 us = 369,231 requests/s, 73,846 in 200 ms. The bursts'
+  // noise over ~6,000 requests per client is well under 1%; allow 2%.
+  WorkloadOptions options = Redis(1, 200 * kMs);
+  options.kind = WorkloadKind::kValkey;
+  RecordingSink sink;
+  absl::StatusOr<WorkloadStats> stats =
+      RunWorkload(Epyc384(), options, {}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_NEAR(stats->requests, 73'846, 1'477);
+}
+
 TEST(Workload, NumaPreferredNodeIsTheNodeOfTheProcessesFirstCpu) {
   const Topology topology = Epyc384();
   WorkloadOptions options = Redis(2);
@@ -242,7 +326,7 @@ TEST(Workload, RejectsBadOptions) {
   const Topology topology = Epyc384();
   RecordingSink sink;
   WorkloadOptions options = Redis(1);
-  options.client_threads = 0;
+  options.client_threads = -1;  // 0 would take the kind's own
   EXPECT_EQ(RunWorkload(topology, options, {}, sink).status().code(),
             absl::StatusCode::kInvalidArgument);
   options = Redis(1);
@@ -251,8 +335,21 @@ TEST(Workload, RejectsBadOptions) {
   options = Hackbench(1, 1);
   options.message_burst_max_ns = 1;  // below the 2 us minimum
   EXPECT_FALSE(ValidateWorkloadOptions(options).ok());
+  options = Redis(1);
+  options.instances = 1000;
+  options.server_threads = 50;
+  options.client_threads = 51;  // 1000 x 101 threads > 100000
+  const absl::Status too_many = ValidateWorkloadOptions(options);
+  EXPECT_EQ(too_many.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(too_many.message().find("= 101000 threads"), std::string::npos)
+      << too_many;
+  options = Redis(1);
+  options.instances = -1;
+  EXPECT_NE(ValidateWorkloadOptions(options).message().find("instances is -1"),
+            std::string::npos);
   EXPECT_FALSE(ParseWorkloadKind("tbench").ok());
   EXPECT_EQ(*ParseWorkloadKind("hackbench"), WorkloadKind::kHackbench);
+  EXPECT_EQ(*ParseWorkloadKind("valkey"), WorkloadKind::kValkey);
 }
 
 }  // namespace
