@@ -35,6 +35,23 @@ TEST(HtmlReport, ShowsDashForAgreementWithoutDecisions) {
               HasSubstr("<td class=\"num first\">0</td><td class=\"num\">-</td>"));
 }
 
+// The cost table's cells are the text report's (table_report_test derives
+// them), in their own section after the caption.
+TEST(HtmlReport, ShowsTheCostTableBesideTheSeedsFigures) {
+  const std::string html = HtmlOf(ExampleResult());
+  EXPECT_THAT(html, HasSubstr("<section id=\"cost\"><h2>Cost of the scans</h2><p>cost over "
+                              "1.201000 s of simulated CPU time"));
+  EXPECT_THAT(html, HasSubstr("<th class=\"group\" colspan=\"4\">seed: kernel "
+                              "task_cache_work, % of cycles</th>"));
+  EXPECT_THAT(html, HasSubstr("<tr><td class=\"text first\">visited-scan</td>"
+                              "<td class=\"num first\">36</td><td class=\"num\">30.0</td>"
+                              "<td class=\"num\">0.450x</td><td class=\"num first\">5.20</td>"
+                              "<td class=\"num\">0.000433</td><td class=\"num\">0.347x</td>"
+                              "<td class=\"num first\">0.02</td><td class=\"num\">0.025x</td>"
+                              "<td class=\"num\">0.03</td><td class=\"num\">0.231x</td></tr>"));
+  EXPECT_EQ(Count(html, "<table class=\"cost\">"), 1u);
+}
+
 TEST(HtmlReport, EscapesCommsAndInputText) {
   AbResult result = ExampleResult();
   result.input.description = "trace:/tmp/<x>&y.txt";

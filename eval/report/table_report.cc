@@ -142,17 +142,29 @@ absl::Status WriteTextReport(const AbResult& result, std::ostream& out) {
   for (const std::string& line : in.malformed_examples) {
     out << "malformed: " << line << "\n";
   }
-  out << "\n" << RenderTable(BuildPolicyTable(result));
+  out << "\n" << RenderTable(BuildPolicyTable(result)) << "\n"
+      << CostTableCaption(result) << "\n"
+      << RenderTable(BuildCostTable(result));
   return report_internal::StreamStatus(out, "the text report");
 }
 
 absl::Status WriteCsv(const AbResult& result, std::ostream& out) {
   RETURN_IF_ERROR(ValidateAbResult(result));
+  // One row per policy: the policy table's columns, then the cost table's
+  // after its policy column.
   const PolicyTable table = BuildPolicyTable(result);
+  const PolicyTable cost = BuildCostTable(result);
   std::vector<std::string> header;
   for (const TableColumn& column : table.columns) header.push_back(column.csv_name);
+  for (size_t c = 1; c < cost.columns.size(); ++c) {
+    header.push_back(cost.columns[c].csv_name);
+  }
   out << CsvRow(header);
-  for (const auto& row : table.rows) out << CsvRow(row);
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    std::vector<std::string> row = table.rows[r];
+    row.insert(row.end(), cost.rows[r].begin() + 1, cost.rows[r].end());
+    out << CsvRow(row);
+  }
   return report_internal::StreamStatus(out, "the CSV report");
 }
 
