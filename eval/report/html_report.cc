@@ -9,6 +9,7 @@
 #include "eval/report/internal/html_escape.h"
 #include "eval/report/internal/stream_status.h"
 #include "eval/report/internal/svg_chart.h"
+#include "eval/report/internal/svg_topology.h"
 #include "eval/report/policy_table.h"
 
 namespace schedcache {
@@ -39,6 +40,7 @@ svg.chart text.axis-title { fill: #444; }
 svg.chart text.tick { fill: #555; font-size: 11px; }
 svg.chart line.grid { stroke: #e6e6e6; } svg.chart line.axis { stroke: #333; }
 svg.chart path.step { fill: none; stroke-width: 2; stroke-linejoin: round; }
+svg.chart text.marker { fill: #fff; font-size: 10px; font-weight: 600; }
 )css";
 
 std::string InputSection(const AbInput& in) {
@@ -152,6 +154,10 @@ absl::Status WriteHtml(const AbResult& result, std::ostream& out) {
       << legend << report_internal::CpusScannedChart(result) << "</section>\n"
       << "<section id=\"timelines\"><h2>Preferred LLC over time, busiest processes</h2>\n"
       << legend << report_internal::LlcOverTimeChart(result) << "</section>\n"
+      << "<section id=\"topology-view\"><h2>Topology: preferred LLC of the busiest "
+         "processes</h2>\n"
+      << legend << report_internal::TopologyKey(result)
+      << report_internal::TopologyView(result) << "</section>\n"
       << ProcessSection(result) << "</body></html>\n";
   return report_internal::StreamStatus(out, "the HTML report");
 }

@@ -48,7 +48,8 @@ std::string Percent(double share) { return Fixed(share * 100.0, 2); }
 // kNone fills a cell with nothing to show.
 constexpr char kNone[] = "-";
 
-std::string Ratio(double ratio) { return absl::StrFormat("%.3fx", ratio); }
+// Three significant digits, trailing zeros kept: 1.00x, 0.450x, 0.0156x.
+std::string Ratio(double ratio) { return absl::StrFormat("%#.3gx", ratio); }
 
 // OrNone formats `value` with `format`, or kNone when there is none.
 template <typename Format>

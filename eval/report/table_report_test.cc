@@ -20,7 +20,7 @@ using report_internal::ExampleResult;
 // CPU-s) in 10 x 1500 ns = 15.00 us (15000 / 1.201e9 = 0.00125% of it);
 // visited-scan 10 x 3.6 = 36 CPUs (30.0 per CPU-s, 36 / 80 = 0.450x) in
 // 10 x 520 ns = 5.20 us (0.000433%, 5200 / 15000 = 0.347x). The seed's
-// visited-scan: 0.02 / 0.81 = 0.025x, 0.03 / 0.13 = 0.231x. "work rate
+// visited-scan: 0.02 / 0.81 = 0.0247x, 0.03 / 0.13 = 0.231x. "work rate
 // (machine-independent)" (31) is narrower than its columns (12 + 2 + 9 + 2
 // + 12 = 37), so it is centred with 3 spaces each side.
 TEST(TextReport, PrintsInputSummaryAndAlignedTable) {
@@ -58,12 +58,12 @@ TEST(TextReport, PrintsInputSummaryAndAlignedTable) {
             "-------------+---------------------------------------+-"
             "----------------------------------------+-"
             "-------------------------------------------------------\n"
-            "full-scan    |           80       66.6        1.000x | "
-            "     15.00        0.00125        1.000x | "
-            "         0.81        1.000x          0.13        1.000x\n"
+            "full-scan    |           80       66.6         1.00x | "
+            "     15.00        0.00125         1.00x | "
+            "         0.81         1.00x          0.13         1.00x\n"
             "visited-scan |           36       30.0        0.450x | "
             "      5.20       0.000433        0.347x | "
-            "         0.02        0.025x          0.03        0.231x\n");
+            "         0.02       0.0247x          0.03        0.231x\n");
 }
 
 // A policy the seed never measured has no seed figures, and with a
@@ -83,7 +83,7 @@ TEST(TextReport, ShowsDashForCostsWithNothingToCompare) {
       << out.str();
   EXPECT_NE(out.str().find("visited-scan |           36       30.0          - | "
                            "      5.20       0.000433          - | "
-                           "         0.02        0.025x          0.03        0.231x\n"),
+                           "         0.02       0.0247x          0.03        0.231x\n"),
             std::string::npos)
       << out.str();
 }
@@ -129,9 +129,9 @@ TEST(Csv, WritesHeaderAndOneRowPerPolicy) {
             "seed_cycles_pct_numa_balancing_on,"
             "seed_numa_balancing_on_vs_full_scan\n"
             "full-scan,8.0,8,8,8,10,5,1,1.50,2.50,10,100.00,2,75.00,"
-            "80,66.6,1.000x,15.00,0.00125,1.000x,0.81,1.000x,0.13,1.000x\n"
+            "80,66.6,1.00x,15.00,0.00125,1.00x,0.81,1.00x,0.13,1.00x\n"
             "visited-scan,3.6,3,8,8,10,5,1,0.52,1.25,10,90.00,3,68.75,"
-            "36,30.0,0.450x,5.20,0.000433,0.347x,0.02,0.025x,0.03,0.231x\n");
+            "36,30.0,0.450x,5.20,0.000433,0.347x,0.02,0.0247x,0.03,0.231x\n");
 }
 
 // A policy with no decisions has no agreement share: "-", not 100.00.
