@@ -57,10 +57,11 @@ std::string OrNone(const std::optional<double>& value, Format format) {
   return value.has_value() ? format(*value) : std::string(kNone);
 }
 
-// SmallPercent keeps three significant digits: the model's scan time is a
-// tiny share of the CPU time, and two decimals would show 0.00.
+// SmallPercent keeps three significant digits, trailing zeros too: the
+// model's scan time is a tiny share of the CPU time, and two decimals
+// would show 0.00.
 std::string SmallPercent(double share) {
-  return absl::StrFormat("%.3g", share * 100.0);
+  return absl::StrFormat("%#.3g", share * 100.0);
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST(TextReport, ShowsDashForCostsWithNothingToCompare) {
   ASSERT_TRUE(WriteTextReport(result, out).ok());
   // The ratio columns are headed "vs plugin" (9 wide).
   EXPECT_NE(out.str().find("plugin       |            0        0.0          - | "
-                           "      0.00              0          - | "
+                           "      0.00           0.00          - | "
                            "            -             -             -             -\n"),
             std::string::npos)
       << out.str();
