@@ -94,6 +94,11 @@ TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
     EXPECT_EQ(remote->processes[i].final_preferred_llc,
               local->processes[i].final_preferred_llc);
   }
+  // The topology layout is the runner's own; the last scan's evidence only
+  // an in-process session can give before its events end.
+  EXPECT_EQ(remote->llcs.size(), local->llcs.size());
+  EXPECT_NE(local->busiest_last_scan.tgid, 0);
+  EXPECT_EQ(remote->busiest_last_scan.tgid, 0);
 }
 
 // Report statistics are one definition: GetReport (through a server) and

@@ -22,19 +22,35 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
                  dir + "/ab.html", "--scan-trace", dir + "/scans.txt"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
+  // The cost table: full-scan is its own reference, 1.00x of its work.
+  EXPECT_THAT(r.out,
+              ContainsRegex("full-scan +\\| +[0-9]+ +[0-9.]+ +1.00x \\|"));
   // Not a terminal: no progress line, only the files written.
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("\r")));
   EXPECT_THAT(r.err, HasSubstr("wrote " + dir + "/scans.visited-scan.txt"));
   const std::string json = ReadWrittenFile(dir + "/ab.json");
   for (const char* key : {"\"policies\"", "\"cpusScanned\"", "\"agreement\"",
                           "\"preferredLlcChanges\"", "\"malformedLines\"",
-                          "\"processes\"", "\"preferredLlc\""}) {
+                          "\"processes\"", "\"preferredLlc\"", "\"cpuTimeNs\"",
+                          "\"cpusScannedPerCpuSecond\"", "\"scanTimeShare\""}) {
     EXPECT_THAT(json, HasSubstr(key));
   }
   EXPECT_THAT(ReadWrittenFile(dir + "/ab.csv"), HasSubstr("visited-scan"));
+  EXPECT_THAT(ReadWrittenFile(dir + "/ab.csv"),
+              HasSubstr(",cpus_scanned_per_cpu_second,"));
   const std::string html = ReadWrittenFile(dir + "/ab.html");
   EXPECT_THAT(html, HasSubstr("id=\"cpus-scanned\""));
   EXPECT_THAT(html, HasSubstr("id=\"llc-over-time\""));
+  // The topology view: 24 LLCs in each of the 3 policies' panels, shaded
+  // from the busiest process's last scan.
+  EXPECT_THAT(html, HasSubstr("id=\"topology\""));
+  size_t cells = 0;
+  for (size_t at = html.find("<rect class=\"llc\""); at != std::string::npos;
+       at = html.find("<rect class=\"llc\"", at + 1)) {
+    ++cells;
+  }
+  EXPECT_EQ(cells, 72u);
+  EXPECT_THAT(html, HasSubstr("Shading: the summed occupancy"));
   EXPECT_THAT(ReadWrittenFile(dir + "/scans.full-scan.txt"),
               HasSubstr("sched_cache_scan: comm="));
 }

@@ -14,6 +14,11 @@ AbCollector::AbCollector(std::vector<std::string> policies,
       histograms_(policies_.size(),
                   std::vector<uint64_t>(max_cpus_scanned + 1, 0)) {}
 
+bool AbCollector::Busier(const Process& a, const Process& b) {
+  return a.runtime_ns != b.runtime_ns ? a.runtime_ns > b.runtime_ns
+                                      : a.tgid < b.tgid;
+}
+
 AbCollector::Process& AbCollector::ProcessOf(int32_t tgid) {
   auto [it, inserted] = index_of_.try_emplace(tgid, processes_.size());
   if (inserted) {
@@ -79,6 +84,28 @@ void AbCollector::OnPreferenceChange(const PreferenceChange& change) {
   changes.push_back(LlcChange{change.timestamp_ns, change.new_llc});
 }
 
+absl::Status AbCollector::RecordLastScan(AbSession& session) {
+  const Process* busiest = nullptr;
+  for (const Process& p : processes_) {
+    if (busiest == nullptr || Busier(p, *busiest)) busiest = &p;
+  }
+  if (busiest == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::vector<PolicyDecision>> decisions =
+      session.LastScan(busiest->tgid);
+  if (absl::IsNotFound(decisions.status()) ||
+      absl::IsUnimplemented(decisions.status())) {
+    return absl::OkStatus();
+  }
+  if (!decisions.ok()) return decisions.status();
+  last_scan_.tgid = busiest->tgid;
+  last_scan_.per_policy.assign(policies_.size(), {});
+  for (const PolicyDecision& decision : *decisions) {
+    const int policy = PolicyIndex(decision.policy);
+    if (policy >= 0) last_scan_.per_policy[policy] = decision.llc_occupancy;
+  }
+  return absl::OkStatus();
+}
+
 AbResult AbCollector::Build(const EngineReport& report, AbInput input,
                             bool with_histograms) const {
   AbResult result;
@@ -94,13 +121,12 @@ AbResult AbCollector::Build(const EngineReport& report, AbInput input,
           HistogramBin{static_cast<int64_t>(cpus), counts[cpus]});
     }
   }
+  result.busiest_last_scan = last_scan_;
   std::vector<const Process*> order;
   order.reserve(processes_.size());
   for (const Process& p : processes_) order.push_back(&p);
-  // Busiest first; ties by tgid so the order never depends on hashing.
   std::sort(order.begin(), order.end(), [](const Process* a, const Process* b) {
-    return a->runtime_ns != b->runtime_ns ? a->runtime_ns > b->runtime_ns
-                                          : a->tgid < b->tgid;
+    return Busier(*a, *b);
   });
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const Process& p = *order[rank];

@@ -1,7 +1,8 @@
 // AbCollector gathers, while an A/B evaluation runs, what the report needs
 // beyond the session's own summary: per process its runtime, comm and the
 // preferred LLC of each policy (final value, and change points over time),
-// and per policy the exact distribution of CPUs scanned. It can also stream
+// per policy the exact distribution of CPUs scanned, and the busiest
+// process's per-LLC occupancy at its last scan. It can also stream
 // every scan to a ScanTraceWriter (`--scan-trace`).
 //
 // Memory is bounded for long traces: the change points of each process and
@@ -42,6 +43,12 @@ class AbCollector : public AbObserver {
   void OnScan(const ScanObservation& scan) override;
   void OnPreferenceChange(const PreferenceChange& change) override;
 
+  // RecordLastScan asks `session` for the busiest process's last scan,
+  // which Build puts in AbResult::busiest_last_scan. A session that no
+  // longer tracks that process (it exited) or cannot tell (Unimplemented)
+  // leaves it out; its other errors are returned. Call after the last event.
+  absl::Status RecordLastScan(AbSession& session);
+
   // status is the first error of the scan trace writer, if any.
   const absl::Status& status() const { return status_; }
   // dropped_changes counts change points beyond kMaxChangesPerTimeline.
@@ -63,6 +70,10 @@ class AbCollector : public AbObserver {
     std::vector<std::vector<LlcChange>> changes;  // per policy
   };
 
+  // Busier orders processes busiest first; ties by tgid, so the order
+  // never depends on hashing.
+  static bool Busier(const Process& a, const Process& b);
+
   Process& ProcessOf(int32_t tgid);
   int PolicyIndex(std::string_view name) const;
 
@@ -74,6 +85,7 @@ class AbCollector : public AbObserver {
   absl::flat_hash_map<int32_t, size_t> index_of_;  // tgid -> processes_
   std::vector<Process> processes_;
   uint64_t dropped_changes_ = 0;
+  LastScanOccupancy last_scan_;
 };
 
 }  // namespace schedcache::ab

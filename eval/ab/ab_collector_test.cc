@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -37,6 +38,73 @@ EngineReport TwoPolicies() {
   return ::testing::AllOf(
       ::testing::Field(&HistogramBin::cpus_scanned, cpus),
       ::testing::Field(&HistogramBin::scans, scans));
+}
+
+// LastScanSession answers LastScan with `answer` and remembers the tgid it
+// was asked about; it takes no events.
+class LastScanSession : public AbSession {
+ public:
+  explicit LastScanSession(absl::StatusOr<std::vector<PolicyDecision>> answer)
+      : answer_(std::move(answer)) {}
+  absl::Status OnSample(const Sample&) override { return absl::OkStatus(); }
+  absl::Status OnHandOver(const HandOver&) override { return absl::OkStatus(); }
+  absl::Status OnProcessExit(const ProcessExit&) override { return absl::OkStatus(); }
+  absl::StatusOr<SessionOutcome> Finish() override { return SessionOutcome{}; }
+  absl::StatusOr<std::vector<PolicyDecision>> LastScan(int32_t tgid) override {
+    asked = tgid;
+    return answer_;
+  }
+  bool reports_scans() const override { return true; }
+  bool enabled() const override { return true; }
+
+  int32_t asked = 0;
+
+ private:
+  absl::StatusOr<std::vector<PolicyDecision>> answer_;
+};
+
+PolicyDecision Evidence(std::string policy, std::vector<LlcOccupancy> occupancy) {
+  PolicyDecision d;
+  d.policy = std::move(policy);
+  d.llc_occupancy = std::move(occupancy);
+  return d;
+}
+
+// tgid 7 ran 30 ns against tgid 5's 20: the busiest. The session answers
+// in its own order (b first); the result holds the evidence in the
+// collector's policy order.
+TEST(AbCollector, RecordsTheBusiestProcesssLastScanPerPolicy) {
+  AbCollector collector({"a", "b"}, 8, nullptr);
+  collector.OnSample(Ran(5, 5, 20, "small"));
+  collector.OnSample(Ran(7, 7, 30, "big"));
+  LastScanSession session(std::vector<PolicyDecision>{
+      Evidence("b", {{1, 300}}), Evidence("a", {{0, 100}, {1, 200}})});
+  ASSERT_TRUE(collector.RecordLastScan(session).ok());
+  EXPECT_EQ(session.asked, 7);
+  const AbResult result = collector.Build(TwoPolicies(), AbInput{}, true);
+  EXPECT_EQ(result.busiest_last_scan.tgid, 7);
+  ASSERT_EQ(result.busiest_last_scan.per_policy.size(), 2u);
+  ASSERT_EQ(result.busiest_last_scan.per_policy[0].size(), 2u);
+  EXPECT_EQ(result.busiest_last_scan.per_policy[0][1].occupancy, 200u);
+  ASSERT_EQ(result.busiest_last_scan.per_policy[1].size(), 1u);
+  EXPECT_EQ(result.busiest_last_scan.per_policy[1][0].llc, 1);
+}
+
+// An exited process (NotFound) or a server session (Unimplemented) leaves
+// the evidence out; any other error is the session's and is returned.
+TEST(AbCollector, LeavesTheLastScanOutWhenTheSessionCannotTell) {
+  for (const absl::Status& status :
+       {absl::NotFoundError("gone"), absl::UnimplementedError("server")}) {
+    AbCollector collector({"a", "b"}, 8, nullptr);
+    collector.OnSample(Ran(5, 5, 20, "small"));
+    LastScanSession session(status);
+    EXPECT_TRUE(collector.RecordLastScan(session).ok());
+    EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 0);
+  }
+  AbCollector collector({"a", "b"}, 8, nullptr);
+  collector.OnSample(Ran(5, 5, 20, "small"));
+  LastScanSession broken(absl::UnavailableError("connection lost"));
+  EXPECT_EQ(collector.RecordLastScan(broken).code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(AbCollector, CountsCpusScannedPerPolicyAndClampsAtTheBound) {

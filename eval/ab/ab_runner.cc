@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
@@ -184,6 +185,18 @@ absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
   return feed.Finish(input);
 }
 
+std::vector<LlcPlace> LlcPlaces(const Topology& topology) {
+  std::vector<LlcPlace> places;
+  for (const Llc& llc : topology.llcs()) {
+    // Placed by its first CPU: an LLC that spans NUMA nodes (sub-NUMA
+    // clustering) shows under the first.
+    const Cpu& first = topology.cpu(llc.cpus.First());
+    places.push_back(
+        LlcPlace{llc.id, first.package, first.numa_node, llc.cpus.Count()});
+  }
+  return places;
+}
+
 std::string Describe(const AbOptions& options) {
   switch (options.input.kind) {
     case AbInputSpec::Kind::kTrace:
@@ -282,7 +295,10 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
           : FeedRecorded(options, *topology, collector, *session, input));
   RETURN_IF_ERROR(collector.status());
   if (scan_trace.has_value()) RETURN_IF_ERROR(scan_trace->Close());
-  return collector.Build(report, std::move(input), session->reports_scans());
+  AbResult result =
+      collector.Build(report, std::move(input), session->reports_scans());
+  result.llcs = LlcPlaces(*topology);
+  return result;
 }
 
 }  // namespace schedcache::ab

@@ -171,6 +171,33 @@ TEST(AbRun, ReportsProcessesBusiestFirstWithOneLlcPerPolicy) {
   EXPECT_EQ(result.input.malformed_lines, 0u);
 }
 
+// The EPYC shape has 2 packages, each one NUMA node of 12 LLCs of 16 CPUs.
+// The busiest process's last scans: full-scan examines every LLC of the
+// mask, so its evidence holds the LLC it prefers at the end; `none` never
+// scans, so it has none.
+TEST(AbRun, FillsTheTopologyLayoutAndTheBusiestProcesssLastScan) {
+  const AbResult result = MustRun(Workload(WorkloadKind::kRedis, 50 * kMs));
+  ASSERT_EQ(result.llcs.size(), 24u);
+  for (size_t i = 0; i < result.llcs.size(); ++i) {
+    EXPECT_EQ(result.llcs[i].llc, static_cast<int>(i));
+    EXPECT_EQ(result.llcs[i].package, static_cast<int>(i / 12)) << i;
+    EXPECT_EQ(result.llcs[i].cpus, 16) << i;
+  }
+  EXPECT_NE(result.llcs[0].numa_node, result.llcs[12].numa_node);
+  ASSERT_FALSE(result.processes.empty());
+  const ProcessResult& busiest = result.processes[0];
+  EXPECT_EQ(result.busiest_last_scan.tgid, busiest.tgid);
+  ASSERT_EQ(result.busiest_last_scan.per_policy.size(), 3u);
+  const int preferred = busiest.final_preferred_llc[0];
+  ASSERT_NE(preferred, kNoPreferredLlc);
+  bool seen = false;
+  for (const LlcOccupancy& o : result.busiest_last_scan.per_policy[0]) {
+    if (o.llc == preferred) seen = o.occupancy > 0;
+  }
+  EXPECT_TRUE(seen) << "full-scan's last scan shows no occupancy of LLC " << preferred;
+  EXPECT_TRUE(result.busiest_last_scan.per_policy[2].empty());  // none
+}
+
 TEST(AbRun, ScanTraceHasOneLinePerScanInEachPolicysFile) {
   AbOptions options = Workload(WorkloadKind::kRedis, 50 * kMs);
   options.session.policies = {"full-scan", "visited-scan"};

@@ -71,12 +71,34 @@ struct ProcessResult {
 // kMaxTimelines is how many of the busiest processes get a time series.
 inline constexpr int kMaxTimelines = 6;
 
+// LlcPlace says where one LLC of the topology sits, for the HTML report's
+// topology view.
+struct LlcPlace {
+  int llc = 0;  // dense id, as preferred LLCs name it
+  int package = 0;
+  int numa_node = 0;
+  int cpus = 0;  // how many CPUs share it
+};
+
+// LastScanOccupancy is the evidence behind the busiest process's preferred
+// LLC: per policy, the summed occupancy of each LLC its last executed scan
+// examined (the Recommend evidence; empty when that policy never scanned
+// it). tgid 0: none was available (no process, the process exited before
+// the end, or a session backend that cannot tell).
+struct LastScanOccupancy {
+  int tgid = 0;
+  std::vector<std::vector<LlcOccupancy>> per_policy;  // one entry per policy
+};
+
 // AbResult is the whole evaluation. policies[0] is the reference that the
 // others' agreement is measured against.
 struct AbResult {
   AbInput input;
   std::vector<PolicyResult> policies;
   std::vector<ProcessResult> processes;  // descending runtime_ns
+  // The topology's LLCs by id; empty when unknown (a merged result).
+  std::vector<LlcPlace> llcs;
+  LastScanOccupancy busiest_last_scan;
 };
 
 // ScanEvent is one executed scan, streamed to the --scan-trace writer as the

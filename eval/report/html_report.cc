@@ -9,6 +9,7 @@
 #include "eval/report/internal/html_escape.h"
 #include "eval/report/internal/stream_status.h"
 #include "eval/report/internal/svg_chart.h"
+#include "eval/report/internal/svg_topology.h"
 #include "eval/report/policy_table.h"
 
 namespace schedcache {
@@ -39,6 +40,7 @@ svg.chart text.axis-title { fill: #444; }
 svg.chart text.tick { fill: #555; font-size: 11px; }
 svg.chart line.grid { stroke: #e6e6e6; } svg.chart line.axis { stroke: #333; }
 svg.chart path.step { fill: none; stroke-width: 2; stroke-linejoin: round; }
+svg.chart text.marker { fill: #fff; font-size: 10px; font-weight: 600; }
 )css";
 
 std::string InputSection(const AbInput& in) {
@@ -63,9 +65,9 @@ std::string InputSection(const AbInput& in) {
   return html + "</section>\n";
 }
 
-// PolicySection renders the shared policy table with its group headings.
-std::string PolicySection(const AbResult& result) {
-  const PolicyTable table = BuildPolicyTable(result);
+// TableHtml renders one of the shared tables (policy_table.h) with its
+// group headings, as <table class="`css_class`">.
+std::string TableHtml(const PolicyTable& table, absl::string_view css_class) {
   std::string groups = "<tr>";
   std::string names = "<tr>";
   for (size_t c = 0; c < table.columns.size();) {
@@ -82,10 +84,9 @@ std::string PolicySection(const AbResult& result) {
     }
     c += span;
   }
-  std::string html = absl::StrCat(
-      "<section id=\"policies\"><h2>Policies</h2><div class=\"scroll\">"
-      "<table class=\"policies\"><thead>", groups,
-      "</tr>\n", names, "</tr></thead><tbody>\n");
+  std::string html = absl::StrCat("<div class=\"scroll\"><table class=\"", css_class,
+                                  "\"><thead>", groups, "</tr>\n", names,
+                                  "</tr></thead><tbody>\n");
   for (const auto& row : table.rows) {
     html += "<tr>";
     for (size_t c = 0; c < row.size(); ++c) {
@@ -95,7 +96,18 @@ std::string PolicySection(const AbResult& result) {
     }
     html += "</tr>\n";
   }
-  return html + "</tbody></table></div></section>\n";
+  return html + "</tbody></table></div>";
+}
+
+std::string PolicySection(const AbResult& result) {
+  return absl::StrCat("<section id=\"policies\"><h2>Policies</h2>",
+                      TableHtml(BuildPolicyTable(result), "policies"), "</section>\n");
+}
+
+std::string CostSection(const AbResult& result) {
+  return absl::StrCat("<section id=\"cost\"><h2>Cost of the scans</h2><p>",
+                      HtmlEscape(CostTableCaption(result)), "</p>",
+                      TableHtml(BuildCostTable(result), "cost"), "</section>\n");
 }
 
 std::string ProcessSection(const AbResult& result) {
@@ -137,11 +149,15 @@ absl::Status WriteHtml(const AbResult& result, std::ostream& out) {
       << "<title>schedcache A/B: " << HtmlEscape(result.input.description) << "</title>\n"
       << "<style>" << kStyle << "</style></head><body>\n"
       << "<h1>schedcache A/B report</h1>\n"
-      << InputSection(result.input) << PolicySection(result)
+      << InputSection(result.input) << PolicySection(result) << CostSection(result)
       << "<section id=\"distribution\"><h2>CPUs scanned per scan</h2>\n"
       << legend << report_internal::CpusScannedChart(result) << "</section>\n"
       << "<section id=\"timelines\"><h2>Preferred LLC over time, busiest processes</h2>\n"
       << legend << report_internal::LlcOverTimeChart(result) << "</section>\n"
+      << "<section id=\"topology-view\"><h2>Topology: preferred LLC of the busiest "
+         "processes</h2>\n"
+      << legend << report_internal::TopologyKey(result)
+      << report_internal::TopologyView(result) << "</section>\n"
       << ProcessSection(result) << "</body></html>\n";
   return report_internal::StreamStatus(out, "the HTML report");
 }

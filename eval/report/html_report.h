@@ -1,9 +1,12 @@
 // Writer of `schedcache ab --html FILE`: one self-contained HTML page (inline
 // CSS and SVG, no scripts, nothing fetched) with the input summary, the
-// policy table, the distribution of CPUs scanned per policy
+// policy table, the cost table beside the seed's figures
+// (<section id="cost">), the distribution of CPUs scanned per policy
 // (<svg id="cpus-scanned">), the preferred LLC over time of the busiest
-// processes (<svg id="llc-over-time">), and each process's final preferred
-// LLC per policy. All text from the input is HTML-escaped.
+// processes (<svg id="llc-over-time">), the topology view of their final
+// preferred LLCs over the machine's LLCs (<svg id="topology">, see
+// internal/svg_topology.h), and each process's final preferred LLC per
+// policy. All text from the input is HTML-escaped.
 //
 // Thread contract: a pure function over a const AbResult; thread-safe as
 // long as each call has its own stream.

@@ -73,12 +73,18 @@ TEST_F(HtmlReportInChromium, DomHasBothChartsWithTheirBarsAndLines) {
   // the two processes with a time series.
   EXPECT_EQ(Count(*dom, "<rect class=\"bar\""), 4u);
   EXPECT_EQ(Count(*dom, "<path class=\"step\""), 4u);
+  // The topology view: 2 LLCs in each of the 2 policy panels, and the 3
+  // preferred-LLC markers html_report_test derives.
+  EXPECT_EQ(Count(*dom, "<svg class=\"chart\" id=\"topology\""), 1u);
+  EXPECT_EQ(Count(*dom, "<rect class=\"llc\""), 4u);
+  EXPECT_EQ(Count(*dom, "<g class=\"pref\""), 3u);
   // The browser parsed the escaped comm back to its text.
   EXPECT_NE(dom->find("a&lt;b&amp;c"), std::string::npos);
 }
 
-// A report shaped like the seed's Redis run: 384 CPUs in 24 LLCs, a full
-// scan of every CPU against visited scans of a few LLCs.
+// A report shaped like the seed's Redis run: 384 CPUs in 24 LLCs (12 per
+// package and node), a full scan of every CPU against visited scans of a
+// few LLCs.
 AbResult RedisLikeResult() {
   AbResult result = report_internal::ExampleResult();
   result.input.topology = "2 packages, 24 LLCs, 384 CPUs";
@@ -90,6 +96,13 @@ AbResult RedisLikeResult() {
     result.policies[1].cpus_scanned_histogram.push_back({cpus, scans});
   }
   result.policies[1].cpus_scanned_histogram.push_back({384, 40});
+  result.llcs.clear();
+  for (int llc = 0; llc < 24; ++llc) result.llcs.push_back({llc, llc / 12, llc / 12, 16});
+  result.busiest_last_scan = {1000, {{}, {}}};
+  for (int llc = 0; llc < 24; ++llc) {
+    result.busiest_last_scan.per_policy[0].push_back({llc, uint64_t{40000} * (llc % 5)});
+  }
+  result.busiest_last_scan.per_policy[1] = {{0, 200000}, {4, 90000}};
   const int64_t s = report_internal::kExampleStartNs;
   for (int k = 0; k < 6; ++k) {
     ProcessResult p{1000 + k, k == 0 ? "redis-server" : "valkey-benchmar",
@@ -104,6 +117,20 @@ AbResult RedisLikeResult() {
   return result;
 }
 
+// The grid of the 384-CPU shape: 24 LLCs in each of the 2 policy panels.
+// Markers go to the first kMaxTimelines processes in the result's order:
+// ExampleResult's three (redis-server at LLC 1 twice, a<b&c at LLC 0 under
+// full-scan only, the third none) and tgids 1000-1002 (LLCs 0, 1, 2 under
+// both policies): 2 + 1 + 0 + 3 * 2 = 9.
+TEST_F(HtmlReportInChromium, DomHasTheTopologyGridOfTheRedisShape) {
+  const std::string path = WriteReport(RedisLikeResult(), "redis-like");
+  absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
+  ASSERT_TRUE(dom.ok()) << dom.status();
+  EXPECT_EQ(Count(*dom, "<rect class=\"llc\""), 48u);
+  EXPECT_EQ(Count(*dom, "<g class=\"pref\""), 9u);
+  EXPECT_NE(dom->find("package 1 / node 1"), std::string::npos);
+}
+
 TEST_F(HtmlReportInChromium, ScreenshotsAreNotBlank) {
   for (const auto& [name, result] :
        {std::pair{"example", report_internal::ExampleResult()},
@@ -112,10 +139,10 @@ TEST_F(HtmlReportInChromium, ScreenshotsAreNotBlank) {
     const std::string png = absl::StrCat(dir_, "/", name, ".png");
     std::filesystem::remove(png);
     absl::StatusOr<std::string> printed =
-        Chromium(absl::StrCat("--screenshot=", png, " --window-size=1200,2400"), path);
+        Chromium(absl::StrCat("--screenshot=", png, " --window-size=1200,3200"), path);
     ASSERT_TRUE(printed.ok()) << printed.status();
     ASSERT_TRUE(std::filesystem::exists(png)) << png;
-    // A blank 1200x2400 page compresses to a few kilobytes; text, tables
+    // A blank 1200x3200 page compresses to a few kilobytes; text, tables
     // and charts do not.
     EXPECT_GT(std::filesystem::file_size(png), 40'000u) << png;
   }

@@ -35,6 +35,23 @@ TEST(HtmlReport, ShowsDashForAgreementWithoutDecisions) {
               HasSubstr("<td class=\"num first\">0</td><td class=\"num\">-</td>"));
 }
 
+// The cost table's cells are the text report's (table_report_test derives
+// them), in their own section after the caption.
+TEST(HtmlReport, ShowsTheCostTableBesideTheSeedsFigures) {
+  const std::string html = HtmlOf(ExampleResult());
+  EXPECT_THAT(html, HasSubstr("<section id=\"cost\"><h2>Cost of the scans</h2><p>cost over "
+                              "1.201000 s of simulated CPU time"));
+  EXPECT_THAT(html, HasSubstr("<th class=\"group\" colspan=\"4\">seed: kernel "
+                              "task_cache_work, % of cycles</th>"));
+  EXPECT_THAT(html, HasSubstr("<tr><td class=\"text first\">visited-scan</td>"
+                              "<td class=\"num first\">36</td><td class=\"num\">30.0</td>"
+                              "<td class=\"num\">0.450x</td><td class=\"num first\">5.20</td>"
+                              "<td class=\"num\">0.000433</td><td class=\"num\">0.347x</td>"
+                              "<td class=\"num first\">0.02</td><td class=\"num\">0.0247x</td>"
+                              "<td class=\"num\">0.03</td><td class=\"num\">0.231x</td></tr>"));
+  EXPECT_EQ(Count(html, "<table class=\"cost\">"), 1u);
+}
+
 TEST(HtmlReport, EscapesCommsAndInputText) {
   AbResult result = ExampleResult();
   result.input.description = "trace:/tmp/<x>&y.txt";
@@ -92,6 +109,56 @@ TEST(HtmlReport, ListsTheFirstProcessesAndPointsToTheJsonForTheRest) {
   const std::string html = HtmlOf(result);
   EXPECT_EQ(Count(html, "<td>filler</td>"), kHtmlMaxProcessRows - 3u);
   EXPECT_THAT(html, HasSubstr("2 more processes are in the JSON report."));
+}
+
+// The topology view, by hand: one package and node, so one row of 2 cells
+// per policy panel. A panel is 30 (title) + 50 (cell) + 4 + 4 = 88 high;
+// cells start at x 140 and step by 56 + 4, so LLC 0 sits at x 140 and LLC 1
+// at x 200, at y 30 in the full-scan panel and 88 + 30 = 118 below it.
+// Shading: full-scan's last scan saw LLC 0 at 262144 and LLC 1 at 1048576,
+// so 0.25 and 1.00; visited-scan's saw LLC 1 only (1.00; LLC 0 0.00).
+// Markers: redis-server (1) prefers LLC 1 under both, a<b&c (2) LLC 0 under
+// full-scan only, the third process none: 3 markers. The first sits at
+// x 200 + 4 + 7 = 211, y 30 + 24 = 54.
+TEST(HtmlReport, TopologyViewShadesTheLastScanAndMarksPreferredLlcs) {
+  const std::string html = HtmlOf(ExampleResult());
+  EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"topology\" "
+                              "xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" "
+                              "height=\"176\""));
+  EXPECT_EQ(Count(html, "<rect class=\"llc\""), 4u);
+  EXPECT_THAT(html, HasSubstr("<rect class=\"llc\" data-llc=\"0\" x=\"140.0\" y=\"30.0\" "
+                              "width=\"56\" height=\"50\" fill=\"#1f77b4\" "
+                              "fill-opacity=\"0.25\""));
+  EXPECT_THAT(html, HasSubstr("<rect class=\"llc\" data-llc=\"1\" x=\"200.0\" y=\"30.0\" "
+                              "width=\"56\" height=\"50\" fill=\"#1f77b4\" "
+                              "fill-opacity=\"1.00\""));
+  EXPECT_THAT(html, HasSubstr("<rect class=\"llc\" data-llc=\"0\" x=\"140.0\" y=\"118.0\" "
+                              "width=\"56\" height=\"50\" fill=\"#1f77b4\" "
+                              "fill-opacity=\"0.00\""));
+  EXPECT_THAT(html, HasSubstr("package 0 / node 0"));
+  EXPECT_EQ(Count(html, "<g class=\"pref\""), 3u);
+  EXPECT_EQ(Count(html, "<g class=\"pref\" data-tgid=\"100\""), 2u);
+  EXPECT_THAT(html, HasSubstr("<g class=\"pref\" data-tgid=\"100\"><circle cx=\"211.0\" "
+                              "cy=\"54.0\" r=\"7\""));
+  EXPECT_THAT(html, HasSubstr("<span class=\"key\">2 = a&lt;b&amp;c (tgid 200)</span>"));
+  EXPECT_THAT(html, HasSubstr("the last scan of redis-server (tgid 100) examined"));
+}
+
+TEST(HtmlReport, TopologyViewWithoutTheLastScanHasNoShading) {
+  AbResult result = ExampleResult();
+  result.busiest_last_scan = {};
+  const std::string html = HtmlOf(result);
+  EXPECT_EQ(Count(html, "fill-opacity=\"0.00\""), 4u);
+  EXPECT_THAT(html, HasSubstr("No shading: the busiest process's last scan is not known"));
+}
+
+TEST(HtmlReport, TopologyViewNotesAResultWithoutLayout) {
+  AbResult result = ExampleResult();
+  result.llcs.clear();
+  const std::string html = HtmlOf(result);
+  EXPECT_THAT(html, HasSubstr("id=\"topology\""));
+  EXPECT_THAT(html, HasSubstr("this result holds no topology layout"));
+  EXPECT_EQ(Count(html, "<rect class=\"llc\""), 0u);
 }
 
 TEST(HtmlReport, NotesWhenNoTimeSeriesWereRecorded) {

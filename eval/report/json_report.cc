@@ -1,12 +1,14 @@
 #include "eval/report/json_report.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/status_macros.h"
 #include "eval/report/internal/json_writer.h"
 #include "eval/report/internal/stream_status.h"
+#include "eval/report/policy_cost.h"
 #include "eval/report/policy_table.h"
 
 namespace schedcache {
@@ -64,7 +66,56 @@ void WriteInput(JsonWriter& json, const AbInput& in) {
   json.EndObject();
 }
 
-void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
+void OptionalDouble(JsonWriter& json, const std::optional<double>& value) {
+  if (value.has_value()) {
+    json.Double(*value);
+  } else {
+    json.Null();
+  }
+}
+
+// WriteSeed writes the seed's measurement of the policy, or null.
+void WriteSeed(JsonWriter& json, const std::string& policy) {
+  const SeedCost* seed = SeedCostOf(policy);
+  if (seed == nullptr) {
+    json.Null();
+    return;
+  }
+  const SeedRatio ratio = SeedVsFullScan(*seed);
+  json.BeginObject();
+  json.Key("cyclesPctNumaBalancingOff");
+  json.Double(seed->cycles_pct_numa_balancing_off);
+  json.Key("vsFullScanNumaBalancingOff");
+  json.Double(ratio.numa_balancing_off);
+  json.Key("cyclesPctNumaBalancingOn");
+  json.Double(seed->cycles_pct_numa_balancing_on);
+  json.Key("vsFullScanNumaBalancingOn");
+  json.Double(ratio.numa_balancing_on);
+  json.EndObject();
+}
+
+void WriteCost(JsonWriter& json, const PolicyCost& cost,
+               const std::string& policy) {
+  json.BeginObject();
+  json.Key("cpusScannedTotal");
+  json.Int(cost.cpus_scanned_total);
+  json.Key("cpusScannedPerCpuSecond");
+  OptionalDouble(json, cost.cpus_scanned_per_cpu_second);
+  json.Key("cpusScannedVsReference");
+  OptionalDouble(json, cost.cpus_scanned_vs_reference);
+  json.Key("scanNsTotal");
+  json.Double(cost.scan_ns_total);
+  json.Key("scanTimeShare");
+  OptionalDouble(json, cost.scan_time_share);
+  json.Key("scanTimeVsReference");
+  OptionalDouble(json, cost.scan_time_vs_reference);
+  json.Key("seed");
+  WriteSeed(json, policy);
+  json.EndObject();
+}
+
+void WritePolicy(JsonWriter& json, const PolicyResult& policy,
+                 const PolicyCost& cost) {
   const PolicyReport& r = policy.report;
   json.BeginObject();
   json.Key("name");
@@ -88,11 +139,7 @@ void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
   json.Key("agreements");
   json.Uint(r.agreements);
   json.Key("agreement");  // null: no decisions, no share to report
-  if (r.agreement.has_value()) {
-    json.Double(r.agreement.value());
-  } else {
-    json.Null();
-  }
+  OptionalDouble(json, r.agreement);
   json.Key("preferredLlcChanges");
   json.Uint(r.preferred_llc_changes);
   json.Key("runtimeOnPreferredLlc");
@@ -108,6 +155,8 @@ void WritePolicy(JsonWriter& json, const PolicyResult& policy) {
     json.EndObject();
   }
   json.EndArray();
+  json.Key("cost");
+  WriteCost(json, cost, r.name);
   json.EndObject();
 }
 
@@ -158,9 +207,14 @@ absl::Status WriteJson(const AbResult& result, std::ostream& out) {
   json.String(result.policies[0].report.name);
   json.Key("input");
   WriteInput(json, result.input);
+  const ResultCost cost = ComputeCost(result);
+  json.Key("cpuTimeNs");
+  json.Int(cost.cpu_time_ns);
   json.Key("policies");
   json.BeginArray();
-  for (const PolicyResult& policy : result.policies) WritePolicy(json, policy);
+  for (size_t i = 0; i < result.policies.size(); ++i) {
+    WritePolicy(json, result.policies[i], cost.policies[i]);
+  }
   json.EndArray();
   json.Key("processes");
   json.BeginArray();

@@ -17,12 +17,20 @@ namespace schedcache {
 //   {"reference": name of policies[0],
 //    "input": {description, topology, topologySource, samples, handOvers,
 //              malformedLines, malformedExamples[], startNs, durationNs, hz},
+//    "cpuTimeNs": simulated CPU time, the sum of the processes' runtimeNs,
 //    "policies": [{name, scans, scansSkipped, scansAborted,
 //                  cpusScanned|llcsScanned|scanNs: {count, mean, p50, p99, max},
 //                  decisions, agreements, agreement (null when decisions
 //                  is 0: nothing to agree on), preferredLlcChanges,
 //                  runtimeOnPreferredLlc,
-//                  cpusScannedHistogram: [{cpusScanned, scans}]}],
+//                  cpusScannedHistogram: [{cpusScanned, scans}],
+//                  cost: {cpusScannedTotal, cpusScannedPerCpuSecond,
+//                         cpusScannedVsReference, scanNsTotal,
+//                         scanTimeShare, scanTimeVsReference (null where
+//                         nothing divides: see policy_cost.h),
+//                         seed: null or {cyclesPctNumaBalancingOff,
+//                         vsFullScanNumaBalancingOff, cyclesPctNumaBalancingOn,
+//                         vsFullScanNumaBalancingOn}}}],
 //    "processes": [{tgid, comm, runtimeNs,
 //                   preferredLlc: {policy name: llc or null},
 //                   preferredLlcOverTime (busiest processes only):

@@ -37,6 +37,37 @@ TEST(JsonReport, WritesPoliciesWithCamelCaseKeys) {
                               R"({"cpusScanned":3,"scans":4},{"cpusScanned":8,"scans":2}])"));
 }
 
+// By hand (as in table_report_test): 1.201 s of CPU time; visited-scan
+// scanned 36 CPUs (36 / 1.201 per CPU-s, 36 / 80 = 0.45 of full-scan's) in
+// 5200 ns (5200 / 1.201e9 of the CPU time, 5200 / 15000 of full-scan's);
+// the seed's 0.02 / 0.81 and 0.03 / 0.13.
+TEST(JsonReport, WritesCostBesideTheSeedsFigures) {
+  const std::string json = JsonOf(ExampleResult());
+  EXPECT_THAT(json, HasSubstr(R"("cpuTimeNs":1201000000,"policies":[)"));
+  EXPECT_THAT(json, HasSubstr(R"("cost":{"cpusScannedTotal":36,)"
+                              R"("cpusScannedPerCpuSecond":29.975020815986674,)"
+                              R"("cpusScannedVsReference":0.45,"scanNsTotal":5200,)"
+                              R"("scanTimeShare":4.329725228975854e-06,)"
+                              R"("scanTimeVsReference":0.3466666666666667,)"
+                              R"("seed":{"cyclesPctNumaBalancingOff":0.02,)"
+                              R"("vsFullScanNumaBalancingOff":0.024691358024691357,)"
+                              R"("cyclesPctNumaBalancingOn":0.03,)"
+                              R"("vsFullScanNumaBalancingOn":0.23076923076923075}}})"));
+}
+
+// Nothing to divide by: null, never 0 or a 1.0x that was not measured.
+TEST(JsonReport, CostIsNullWhereNothingDivides) {
+  AbResult result = ExampleResult();
+  result.processes.clear();
+  result.policies[0].report.name = "plugin";
+  result.policies[0].report.cpus_scanned = {};
+  result.policies[0].report.scan_ns = {};
+  EXPECT_THAT(JsonOf(result),
+              HasSubstr(R"("cost":{"cpusScannedTotal":0,"cpusScannedPerCpuSecond":null,)"
+                        R"("cpusScannedVsReference":null,"scanNsTotal":0,)"
+                        R"("scanTimeShare":null,"scanTimeVsReference":null,"seed":null}})"));
+}
+
 TEST(JsonReport, WritesInputSummary) {
   EXPECT_THAT(JsonOf(ExampleResult()),
               HasSubstr(R"("input":{"description":"workload:redis seed=1",)"

@@ -1,10 +1,14 @@
 #include "eval/report/policy_table.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "eval/report/policy_cost.h"
 
 namespace schedcache {
 
@@ -40,6 +44,25 @@ std::string Fixed(double value, int decimals) {
 std::string Micros(double ns) { return Fixed(ns / 1000.0, 2); }
 
 std::string Percent(double share) { return Fixed(share * 100.0, 2); }
+
+// kNone fills a cell with nothing to show.
+constexpr char kNone[] = "-";
+
+// Three significant digits, trailing zeros kept: 1.00x, 0.450x, 0.0156x.
+std::string Ratio(double ratio) { return absl::StrFormat("%#.3gx", ratio); }
+
+// OrNone formats `value` with `format`, or kNone when there is none.
+template <typename Format>
+std::string OrNone(const std::optional<double>& value, Format format) {
+  return value.has_value() ? format(*value) : std::string(kNone);
+}
+
+// SmallPercent keeps three significant digits, trailing zeros too: the
+// model's scan time is a tiny share of the CPU time, and two decimals
+// would show 0.00.
+std::string SmallPercent(double share) {
+  return absl::StrFormat("%#.3g", share * 100.0);
+}
 
 }  // namespace
 
@@ -82,10 +105,65 @@ PolicyTable BuildPolicyTable(const AbResult& result) {
         absl::StrCat(r.decisions),
         // No decisions: nothing to agree on, so no share to show (a
         // policy that skipped every scan is not "100% in agreement").
-        r.agreement.has_value() ? Percent(*r.agreement) : std::string("-"),
+        OrNone(r.agreement, Percent),
         absl::StrCat(r.preferred_llc_changes),
         Percent(r.runtime_on_preferred_llc),
     });
+  }
+  return table;
+}
+
+std::string CostTableCaption(const AbResult& result) {
+  return absl::StrFormat(
+      "cost over %.6f s of simulated CPU time (the runtime of all samples); "
+      "scan time is the model's own on this machine, not the kernel's; "
+      "seed: perf top -e cycles:k, 2-socket EPYC 9654, valkey-benchmark at "
+      "400000 rps",
+      static_cast<double>(ComputeCost(result).cpu_time_ns) / 1e9);
+}
+
+PolicyTable BuildCostTable(const AbResult& result) {
+  const std::string work = "work rate (machine-independent)";
+  const std::string model = "model scan time, this machine";
+  const std::string seed = "seed: kernel task_cache_work, % of cycles";
+  const std::string versus = absl::StrCat("vs ", result.policies[0].report.name);
+  PolicyTable table;
+  table.columns = {
+      {"", "policy", "policy", false},
+      {work, "CPUs scanned", "cpus_scanned_total"},
+      {work, "per CPU-s", "cpus_scanned_per_cpu_second"},
+      {work, versus, "cpus_scanned_vs_reference"},
+      {model, "total (us)", "scan_us_total"},
+      {model, "% of CPU time", "scan_time_cpu_pct"},
+      {model, versus, "scan_time_vs_reference"},
+      {seed, "NUMA bal. off", "seed_cycles_pct_numa_balancing_off"},
+      {seed, "vs full-scan", "seed_numa_balancing_off_vs_full_scan"},
+      {seed, "NUMA bal. on", "seed_cycles_pct_numa_balancing_on"},
+      {seed, "vs full-scan", "seed_numa_balancing_on_vs_full_scan"},
+  };
+  const ResultCost cost = ComputeCost(result);
+  for (size_t i = 0; i < result.policies.size(); ++i) {
+    const PolicyCost& c = cost.policies[i];
+    std::vector<std::string> row = {
+        result.policies[i].report.name,
+        absl::StrCat(c.cpus_scanned_total),
+        OrNone(c.cpus_scanned_per_cpu_second, [](double v) { return Fixed(v, 1); }),
+        OrNone(c.cpus_scanned_vs_reference, Ratio),
+        Micros(c.scan_ns_total),
+        OrNone(c.scan_time_share, SmallPercent),
+        OrNone(c.scan_time_vs_reference, Ratio),
+    };
+    const SeedCost* measured = SeedCostOf(result.policies[i].report.name);
+    if (measured == nullptr) {
+      row.insert(row.end(), 4, kNone);
+    } else {
+      const SeedRatio ratio = SeedVsFullScan(*measured);
+      row.insert(row.end(), {Fixed(measured->cycles_pct_numa_balancing_off, 2),
+                             Ratio(ratio.numa_balancing_off),
+                             Fixed(measured->cycles_pct_numa_balancing_on, 2),
+                             Ratio(ratio.numa_balancing_on)});
+    }
+    table.rows.push_back(std::move(row));
   }
   return table;
 }

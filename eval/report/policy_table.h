@@ -1,7 +1,8 @@
-// The per-policy table of an A/B report (the seed's tables: CPUs scanned,
+// The per-policy tables of an A/B report (the seed's tables: CPUs scanned,
 // scans, scan time, agreement with the reference, preferred-LLC stability),
-// as formatted cells. The text, CSV and HTML writers all print this one
-// table, so their columns never drift apart.
+// and the cost of those scans beside the seed's, as formatted cells. The
+// text, CSV and HTML writers all print these tables, so their columns never
+// drift apart.
 //
 // Thread contract: plain values and a pure function; thread-safe.
 #ifndef SCHEDCACHE_EVAL_REPORT_POLICY_TABLE_H_
@@ -37,6 +38,18 @@ absl::Status ValidateAbResult(const AbResult& result);
 // BuildPolicyTable formats `result`'s policies. REQUIRES: ValidateAbResult
 // is OK.
 PolicyTable BuildPolicyTable(const AbResult& result);
+
+// BuildCostTable formats ComputeCost(result) (policy_cost.h), each policy
+// against policies[0], beside the seed's task_cache_work share of cycles
+// for the policies the seed measured ("-" for the others and for a ratio
+// or rate with nothing to divide by). Same rows as BuildPolicyTable.
+// REQUIRES: ValidateAbResult is OK.
+PolicyTable BuildCostTable(const AbResult& result);
+
+// CostTableCaption says what the cost table divides by and where the seed's
+// figures come from, in one line of plain text (no newline).
+// REQUIRES: ValidateAbResult is OK.
+std::string CostTableCaption(const AbResult& result);
 
 }  // namespace schedcache
 

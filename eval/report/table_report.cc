@@ -151,13 +151,25 @@ absl::Status WriteTextReport(const AbResult& result, std::ostream& out) {
   for (const std::string& line : in.malformed_examples) {
     out << "malformed: " << line << "\n";
   }
-  out << "\n" << RenderTable(BuildPolicyTable(result));
+  out << "\n" << RenderTable(BuildPolicyTable(result)) << "\n"
+      << CostTableCaption(result) << "\n"
+      << RenderTable(BuildCostTable(result));
   return report_internal::StreamStatus(out, "the text report");
 }
 
 absl::Status WriteCsv(const AbResult& result, std::ostream& out) {
   RETURN_IF_ERROR(ValidateAbResult(result));
-  WriteCsvTable(BuildPolicyTable(result), out);
+  // One row per policy: the policy table's columns, then the cost table's
+  // after its policy column.
+  PolicyTable table = BuildPolicyTable(result);
+  const PolicyTable cost = BuildCostTable(result);
+  table.columns.insert(table.columns.end(), cost.columns.begin() + 1,
+                       cost.columns.end());
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    table.rows[r].insert(table.rows[r].end(), cost.rows[r].begin() + 1,
+                         cost.rows[r].end());
+  }
+  WriteCsvTable(table, out);
   return report_internal::StreamStatus(out, "the CSV report");
 }
 

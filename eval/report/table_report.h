@@ -16,12 +16,13 @@
 namespace schedcache {
 
 // WriteTextReport writes a summary of the input, then the per-policy table
-// with aligned columns, to `out`. Returns InvalidArgument when `result` is
+// and the cost table (policy_table.h) with aligned columns, to `out`. Returns InvalidArgument when `result` is
 // malformed (see ValidateAbResult), DataLoss when the stream fails.
 absl::Status WriteTextReport(const AbResult& result, std::ostream& out);
 
-// WriteCsv writes a header row and one row per policy with the text table's
-// columns (RFC 4180 quoting). Errors as WriteTextReport.
+// WriteCsv writes a header row and one row per policy with the text
+// tables' columns, the policy table's then the cost table's (RFC 4180
+// quoting). Errors as WriteTextReport.
 absl::Status WriteCsv(const AbResult& result, std::ostream& out);
 
 // RenderTable lays `table` out as the seed does: a row of group headings, a

@@ -15,6 +15,14 @@ using report_internal::ExampleResult;
 // is as wide as its widest cell or heading; "scan time (us)" (14) is wider
 // than its two columns ("mean" 4 + gap 2 + "2.50" 4 = 10), so its first
 // column grows by 4; group headings are centred; groups are joined by " | ".
+// The cost table, by hand: the processes ran 900 + 300 + 1 ms = 1.201 s of
+// CPU time. full-scan scanned 10 x 8.0 = 80 CPUs (80 / 1.201 = 66.6 per
+// CPU-s) in 10 x 1500 ns = 15.00 us (15000 / 1.201e9 = 0.00125% of it);
+// visited-scan 10 x 3.6 = 36 CPUs (30.0 per CPU-s, 36 / 80 = 0.450x) in
+// 10 x 520 ns = 5.20 us (0.000433%, 5200 / 15000 = 0.347x). The seed's
+// visited-scan: 0.02 / 0.81 = 0.0247x, 0.03 / 0.13 = 0.231x. "work rate
+// (machine-independent)" (31) is narrower than its columns (12 + 2 + 9 + 2
+// + 12 = 37), so it is centred with 3 spaces each side.
 TEST(TextReport, PrintsInputSummaryAndAlignedTable) {
   std::ostringstream out;
   ASSERT_TRUE(WriteTextReport(ExampleResult(), out).ok());
@@ -35,7 +43,49 @@ TEST(TextReport, PrintsInputSummaryAndAlignedTable) {
             "full-scan    |  8.0    8    8    8 |       10        5        1 | "
             "    1.50  2.50 |        10    100.00 |       2          75.00\n"
             "visited-scan |  3.6    3    8    8 |       10        5        1 | "
-            "    0.52  1.25 |        10     90.00 |       3          68.75\n");
+            "    0.52  1.25 |        10     90.00 |       3          68.75\n"
+            "\n"
+            "cost over 1.201000 s of simulated CPU time (the runtime of all "
+            "samples); scan time is the model's own on this machine, not the "
+            "kernel's; seed: perf top -e cycles:k, 2-socket EPYC 9654, "
+            "valkey-benchmark at 400000 rps\n"
+            "             |    work rate (machine-independent)    | "
+            "     model scan time, this machine      | "
+            "       seed: kernel task_cache_work, % of cycles\n"
+            "policy       | CPUs scanned  per CPU-s  vs full-scan | "
+            "total (us)  % of CPU time  vs full-scan | "
+            "NUMA bal. off  vs full-scan  NUMA bal. on  vs full-scan\n"
+            "-------------+---------------------------------------+-"
+            "----------------------------------------+-"
+            "-------------------------------------------------------\n"
+            "full-scan    |           80       66.6         1.00x | "
+            "     15.00        0.00125         1.00x | "
+            "         0.81         1.00x          0.13         1.00x\n"
+            "visited-scan |           36       30.0        0.450x | "
+            "      5.20       0.000433        0.347x | "
+            "         0.02       0.0247x          0.03        0.231x\n");
+}
+
+// A policy the seed never measured has no seed figures, and with a
+// reference that never scanned there is no ratio to show.
+TEST(TextReport, ShowsDashForCostsWithNothingToCompare) {
+  AbResult result = ExampleResult();
+  result.policies[0].report.name = "plugin";
+  result.policies[0].report.cpus_scanned = {};
+  result.policies[0].report.scan_ns = {};
+  std::ostringstream out;
+  ASSERT_TRUE(WriteTextReport(result, out).ok());
+  // The ratio columns are headed "vs plugin" (9 wide).
+  EXPECT_NE(out.str().find("plugin       |            0        0.0          - | "
+                           "      0.00           0.00          - | "
+                           "            -             -             -             -\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("visited-scan |           36       30.0          - | "
+                           "      5.20       0.000433          - | "
+                           "         0.02       0.0247x          0.03        0.231x\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(TextReport, RejectsResultWithoutPolicies) {
@@ -62,6 +112,8 @@ TEST(TextReport, ReportsDataLossWhenStreamFails) {
   EXPECT_EQ(WriteTextReport(ExampleResult(), out).code(), absl::StatusCode::kDataLoss);
 }
 
+// The policy table's cells, then the cost table's as derived above for the
+// text report.
 TEST(Csv, WritesHeaderAndOneRowPerPolicy) {
   std::ostringstream out;
   ASSERT_TRUE(WriteCsv(ExampleResult(), out).ok());
@@ -69,9 +121,17 @@ TEST(Csv, WritesHeaderAndOneRowPerPolicy) {
             "policy,cpus_scanned_mean,cpus_scanned_p50,cpus_scanned_p99,"
             "cpus_scanned_max,scans,scans_skipped,scans_aborted,scan_us_mean,"
             "scan_us_p99,decisions,agreement_pct,preferred_llc_changes,"
-            "runtime_on_preferred_llc_pct\n"
-            "full-scan,8.0,8,8,8,10,5,1,1.50,2.50,10,100.00,2,75.00\n"
-            "visited-scan,3.6,3,8,8,10,5,1,0.52,1.25,10,90.00,3,68.75\n");
+            "runtime_on_preferred_llc_pct,cpus_scanned_total,"
+            "cpus_scanned_per_cpu_second,cpus_scanned_vs_reference,"
+            "scan_us_total,scan_time_cpu_pct,scan_time_vs_reference,"
+            "seed_cycles_pct_numa_balancing_off,"
+            "seed_numa_balancing_off_vs_full_scan,"
+            "seed_cycles_pct_numa_balancing_on,"
+            "seed_numa_balancing_on_vs_full_scan\n"
+            "full-scan,8.0,8,8,8,10,5,1,1.50,2.50,10,100.00,2,75.00,"
+            "80,66.6,1.00x,15.00,0.00125,1.00x,0.81,1.00x,0.13,1.00x\n"
+            "visited-scan,3.6,3,8,8,10,5,1,0.52,1.25,10,90.00,3,68.75,"
+            "36,30.0,0.450x,5.20,0.000433,0.347x,0.02,0.0247x,0.03,0.231x\n");
 }
 
 // A policy with no decisions has no agreement share: "-", not 100.00.

@@ -1,6 +1,8 @@
 // ExampleResult: a small hand-built AbResult shared by the report tests —
-// two policies on a 2-LLC, 8-CPU machine and three processes, one of them
-// with a comm that needs escaping everywhere.
+// two policies on a 2-LLC, 8-CPU machine (one package, one node, 4 CPUs per
+// LLC) and three processes, one of them with a comm that needs escaping
+// everywhere; the busiest one's last scans saw both LLCs (full-scan) and
+// LLC 1 only (visited-scan).
 #ifndef SCHEDCACHE_EVAL_REPORT_INTERNAL_EXAMPLE_RESULT_H_
 #define SCHEDCACHE_EVAL_REPORT_INTERNAL_EXAMPLE_RESULT_H_
 
@@ -64,6 +66,8 @@ inline AbResult ExampleResult() {
        {{{s + 100'000'000, 0}}, {{s + 100'000'000, 0}, {s + 900'000'000, kNoPreferredLlc}}}},
       {300, "idle, \"x\"", 1'000'000, {kNoPreferredLlc, kNoPreferredLlc}, {}},
   };
+  r.llcs = {{0, 0, 0, 4}, {1, 0, 0, 4}};
+  r.busiest_last_scan = {100, {{{0, 262144}, {1, 1048576}}, {{1, 524288}}}};
   return r;
 }
 

@@ -30,6 +30,14 @@ std::string Number(double value, double step) {
   return absl::StrFormat("%.*f", decimals, value);
 }
 
+std::string OpenSvg(absl::string_view id, double width, double height,
+                    absl::string_view label) {
+  return absl::StrFormat(
+      "<svg class=\"chart\" id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"%s\">\n",
+      id, width, height, width, height, HtmlEscape(label));
+}
+
 std::string Text(double x, double y, absl::string_view text, absl::string_view anchor,
                  absl::string_view css_class) {
   return absl::StrFormat(

@@ -48,6 +48,11 @@ std::string XAxis(const Frame& frame, const std::vector<Tick>& ticks, absl::stri
 // `ticks` (y pixels), and `title` rotated on the left (empty: none).
 std::string YAxis(const Frame& frame, const std::vector<Tick>& ticks, absl::string_view title);
 
+// OpenSvg returns the opening tag of a chart: <svg class="chart" id="`id`">
+// `width` x `height` pixels, with `label` (escaped) as its accessible name.
+std::string OpenSvg(absl::string_view id, double width, double height,
+                    absl::string_view label);
+
 // Text returns an escaped <text> element; `anchor` is start|middle|end.
 std::string Text(double x, double y, absl::string_view text, absl::string_view anchor,
                  absl::string_view css_class);

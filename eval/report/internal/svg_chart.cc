@@ -19,13 +19,6 @@ constexpr double kRight = 24;
 constexpr double kTitleHeight = 30;
 constexpr double kAxisHeight = 48;  // x tick labels and the x title
 
-std::string OpenSvg(absl::string_view id, double height, absl::string_view label) {
-  return absl::StrFormat(
-      "<svg class=\"chart\" id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"%s\">\n",
-      id, kWidth, height, kWidth, height, HtmlEscape(label));
-}
-
 uint64_t TotalScans(const PolicyResult& policy) {
   uint64_t total = 0;
   for (const HistogramBin& bin : policy.cpus_scanned_histogram) total += bin.scans;
@@ -172,7 +165,7 @@ std::string CpusScannedChart(const AbResult& result) {
   constexpr double kLogBottom = -0.5;
   const double plot_height = 120;
   const double panel_height = kTitleHeight + plot_height + kAxisHeight;
-  std::string svg = OpenSvg("cpus-scanned", panel_height * result.policies.size(),
+  std::string svg = OpenSvg("cpus-scanned", kWidth, panel_height * result.policies.size(),
                             "distribution of CPUs scanned per scan, per policy");
   for (size_t i = 0; i < result.policies.size(); ++i) {
     const Frame frame{kLeft, i * panel_height + kTitleHeight, kWidth - kLeft - kRight,
@@ -209,7 +202,7 @@ std::string CpusScannedChart(const AbResult& result) {
 std::string LlcOverTimeChart(const AbResult& result) {
   const std::vector<const ProcessResult*> shown = Timelines(result);
   if (shown.empty()) {
-    return absl::StrCat(OpenSvg("llc-over-time", 40, "no preferred-LLC time series"),
+    return absl::StrCat(OpenSvg("llc-over-time", kWidth, 40, "no preferred-LLC time series"),
                         Text(kLeft, 24, "no time series were recorded", "start", "note"),
                         "</svg>\n");
   }
@@ -225,7 +218,7 @@ std::string LlcOverTimeChart(const AbResult& result) {
   const double panel_height = kTitleHeight + plot_height + kAxisHeight;
   const TimeDomain domain = DomainOf(result, shown);
   const size_t n = result.policies.size();
-  std::string svg = OpenSvg("llc-over-time", panel_height * shown.size(),
+  std::string svg = OpenSvg("llc-over-time", kWidth, panel_height * shown.size(),
                             "preferred LLC over time of the busiest processes");
   for (size_t k = 0; k < shown.size(); ++k) {
     const ProcessResult& p = *shown[k];
