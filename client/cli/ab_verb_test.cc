@@ -38,7 +38,8 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   Result r =
       Invoke({"ab", "--input", "workload:redis", "--duration-ms", "50",
               "--json", dir + "/ab.json", "--csv", dir + "/ab.csv", "--html",
-              dir + "/ab.html", "--scan-trace", dir + "/scans.txt"});
+              dir + "/ab.html", "--scan-trace", dir + "/scans.txt",
+              "--perfetto", dir + "/ab.pftrace"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
   // Not a terminal: no progress line, only the files written.
@@ -56,6 +57,9 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   EXPECT_THAT(html, HasSubstr("id=\"llc-over-time\""));
   EXPECT_THAT(Slurp(dir + "/scans.full-scan.txt"),
               HasSubstr("sched_cache_scan: comm="));
+  EXPECT_THAT(r.err, HasSubstr("wrote " + dir + "/ab.pftrace"));
+  // tests/ab_perfetto_test.cc reads the trace; here: it holds the tracks.
+  EXPECT_THAT(Slurp(dir + "/ab.pftrace"), HasSubstr("visited-scan scans"));
 }
 
 TEST(AbVerb, NumaBalancingShrinksFullScanToOneNode) {
@@ -150,6 +154,21 @@ TEST(AbVerb, ScanTraceWithServerIsAUsageErrorSayingWhatToDo) {
   EXPECT_EQ(r.code, kExitUsage);
   EXPECT_THAT(r.err, HasSubstr("drop --server"));
   EXPECT_THAT(Invoke({"ab", "--help"}).out, HasSubstr("in-process only"));
+}
+
+TEST(AbVerb, PerfettoWithServerOrAnInputListIsAUsageError) {
+  const std::string trace = ::testing::TempDir() + "/ab.pftrace";
+  Result remote = Invoke({"ab", "--input", "workload:redis", "--server",
+                          "unix:/nonexistent/schedcached.sock", "--perfetto",
+                          trace});
+  EXPECT_EQ(remote.code, kExitUsage);
+  EXPECT_THAT(remote.err, HasSubstr("--perfetto is in-process only"));
+  EXPECT_THAT(remote.err, HasSubstr("drop --server"));
+  Result list = Invoke({"ab", "--inputs-file", "/nonexistent/list.txt",
+                        "--perfetto", trace});
+  EXPECT_EQ(list.code, kExitUsage);
+  EXPECT_THAT(list.err, HasSubstr("--perfetto takes one --input"));
+  EXPECT_THAT(Invoke({"ab", "--help"}).out, HasSubstr("--perfetto FILE"));
 }
 
 TEST(DemoVerb, RunsTheAbOfTheThreeSeedPolicies) {
