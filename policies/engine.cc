@@ -381,10 +381,10 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     policy.stats.RecordScan(outcome);
     if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
       const ProcessState& p = processes_.process(slot);
-      scan_listener_(ScanObservation{static_cast<int>(i), p.tgid, thread.tid,
-                                     thread.cpu, now,
-                                     outcome.cost.cpus_scanned,
-                                     p.comm.view()});
+      scan_listener_(ScanObservation{
+          static_cast<int>(i), p.tgid, thread.tid, thread.cpu, now,
+          outcome.cost.cpus_scanned, p.comm.view(), outcome.cost.llcs_scanned,
+          outcome.cost.scan_ns, outcome.llc_occupancy});
     }
     NotePreference(policy, slot, policy.policy->CurrentPreference(slot), now);
   }

@@ -92,6 +92,11 @@ struct ScanObservation {
   int64_t timestamp_ns;
   int cpus_scanned;
   std::string_view comm;    // the process's last comm; valid during the callback only
+  int llcs_scanned = 0;
+  int64_t scan_ns = 0;      // ScanCost::scan_ns
+  // The scan's per-LLC occupancy (ScanOutcome::llc_occupancy); valid during
+  // the callback only.
+  absl::Span<const LlcOccupancy> llc_occupancy = {};
 };
 
 class Engine {

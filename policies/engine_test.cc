@@ -351,14 +351,20 @@ TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {
   auto engine = MustMake({"full-scan", "visited-scan"}, options);
   ASSERT_NE(engine, nullptr);
   struct Seen {
-    int policy, tgid, tid, cpu, cpus;
-    int64_t ts;
+    int policy, tgid, tid, cpu, cpus, llcs;
+    int64_t ts, scan_ns;
     std::string comm;
+    std::vector<std::pair<int, uint64_t>> occupancy;
   };
   std::vector<Seen> scans;
   engine->SetScanListener([&](const ScanObservation& o) {
-    scans.push_back({o.policy, o.tgid, o.tid, o.cpu, o.cpus_scanned,
-                     o.timestamp_ns, std::string(o.comm)});
+    Seen& seen = scans.emplace_back(Seen{o.policy, o.tgid, o.tid, o.cpu,
+                                         o.cpus_scanned, o.llcs_scanned,
+                                         o.timestamp_ns, o.scan_ns,
+                                         std::string(o.comm), {}});
+    for (const LlcOccupancy& llc : o.llc_occupancy) {
+      seen.occupancy.emplace_back(llc.llc, llc.occupancy);
+    }
   });
   Sample sample = SampleAt(0, 5, 10, 11, 1000, false, 4);
   sample.comm = Comm("worker");
@@ -368,12 +374,24 @@ TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {
   ScanNow(*engine, 10, 11, 2000);
   // 8 CPUs, all online: full-scan examines every one; visited-scan only
   // CPU 5, the one the process ran on.
+  // The process ran all 1000 ns CPU 5 (LLC 1) ran, at time 0; the scan at
+  // 1000 is past cpu_epoch_next (0), so both runtimes halve to 500 first:
+  // occupancy NICE_0_LOAD * 500 / (500 + 1) = 524288000 / 501 = 1046483
+  // there, 0 on LLC 0, which only full-scan examines.
   ASSERT_EQ(scans.size(), 2u);
   EXPECT_EQ(scans[0].policy, 0);
   EXPECT_EQ(scans[0].cpus, 8);
+  EXPECT_EQ(scans[0].llcs, 2);
+  EXPECT_THAT(scans[0].occupancy,
+              ::testing::ElementsAre(std::pair<int, uint64_t>{0, 0},
+                                     std::pair<int, uint64_t>{1, 1046483}));
   EXPECT_EQ(scans[1].policy, 1);
   EXPECT_EQ(scans[1].cpus, 1);
+  EXPECT_EQ(scans[1].llcs, 1);
+  EXPECT_THAT(scans[1].occupancy, ::testing::ElementsAre(
+                                      std::pair<int, uint64_t>{1, 1046483}));
   for (const Seen& s : scans) {
+    EXPECT_GE(s.scan_ns, 0);
     EXPECT_EQ(s.tgid, 10);
     EXPECT_EQ(s.tid, 11);
     EXPECT_EQ(s.cpu, 5);

@@ -116,6 +116,7 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
   ScanOutcome outcome = ScanLlcs(mm, process, thread, mask_, now);
   outcome.cost.scan_ns = stopwatch.ElapsedNs();
   mm.last_cost = outcome.cost;
+  outcome.llc_occupancy = mm.last_occupancy;
   return outcome;
 }
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "policies/decision.h"
 #include "policies/tunables.h"
 #include "topology/cpu_set.h"
@@ -102,6 +103,11 @@ struct ScanOutcome {
   };
   Kind kind = Kind::kNoScan;
   ScanCost cost;  // zero unless executed
+  // llc_occupancy is the summed occupancy of each LLC an executed scan
+  // examined, in its visiting order; a view of the policy's own record,
+  // valid until its next scan of the process. Empty when not executed, or
+  // for a policy that keeps no occupancy.
+  absl::Span<const LlcOccupancy> llc_occupancy = {};
 
   // skipped is true for either kind of skip.
   bool skipped() const {

@@ -20,7 +20,8 @@ namespace schedcache {
 
 // 4: Policy::Account and Policy::CurrentPreference return a Preference
 // (LLC, CPU, reason), and Account reads the CPU from ThreadRef::cpu.
-inline constexpr uint32_t kPolicyPluginAbiVersion = 4;
+// 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy).
+inline constexpr uint32_t kPolicyPluginAbiVersion = 5;
 // kPolicyPluginEntryPoint is the name of the one exported symbol.
 inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";
 

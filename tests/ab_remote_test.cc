@@ -163,6 +163,15 @@ TEST_F(AbRemote, ScanTraceIsNotAvailableFromAServer) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
 }
 
+TEST_F(AbRemote, PerfettoTraceIsNotAvailableFromAServer) {
+  AbOptions options = Redis();
+  options.perfetto = ::testing::TempDir() + "/remote.pftrace";
+  absl::StatusOr<AbResult> result = RunAb(options, *registry_, Remote());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(result.status().message(),
+              ::testing::HasSubstr("--perfetto is in-process only"));
+}
+
 TEST_F(AbRemote, UnknownPolicyIsTheServersInvalidArgument) {
   AbOptions options = Redis();
   options.input.kind = AbInputSpec::Kind::kCsv;  // no local reference engine

@@ -4,11 +4,14 @@
 // this one class, so they take the flags they share the same way.
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -126,6 +129,12 @@ class AbVerb : public Verb {
                     "in-process only (not with --server): write each scan as "
                     "the seed's tracepoint, one file per policy",
                     &command_.options.scan_trace);
+    flags.AddString("--perfetto", "FILE",
+                    "in-process only (not with --server): write a Perfetto "
+                    "trace (ui.perfetto.dev): per process its preferred LLC "
+                    "per policy, each scan, and the busiest ones' occupancy "
+                    "per LLC",
+                    &command_.options.perfetto);
     flags.AddString("--server", "ADDR",
                     "run the session on schedcached at ADDR (unix:PATH or "
                     "HOST:PORT); default: in this process",
@@ -140,12 +149,15 @@ class AbVerb : public Verb {
     if (absl::Status s = ApplyCpuMap(); !s.ok()) {
       return UsageError(s.message(), err);
     }
-    if (!command_.server.empty() && !command_.options.scan_trace.empty()) {
-      // The server API streams aggregate reports, not single scans.
-      return UsageError(
-          "--scan-trace is in-process only (the server API has no per-scan "
-          "stream): drop --server to write scan traces",
-          err);
+    // The server API streams aggregate reports, not single scans.
+    for (const auto& [flag, path] : PerScanOutputs()) {
+      if (!command_.server.empty() && !path->empty()) {
+        return UsageError(
+            absl::StrCat(flag,
+                         " is in-process only (the server API has no "
+                         "per-scan stream): drop --server to write it"),
+            err);
+      }
     }
     command_.options.session.policies =
         absl::StrSplit(policies_, ',', absl::SkipEmpty());
@@ -221,10 +233,12 @@ class AbVerb : public Verb {
     if (lists && mode_ == Mode::kAb) {
       if (command_.options.input.kind != ab::AbInputSpec::Kind::kWorkload ||
           command_.options.input.workload != WorkloadKind::kHackbench ||
-          !command_.server.empty() || !command_.options.scan_trace.empty()) {
+          !command_.server.empty() || !command_.options.scan_trace.empty() ||
+          !command_.options.perfetto.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--groups ", groups_, " --fds ", fds_, ": lists take --input "
-            "workload:hackbench, in-process, without --scan-trace"));
+            "workload:hackbench, in-process, without --scan-trace or "
+            "--perfetto"));
       }
       list_axes_ = {groups, fds};
     } else if (lists) {
@@ -268,6 +282,14 @@ class AbVerb : public Verb {
 
   absl::string_view name() const { return mode_ == Mode::kAb ? "ab" : "sweep"; }
 
+  // PerScanOutputs are the flags whose files take every single scan of one
+  // input, with the paths they were given (empty: not asked for).
+  std::array<std::pair<absl::string_view, const std::string*>, 2>
+  PerScanOutputs() const {
+    return {{{"--scan-trace", &command_.options.scan_trace},
+             {"--perfetto", &command_.options.perfetto}}};
+  }
+
   void DefineWorkloadFlags(FlagSet& flags) {
     flags.AddInt64("--seed", "N", "workload: random seed", &seed_);
     flags.AddInt64("--duration-ms", "MS", "workload: simulated time",
@@ -305,10 +327,12 @@ class AbVerb : public Verb {
                                             : "give --input");
     }
     if (!command_.inputs_file.empty()) {
-      if (!command_.options.scan_trace.empty()) {
-        return absl::InvalidArgumentError(
-            "--scan-trace takes one --input, not --inputs-file (every input "
-            "would write the same files)");
+      for (const auto& [flag, path] : PerScanOutputs()) {
+        if (!path->empty()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              flag, " takes one --input, not --inputs-file (every input "
+              "would write the same files)"));
+        }
       }
       if (shard_.empty()) return absl::OkStatus();
       ASSIGN_OR_RETURN(command_.shard, ab::ParseShard(shard_));

@@ -16,10 +16,10 @@ using ::testing::HasSubstr;
 
 TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   const std::string dir = ::testing::TempDir();
-  CliResult r =
-      InvokeCli({"ab", "--input", "workload:redis", "--duration-ms", "50",
-                 "--json", dir + "/ab.json", "--csv", dir + "/ab.csv", "--html",
-                 dir + "/ab.html", "--scan-trace", dir + "/scans.txt"});
+  CliResult r = InvokeCli(
+      {"ab", "--input", "workload:redis", "--duration-ms", "50", "--json",
+       dir + "/ab.json", "--csv", dir + "/ab.csv", "--html", dir + "/ab.html",
+       "--scan-trace", dir + "/scans.txt", "--perfetto", dir + "/ab.pftrace"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, ContainsRegex("full-scan +\\| 384.0 +384 +384 +384"));
   // The cost table: full-scan is its own reference, 1.00x of its work.
@@ -53,6 +53,10 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   EXPECT_THAT(html, HasSubstr("Shading: the summed occupancy"));
   EXPECT_THAT(ReadWrittenFile(dir + "/scans.full-scan.txt"),
               HasSubstr("sched_cache_scan: comm="));
+  EXPECT_THAT(r.err, HasSubstr("wrote " + dir + "/ab.pftrace"));
+  // tests/ab_perfetto_test.cc reads the trace; here: it holds the tracks.
+  EXPECT_THAT(ReadWrittenFile(dir + "/ab.pftrace"),
+              HasSubstr("visited-scan scans"));
 }
 
 TEST(AbVerb, NumaBalancingShrinksFullScanToOneNode) {
@@ -174,6 +178,21 @@ TEST(AbVerb, InstancesMakeThatManyPairsOfProcessesAndValkeyIsAnInput) {
   const std::string help = InvokeCli({"ab", "--help"}).out;
   EXPECT_THAT(help, HasSubstr("workload:valkey"));
   EXPECT_THAT(help, HasSubstr("--instances N"));
+}
+
+TEST(AbVerb, PerfettoWithServerOrAnInputListIsAUsageError) {
+  const std::string trace = ::testing::TempDir() + "/ab.pftrace";
+  CliResult remote =
+      InvokeCli({"ab", "--input", "workload:redis", "--server",
+                 "unix:/nonexistent/schedcached.sock", "--perfetto", trace});
+  EXPECT_EQ(remote.code, kExitUsage);
+  EXPECT_THAT(remote.err, HasSubstr("--perfetto is in-process only"));
+  EXPECT_THAT(remote.err, HasSubstr("drop --server"));
+  CliResult list = InvokeCli(
+      {"ab", "--inputs-file", "/nonexistent/list.txt", "--perfetto", trace});
+  EXPECT_EQ(list.code, kExitUsage);
+  EXPECT_THAT(list.err, HasSubstr("--perfetto takes one --input"));
+  EXPECT_THAT(InvokeCli({"ab", "--help"}).out, HasSubstr("--perfetto FILE"));
 }
 
 TEST(DemoVerb, RunsTheAbOfTheThreeSeedPolicies) {

@@ -7,10 +7,12 @@
 namespace schedcache::ab {
 
 AbCollector::AbCollector(std::vector<std::string> policies,
-                         int max_cpus_scanned, ScanTraceWriter* scan_trace)
+                         int max_cpus_scanned, ScanTraceWriter* scan_trace,
+                         PerfettoTraceWriter* perfetto)
     : policies_(std::move(policies)),
       max_cpus_scanned_(max_cpus_scanned),
       scan_trace_(scan_trace),
+      perfetto_(perfetto),
       histograms_(policies_.size(),
                   std::vector<uint64_t>(max_cpus_scanned + 1, 0)) {}
 
@@ -19,7 +21,7 @@ bool AbCollector::Busier(const Process& a, const Process& b) {
                                       : a.tgid < b.tgid;
 }
 
-AbCollector::Process& AbCollector::ProcessOf(int32_t tgid) {
+size_t AbCollector::IndexOf(int32_t tgid) {
   auto [it, inserted] = index_of_.try_emplace(tgid, processes_.size());
   if (inserted) {
     Process& p = processes_.emplace_back();
@@ -27,7 +29,7 @@ AbCollector::Process& AbCollector::ProcessOf(int32_t tgid) {
     p.llc.assign(policies_.size(), kNoPreferredLlc);
     p.changes.resize(policies_.size());
   }
-  return processes_[it->second];
+  return it->second;
 }
 
 int AbCollector::PolicyIndex(std::string_view name) const {
@@ -37,13 +39,36 @@ int AbCollector::PolicyIndex(std::string_view name) const {
   return -1;
 }
 
+void AbCollector::NoteRuntime(size_t index) {
+  Process& p = processes_[index];
+  if (p.busiest) return;
+  if (busiest_.size() < static_cast<size_t>(kMaxTimelines)) {
+    p.busiest = true;
+    busiest_.push_back(index);
+    return;
+  }
+  // Only a process outside the list can change it, by passing the least
+  // busy one inside.
+  auto least = std::min_element(
+      busiest_.begin(), busiest_.end(), [this](size_t a, size_t b) {
+        return Busier(processes_[b], processes_[a]);
+      });
+  if (!Busier(p, processes_[*least])) return;
+  processes_[*least].busiest = false;
+  *least = index;
+  p.busiest = true;
+}
+
 void AbCollector::OnSample(const Sample& sample) {
-  Process& p = ProcessOf(sample.tgid);
+  const size_t index = IndexOf(sample.tgid);
+  Process& p = processes_[index];
+  if (p.first_sample_ns < 0) p.first_sample_ns = sample.timestamp_ns;
   // Saturating: a CSV may give any delta up to INT64_MAX.
   if (sample.delta_ns > 0) {
     p.runtime_ns = p.runtime_ns > INT64_MAX - sample.delta_ns
                        ? INT64_MAX
                        : p.runtime_ns + sample.delta_ns;
+    if (perfetto_ != nullptr) NoteRuntime(index);
   }
   // The process is named after its main thread, as ps shows it; until that
   // thread shows up, after the first thread seen.
@@ -60,7 +85,12 @@ void AbCollector::OnScan(const ScanObservation& scan) {
   }
   const int bin = std::clamp(scan.cpus_scanned, 0, max_cpus_scanned_);
   ++histograms_[scan.policy][bin];
-  if (scan_trace_ == nullptr || !status_.ok()) return;
+  if ((scan_trace_ != nullptr || perfetto_ != nullptr) && status_.ok()) {
+    WriteScanTraces(scan);
+  }
+}
+
+void AbCollector::WriteScanTraces(const ScanObservation& scan) {
   ScanEvent event;
   event.policy = scan.policy;
   event.comm = std::string(scan.comm);
@@ -68,7 +98,33 @@ void AbCollector::OnScan(const ScanObservation& scan) {
   event.cpu = scan.cpu;
   event.timestamp_ns = scan.timestamp_ns;
   event.cpus_scanned = scan.cpus_scanned;
-  status_ = scan_trace_->Write(event);
+  event.tgid = scan.tgid;
+  event.llcs_scanned = scan.llcs_scanned;
+  event.scan_ns = scan.scan_ns;
+  event.llc_occupancy = scan.llc_occupancy;
+  if (scan_trace_ != nullptr) {
+    status_ = scan_trace_->Write(event);
+    if (!status_.ok()) return;
+  }
+  if (perfetto_ == nullptr) return;
+  const Process& p = ProcessOf(scan.tgid);
+  const TracedProcess process{scan.tgid, p.comm};
+  status_ = perfetto_->WriteScan(process, event);
+  // One picture of occupancy per process, the reference policy's: with
+  // full-scan as the reference (the default) it covers every LLC of the
+  // scan mask.
+  if (status_.ok() && scan.policy == 0 && p.busiest) {
+    status_ = perfetto_->WriteOccupancy(process, event);
+  }
+}
+
+void AbCollector::FinishPerfetto() {
+  if (perfetto_ == nullptr) return;
+  for (const Process& p : processes_) {
+    if (!status_.ok()) return;
+    status_ = perfetto_->WriteProcess(TracedProcess{p.tgid, p.comm},
+                                      std::max<int64_t>(p.first_sample_ns, 0));
+  }
 }
 
 void AbCollector::OnPreferenceChange(const PreferenceChange& change) {
@@ -76,6 +132,11 @@ void AbCollector::OnPreferenceChange(const PreferenceChange& change) {
   if (policy < 0) return;
   Process& p = ProcessOf(change.tgid);
   p.llc[policy] = change.new_llc;
+  if (perfetto_ != nullptr && status_.ok()) {
+    status_ = perfetto_->WriteLlcChange(TracedProcess{p.tgid, p.comm}, policy,
+                                        LlcChange{change.timestamp_ns,
+                                                  change.new_llc});
+  }
   std::vector<LlcChange>& changes = p.changes[policy];
   if (changes.size() >= kMaxChangesPerTimeline) {
     ++dropped_changes_;

@@ -2,8 +2,13 @@
 // beyond the session's own summary: per process its runtime, comm and the
 // preferred LLC of each policy (final value, and change points over time),
 // per policy the exact distribution of CPUs scanned, and the busiest
-// process's per-LLC occupancy at its last scan. It can also stream
-// every scan to a ScanTraceWriter (`--scan-trace`).
+// process's per-LLC occupancy at its last scan. It can also stream every
+// scan to a ScanTraceWriter (`--scan-trace`), and every scan and
+// preference change to a PerfettoTraceWriter (`--perfetto`), with the
+// reference policy's per-LLC occupancy at each of its scans of a process
+// that is among the kMaxTimelines busiest by the runtime it has had so far
+// (an exact running top list, as runtime only grows; kept only for a
+// PerfettoTraceWriter).
 //
 // Memory is bounded for long traces: the change points of each process and
 // policy are capped at kMaxChangesPerTimeline (later ones are dropped, and
@@ -21,6 +26,7 @@
 #include "absl/status/status.h"
 #include "eval/ab/ab_session.h"
 #include "eval/report/ab_result.h"
+#include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 
 namespace schedcache::ab {
@@ -31,10 +37,10 @@ inline constexpr size_t kMaxChangesPerTimeline = 4096;
 class AbCollector : public AbObserver {
  public:
   // `policies` names the session's policies in order; `max_cpus_scanned`
-  // bounds the histogram (larger counts clamp to it). `scan_trace` (not
-  // owned, may be null) receives every scan.
+  // bounds the histogram (larger counts clamp to it). `scan_trace` and
+  // `perfetto` (not owned, may be null) receive every scan.
   AbCollector(std::vector<std::string> policies, int max_cpus_scanned,
-              ScanTraceWriter* scan_trace);
+              ScanTraceWriter* scan_trace, PerfettoTraceWriter* perfetto);
 
   // OnSample charges the sample's runtime to its process (the sum
   // saturates at INT64_MAX).
@@ -49,7 +55,12 @@ class AbCollector : public AbObserver {
   // leaves it out; its other errors are returned. Call after the last event.
   absl::Status RecordLastScan(AbSession& session);
 
-  // status is the first error of the scan trace writer, if any.
+  // FinishPerfetto gives every process that had no event its track, at its
+  // first sample, so the trace lists every traced process. Call once, after
+  // the last event; errors land in status().
+  void FinishPerfetto();
+
+  // status is the first error of the trace writers, if any.
   const absl::Status& status() const { return status_; }
   // dropped_changes counts change points beyond kMaxChangesPerTimeline.
   uint64_t dropped_changes() const { return dropped_changes_; }
@@ -65,6 +76,8 @@ class AbCollector : public AbObserver {
     int32_t tgid = 0;
     std::string comm;
     bool comm_from_leader = false;  // comm came from thread tid == tgid
+    bool busiest = false;           // in busiest_
+    int64_t first_sample_ns = -1;   // -1: no sample yet
     int64_t runtime_ns = 0;
     std::vector<int> llc;  // per policy, current
     std::vector<std::vector<LlcChange>> changes;  // per policy
@@ -74,16 +87,23 @@ class AbCollector : public AbObserver {
   // never depends on hashing.
   static bool Busier(const Process& a, const Process& b);
 
-  Process& ProcessOf(int32_t tgid);
+  size_t IndexOf(int32_t tgid);
+  Process& ProcessOf(int32_t tgid) { return processes_[IndexOf(tgid)]; }
   int PolicyIndex(std::string_view name) const;
+  // NoteRuntime keeps busiest_ the busiest processes after processes_[index]
+  // ran more.
+  void NoteRuntime(size_t index);
+  void WriteScanTraces(const ScanObservation& scan);
 
   std::vector<std::string> policies_;
   int max_cpus_scanned_;
   ScanTraceWriter* scan_trace_;
+  PerfettoTraceWriter* perfetto_;
   absl::Status status_;
   std::vector<std::vector<uint64_t>> histograms_;  // [policy][cpus_scanned]
   absl::flat_hash_map<int32_t, size_t> index_of_;  // tgid -> processes_
   std::vector<Process> processes_;
+  std::vector<size_t> busiest_;  // indices into processes_, at most kMaxTimelines
   uint64_t dropped_changes_ = 0;
   LastScanOccupancy last_scan_;
 };

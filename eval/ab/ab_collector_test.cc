@@ -1,12 +1,18 @@
 #include "eval/ab/ab_collector.h"
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfetto/trace_subset.pb.h"
 
 namespace schedcache::ab {
 namespace {
@@ -74,7 +80,7 @@ PolicyDecision Evidence(std::string policy, std::vector<LlcOccupancy> occupancy)
 // in its own order (b first); the result holds the evidence in the
 // collector's policy order.
 TEST(AbCollector, RecordsTheBusiestProcesssLastScanPerPolicy) {
-  AbCollector collector({"a", "b"}, 8, nullptr);
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnSample(Ran(5, 5, 20, "small"));
   collector.OnSample(Ran(7, 7, 30, "big"));
   LastScanSession session(std::vector<PolicyDecision>{
@@ -95,20 +101,20 @@ TEST(AbCollector, RecordsTheBusiestProcesssLastScanPerPolicy) {
 TEST(AbCollector, LeavesTheLastScanOutWhenTheSessionCannotTell) {
   for (const absl::Status& status :
        {absl::NotFoundError("gone"), absl::UnimplementedError("server")}) {
-    AbCollector collector({"a", "b"}, 8, nullptr);
+    AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
     collector.OnSample(Ran(5, 5, 20, "small"));
     LastScanSession session(status);
     EXPECT_TRUE(collector.RecordLastScan(session).ok());
     EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 0);
   }
-  AbCollector collector({"a", "b"}, 8, nullptr);
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnSample(Ran(5, 5, 20, "small"));
   LastScanSession broken(absl::UnavailableError("connection lost"));
   EXPECT_EQ(collector.RecordLastScan(broken).code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(AbCollector, CountsCpusScannedPerPolicyAndClampsAtTheBound) {
-  AbCollector collector({"a", "b"}, 8, nullptr);
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnScan(Scan(0, 8));
   collector.OnScan(Scan(0, 8));
   collector.OnScan(Scan(1, 2));
@@ -123,7 +129,7 @@ TEST(AbCollector, CountsCpusScannedPerPolicyAndClampsAtTheBound) {
 }
 
 TEST(AbCollector, NamesAProcessAfterItsMainThread) {
-  AbCollector collector({"a", "b"}, 8, nullptr);
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnSample(Ran(7, 9, 10, "worker"));
   collector.OnSample(Ran(7, 7, 10, "server"));
   collector.OnSample(Ran(7, 8, 10, "io"));
@@ -134,7 +140,7 @@ TEST(AbCollector, NamesAProcessAfterItsMainThread) {
 }
 
 TEST(AbCollector, KeepsFinalLlcsForAllAndTimelinesForTheBusiest) {
-  AbCollector collector({"a", "b"}, 8, nullptr);
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   const int n = kMaxTimelines + 2;
   for (int tgid = 1; tgid <= n; ++tgid) {
     collector.OnSample(Ran(tgid, tgid, 100 * tgid, "p"));
@@ -159,7 +165,7 @@ TEST(AbCollector, KeepsFinalLlcsForAllAndTimelinesForTheBusiest) {
 }
 
 TEST(AbCollector, CapsEachTimelineAndCountsWhatItDrops) {
-  AbCollector collector({"a", "b"}, 8, nullptr);
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   const int changes = static_cast<int>(kMaxChangesPerTimeline) + 3;
   for (int i = 0; i < changes; ++i) {
     collector.OnPreferenceChange(PreferenceChange{
@@ -173,9 +179,74 @@ TEST(AbCollector, CapsEachTimelineAndCountsWhatItDrops) {
   EXPECT_EQ(result.processes[0].final_preferred_llc[0], (changes - 1) % 2);
 }
 
+// ReadTrace reads a --perfetto file back: the tgids with occupancy tracks,
+// and the name of each process track.
+struct TraceContents {
+  absl::flat_hash_set<int32_t> with_occupancy;
+  absl::flat_hash_map<int32_t, std::string> names;
+};
+
+TraceContents ReadTrace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  perfetto::Trace trace;
+  EXPECT_TRUE(trace.ParseFromIstream(&in)) << path;
+  TraceContents contents;
+  for (const perfetto::TracePacket& packet : trace.packet()) {
+    const perfetto::TrackDescriptor& track = packet.track_descriptor();
+    if (track.has_process()) {
+      contents.names[track.process().pid()] = track.process().process_name();
+    }
+    if (absl::EndsWith(track.name(), " occupancy")) {
+      contents.with_occupancy.insert(
+          static_cast<int32_t>(track.parent_uuid() >> 32));
+    }
+  }
+  return contents;
+}
+
+TEST(AbCollector, StreamsOccupancyOfTheBusiestSoFarToPerfetto) {
+  const std::string path = absl::StrCat(::testing::TempDir(), "/busiest.pftrace");
+  absl::StatusOr<PerfettoTraceWriter> writer =
+      PerfettoTraceWriter::Open(path, {"a", "b"});
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  AbCollector collector({"a", "b"}, 8, nullptr, &*writer);
+  const std::vector<LlcOccupancy> occupancy = {{0, 7}};
+  auto scan_of = [&](int32_t tgid, int policy) {
+    ScanObservation scan = Scan(policy, 2);
+    scan.tgid = tgid;
+    scan.timestamp_ns = 10;
+    scan.llc_occupancy = occupancy;
+    return scan;
+  };
+  // Process t ran 100 * t ns: with 8 of them, 3..8 are the 6 busiest.
+  const int n = kMaxTimelines + 2;
+  for (int32_t tgid = 1; tgid <= n; ++tgid) {
+    collector.OnSample(Ran(tgid, tgid, 100 * tgid, absl::StrCat("p", tgid)));
+  }
+  for (int32_t tgid = 1; tgid <= n; ++tgid) {
+    collector.OnScan(scan_of(tgid, 0));
+    collector.OnScan(scan_of(tgid, 1));  // not the reference: no occupancy
+  }
+  // Process 1 now passes the least busy (3, 300 ns) and takes its place;
+  // 2 never scanned while among them.
+  collector.OnSample(Ran(1, 1, 250, "p1"));
+  collector.OnScan(scan_of(1, 0));
+  collector.OnSample(Ran(n + 1, n + 1, 1, "quiet"));  // no event at all
+  collector.FinishPerfetto();
+  ASSERT_TRUE(collector.status().ok()) << collector.status();
+  ASSERT_TRUE(writer->Close().ok());
+
+  const TraceContents trace = ReadTrace(path);
+  EXPECT_THAT(trace.with_occupancy,
+              ::testing::UnorderedElementsAre(1, 3, 4, 5, 6, 7, 8));
+  EXPECT_EQ(trace.names.size(), static_cast<size_t>(n + 1));
+  EXPECT_EQ(trace.names.at(3), "p3");
+  EXPECT_EQ(trace.names.at(n + 1), "quiet");
+}
+
 TEST(AbCollector, RuntimeSumsSaturateAtInt64Max) {
   // Two CSV samples of 2^62 ns each would sum to 2^63, one past INT64_MAX.
-  AbCollector collector({"a"}, 8, nullptr);
+  AbCollector collector({"a"}, 8, nullptr, nullptr);
   collector.OnSample(Ran(7, 7, int64_t{1} << 62, "big"));
   collector.OnSample(Ran(7, 7, int64_t{1} << 62, "big"));
   collector.OnSample(Ran(7, 7, 5, "big"));

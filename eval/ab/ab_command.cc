@@ -144,6 +144,7 @@ absl::Status RunAbCommand(const AbCommand& command, std::ostream& out,
       err << "wrote " << ScanTracePath(options.scan_trace, policy) << "\n";
     }
   }
+  if (!options.perfetto.empty()) err << "wrote " << options.perfetto << "\n";
   return absl::OkStatus();
 }
 

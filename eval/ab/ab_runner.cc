@@ -13,6 +13,7 @@
 #include "eval/ab/ab_collector.h"
 #include "eval/ab/event_feed.h"
 #include "eval/ab/in_process_session.h"
+#include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 #include "trace/cpu_map.h"
 #include "trace/line_reader.h"
@@ -272,14 +273,22 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
     ASSIGN_OR_RETURN(scan_trace, ScanTraceWriter::Open(options.scan_trace,
                                                        options.session.policies));
   }
+  std::optional<PerfettoTraceWriter> perfetto;
+  if (!options.perfetto.empty()) {
+    ASSIGN_OR_RETURN(perfetto, PerfettoTraceWriter::Open(
+                                   options.perfetto, options.session.policies));
+  }
   AbCollector collector(options.session.policies, topology->max_cpu() + 1,
-                        scan_trace.has_value() ? &*scan_trace : nullptr);
+                        scan_trace.has_value() ? &*scan_trace : nullptr,
+                        perfetto.has_value() ? &*perfetto : nullptr);
   ASSIGN_OR_RETURN(std::unique_ptr<AbSession> session,
                    make_session(topology, options.session, collector));
-  if (scan_trace.has_value() && !session->reports_scans()) {
-    return absl::UnimplementedError(
-        "--scan-trace is in-process only: this session backend (a server) "
-        "does not report single scans; drop --server to write scan traces");
+  if ((scan_trace.has_value() || perfetto.has_value()) &&
+      !session->reports_scans()) {
+    return absl::UnimplementedError(absl::StrCat(
+        scan_trace.has_value() ? "--scan-trace" : "--perfetto",
+        " is in-process only: this session backend (a server) does not "
+        "report single scans; drop --server to write per-scan traces"));
   }
 
   AbInput input;
@@ -293,8 +302,10 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
           ? FeedWorkload(options, registry, topology, collector, *session,
                          input)
           : FeedRecorded(options, *topology, collector, *session, input));
+  collector.FinishPerfetto();
   RETURN_IF_ERROR(collector.status());
   if (scan_trace.has_value()) RETURN_IF_ERROR(scan_trace->Close());
+  if (perfetto.has_value()) RETURN_IF_ERROR(perfetto->Close());
   AbResult result =
       collector.Build(report, std::move(input), session->reports_scans());
   result.llcs = LlcPlaces(*topology);

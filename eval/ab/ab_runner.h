@@ -64,6 +64,7 @@ struct AbOptions {
   int hz = 250;                // tick rate for traces and workloads
   CpuMap cpu_map;              // trace and csv inputs only; see cpu_map.h
   std::string scan_trace;      // --scan-trace FILE; empty: none
+  std::string perfetto;        // --perfetto FILE; empty: none
   // progress, when set, is called every few tens of thousands of events.
   std::function<void(const AbProgress&)> progress;
 };
@@ -88,8 +89,9 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry);
 // with a workload input, which runs on the topology's own CPUs; DataLoss
 // for a truncated or corrupt gzip file; OutOfRange for a line over
 // LineReader::kMaxLineBytes), the session's errors, DataLoss when the scan
-// trace cannot be written, or Unimplemented when scan_trace is set and the
-// session does not report single scans.
+// trace or the Perfetto trace cannot be written, or Unimplemented when
+// scan_trace or perfetto is set and the session does not report single
+// scans.
 absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session);

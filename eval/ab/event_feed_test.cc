@@ -65,7 +65,7 @@ Sample At(int64_t timestamp_ns, int32_t tid, int64_t delta_ns = 10) {
 
 class EventFeedTest : public ::testing::Test {
  protected:
-  AbCollector collector_{{"p"}, 4, nullptr};
+  AbCollector collector_{{"p"}, 4, nullptr, nullptr};
   ScriptedSession session_;
   std::function<void(const AbProgress&)> no_progress_;
   InputProblems problems_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "policies/decision.h"
 
 namespace schedcache {
@@ -101,8 +102,9 @@ struct AbResult {
   LastScanOccupancy busiest_last_scan;
 };
 
-// ScanEvent is one executed scan, streamed to the --scan-trace writer as the
-// evaluation produces it (never stored as a whole).
+// ScanEvent is one executed scan, streamed to the --scan-trace and
+// --perfetto writers as the evaluation produces it (never stored as a
+// whole).
 struct ScanEvent {
   int policy = 0;  // index into AbResult::policies
   std::string comm;  // at most 15 characters, so held without allocating
@@ -110,6 +112,12 @@ struct ScanEvent {
   int cpu = 0;
   int64_t timestamp_ns = 0;
   int cpus_scanned = 0;
+  int tgid = 0;    // the scanning process
+  int llcs_scanned = 0;
+  int64_t scan_ns = 0;  // the model's wall time for the scan
+  // Summed occupancy (NICE_0_LOAD fixed point: 1048576 is one CPU's worth)
+  // of each LLC the scan examined; a view valid during the write only.
+  absl::Span<const LlcOccupancy> llc_occupancy = {};
 };
 
 }  // namespace schedcache
