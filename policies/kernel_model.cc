@@ -25,6 +25,11 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     const int64_t r = tolerance * context.llc_size(llc) * 1024;
     too_many_running_[cpu] = (r + k - 1) / k;
   }
+  for (int llc = 0; llc < static_cast<int>(llc_mark_.size()); ++llc) {
+    llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
+    context.llc_span(llc).ForEach([&](int cpu) { llc_cpus_.push_back(cpu); });
+  }
+  llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
   // exceed_llc_capacity's scale and product, once per CPU.
   const ModelTunables& tunables = context.tunables();
   capacity_bounded_ = tunables.numa_balancing && tolerance < 100;
@@ -54,9 +59,7 @@ bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
 
 const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) {
   // Kernel get_scan_cpumasks.
-  if (!context_.tunables().numa_balancing || thread.numa_node < 0) {
-    return context_.online();
-  }
+  if (ScanMaskIsWholeMachine(thread)) return context_.online();
   mask_ = context_.node_span(thread.numa_node);
   if (mm.pref_cpu >= 0 && !mask_.Test(mm.pref_cpu)) {
     mask_ |= context_.node_span(context_.node_of(mm.pref_cpu));
@@ -199,46 +202,53 @@ inline void KernelModel::EndLlc(MmState& mm, int llc, ScanTally& tally) {
   tally.top_cpu = -1;
 }
 
+template <typename Cpus>
+bool KernelModel::VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
+                            bool give_up_if_an_llc_returns, int64_t now,
+                            ScanTally& tally, bool& evicted) {
+  if (give_up_if_an_llc_returns) ++passes_;
+  int llc = -1;
+  auto entry = mm.cpus.begin();
+  for (const auto cpu_or_key : cpus) {
+    const int cpu = static_cast<int>(static_cast<uint32_t>(cpu_or_key));
+    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc) {
+      if (give_up_if_an_llc_returns) {
+        LlcMark& mark = llc_mark_[cpu_llc];
+        if (mark.seen == passes_) return false;
+        mark.seen = passes_;
+      }
+      if (llc >= 0) EndLlc(mm, llc, tally);
+      llc = cpu_llc;
+      // The entries are sorted by CPU too: one search per LLC, then a walk.
+      entry = std::lower_bound(
+          mm.cpus.begin(), mm.cpus.end(), cpu,
+          [](const CpuEntry& e, int c) { return e.cpu < c; });
+    }
+    while (entry != mm.cpus.end() && entry->cpu < cpu) ++entry;
+    CpuEntry* const found =
+        entry != mm.cpus.end() && entry->cpu == cpu ? &*entry : nullptr;
+    const bool was_visited = found != nullptr && found->visited;
+    VisitCpu(tgid, found, cpu, now, tally);
+    evicted = evicted || (was_visited && !found->visited);
+  }
+  if (llc >= 0) EndLlc(mm, llc, tally);
+  return true;
+}
+
 void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
                               const ThreadRef& thread, int64_t now,
                               ScanTally& tally) {
-  // LLCs in order of the lowest CPU of the mask in each; every CPU of
-  // each LLC's span counts.
-  remaining_ = ScanMask(mm, thread);
-  while (!remaining_.Empty()) {
-    const int llc = context_.llc_of(remaining_.First());
-    const CpuSet& span = context_.llc_span(llc);
-    // The entries are sorted by CPU and a span is visited in increasing CPU
-    // order, so one cursor walks both: one search per LLC, not per CPU.
-    auto entry = std::lower_bound(
-        mm.cpus.begin(), mm.cpus.end(), span.First(),
-        [](const CpuEntry& e, int c) { return e.cpu < c; });
-    span.ForEach([&](int i) {
-      while (entry != mm.cpus.end() && entry->cpu < i) ++entry;
-      VisitCpu(process.tgid,
-               entry != mm.cpus.end() && entry->cpu == i ? &*entry : nullptr,
-               i, now, tally);
-    });
-    EndLlc(mm, llc, tally);
-    remaining_ -= span;
-  }
-}
-
-bool KernelModel::VisitedLlcsAreRuns(const MmState& mm,
-                                     const CpuSet& mask) {
+  // One look per CPU of the mask finds its LLCs in the loop's order;
+  // every CPU of each LLC counts.
   ++passes_;
-  int run_llc = -1;
-  for (const int32_t cpu : mm.visited_cpus) {
-    const int llc = context_.llc_of(cpu);
-    LlcMark& mark = llc_mark_[llc];
-    if (llc != run_llc) {
-      if (mark.seen == passes_) return false;  // it came back
-      mark.seen = passes_;
-      run_llc = llc;
-    }
-    if (mask.Test(cpu)) mark.in_scan = passes_;
-  }
-  return true;
+  bool evicted = false;  // full-scan keeps no visited set
+  ScanMask(mm, thread).ForEach([&](int cpu) {
+    LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
+    if (mark.seen == passes_) return;
+    mark.seen = passes_;
+    VisitLlcs(mm, process.tgid, LlcCpus(context_.llc_of(cpu)),
+              /*give_up_if_an_llc_returns=*/false, now, tally, evicted);
+  });
 }
 
 void KernelModel::SortVisitedByLlc(const MmState& mm, const CpuSet& mask) {
@@ -265,40 +275,24 @@ void KernelModel::SortVisitedByLlc(const MmState& mm, const CpuSet& mask) {
 void KernelModel::ScanVisitedCpus(MmState& mm, const ProcessRef& process,
                                   const ThreadRef& thread, int64_t now,
                                   ScanTally& tally) {
-  const CpuSet& mask = ScanMask(mm, thread);
-  // The loop reads mm.visited_cpus (or visit_order_) unchanged: a CPU that
-  // times out only loses its flag, and leaves the list after the loop.
-  int llc = -1;
-  auto entry = mm.cpus.begin();
+  // The visited list is sorted by CPU. That is the loop's order when the
+  // mask is every online CPU (and so holds every visited CPU: Account's
+  // precondition) unless an LLC's visited CPUs have another LLC's between
+  // them (SMT siblings numbered apart, as on the real EPYC); only then,
+  // or under a NUMA-restricted mask, is the order sorted by LLC. The loop
+  // reads the list unchanged: a CPU that times out only loses its flag,
+  // and leaves the list after the loop.
   bool evicted = false;
-  auto visit = [&](int cpu) {
-    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc) {
-      if (llc >= 0) EndLlc(mm, llc, tally);
-      llc = cpu_llc;
-      entry = std::lower_bound(
-          mm.cpus.begin(), mm.cpus.end(), cpu,
-          [](const CpuEntry& e, int c) { return e.cpu < c; });
-    }
-    // Every visited CPU has its entry, and an LLC's CPUs come in
-    // increasing order: one search per LLC, then a walk.
-    while (entry->cpu < cpu) ++entry;
-    VisitCpu(process.tgid, &*entry, cpu, now, tally);
-    evicted = evicted || !entry->visited;
-  };
-  // The list is sorted by CPU, which is the scan's order unless the CPUs
-  // of one LLC have another LLC's between them (SMT siblings numbered
-  // apart, as on the real EPYC): only then is the order sorted by LLC.
-  if (VisitedLlcsAreRuns(mm, mask)) {
-    for (const int32_t cpu : mm.visited_cpus) {
-      if (llc_mark_[context_.llc_of(cpu)].in_scan == passes_) visit(cpu);
-    }
-  } else {
-    SortVisitedByLlc(mm, mask);
-    for (const uint64_t key : visit_order_) {
-      visit(static_cast<int>(static_cast<uint32_t>(key)));
-    }
+  const ScanTally start = tally;
+  if (!ScanMaskIsWholeMachine(thread) ||
+      !VisitLlcs(mm, process.tgid, mm.visited_cpus,
+                 /*give_up_if_an_llc_returns=*/true, now, tally, evicted)) {
+    tally = start;
+    mm.last_occupancy.clear();
+    SortVisitedByLlc(mm, ScanMask(mm, thread));
+    VisitLlcs(mm, process.tgid, visit_order_,
+              /*give_up_if_an_llc_returns=*/false, now, tally, evicted);
   }
-  if (llc >= 0) EndLlc(mm, llc, tally);
   if (evicted) DropUnvisited(mm);
 }
 

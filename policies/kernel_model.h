@@ -10,6 +10,7 @@
 #define SCHEDCACHE_POLICIES_KERNEL_MODEL_H_
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -93,9 +94,10 @@ class KernelModel {
   // Account charges `delta_ns` (> 0) that `process` ran on `cpu` (kernel
   // account_mm_sched); a process starts with a default MmState, so there is
   // nothing to start here. The thread's own preferred LLC is
-  // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
-  // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
-  // once for all policies. Inline (below the class): every sample of every
+  // derived on demand, see ThreadPreferredLlc. REQUIRES: `cpu` is online
+  // (the engine takes events on online CPUs only) and the engine advanced
+  // rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself, once for
+  // all policies. Inline (below the class): every sample of every
   // policy runs it.
   void Account(MmState& mm, const ProcessRef& process, int cpu,
                int64_t delta_ns);
@@ -182,51 +184,73 @@ class KernelModel {
   // ScanTally is what the loop of task_cache_work accumulates (defined in
   // kernel_model.cc).
   struct ScanTally;
-  // ScanAllCpus runs the loop over every CPU of each LLC of the scan mask.
+  // The loop meets the LLCs that have a CPU in the scan mask in order of
+  // their lowest such CPU, and in each the CPUs of its span (full-scan)
+  // or its visited CPUs, in or out of the mask (visited-scan), in
+  // increasing order.
+  // ScanAllCpus runs it over every CPU of each LLC, from per-LLC CPU
+  // lists, so its cost is linear in the CPUs of the mask.
   void ScanAllCpus(MmState& mm, const ProcessRef& process,
                    const ThreadRef& thread, int64_t now, ScanTally& tally);
-  // ScanVisitedCpus runs the loop over the visited CPUs of the scan mask,
-  // from the sparse visited set alone.
+  // ScanVisitedCpus runs it from the sparse visited set alone: whatever
+  // the machine's size, it costs what the visited set does.
   void ScanVisitedCpus(MmState& mm, const ProcessRef& process,
                        const ThreadRef& thread, int64_t now, ScanTally& tally);
-  // The scan visits the LLCs that have a visited CPU in `mask`, in order
-  // of their lowest such CPU, and in each every visited CPU of its span
-  // (in the mask or not, as DESIGN's loop), in increasing order.
-  // VisitedLlcsAreRuns is true when each LLC's visited CPUs lie next to
-  // each other in mm.visited_cpus, whose order is then the scan's, and
-  // marks the LLCs to visit; otherwise SortVisitedByLlc puts the CPUs to
-  // visit in the scan's order in visit_order_.
-  bool VisitedLlcsAreRuns(const MmState& mm, const CpuSet& mask);
+  // SortVisitedByLlc puts the visited CPUs to scan in the loop's order in
+  // visit_order_ (for a NUMA-restricted mask, or when an LLC's visited
+  // CPUs have another LLC's between them).
   void SortVisitedByLlc(const MmState& mm, const CpuSet& mask);
+  // VisitLlcs runs the loop body over `cpus` in order (CPU numbers in the
+  // low 32 bits), LLC by LLC: each LLC's CPUs consecutive and increasing.
+  // With `give_up_if_an_llc_returns` it returns false at a CPU of an LLC
+  // it has closed, leaving a tally to throw away: every step is
+  // idempotent at `now` (decay to the same time; a time-out clears the
+  // same flag), so the scan may start over in the loop's order. Sets
+  // `evicted` when a visited CPU timed out.
+  template <typename Cpus>
+  bool VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
+                 bool give_up_if_an_llc_returns, int64_t now,
+                 ScanTally& tally, bool& evicted);
   // VisitCpu is the loop body for CPU `cpu` of process `tgid` (`entry`:
   // its entry, nullptr when the process never ran there).
   void VisitCpu(int32_t tgid, CpuEntry* entry, int cpu, int64_t now,
                 ScanTally& tally);
   // EndLlc closes LLC `llc`: its evidence, and the best LLC so far.
   void EndLlc(MmState& mm, int llc, ScanTally& tally);
+  // ScanMaskIsWholeMachine is true when ScanMask is every online CPU.
+  bool ScanMaskIsWholeMachine(const ThreadRef& thread) const {
+    return !context_.tunables().numa_balancing || thread.numa_node < 0;
+  }
+  // LlcCpus is the online CPUs of `llc`, in increasing order.
+  std::span<const int32_t> LlcCpus(int llc) const {
+    return std::span<const int32_t>(llc_cpus_).subspan(
+        llc_cpus_begin_[llc], llc_cpus_begin_[llc + 1] - llc_cpus_begin_[llc]);
+  }
   // MarkVisited adds `entry`'s CPU to the visited set; DropUnvisited
   // removes the CPUs whose entries lost the flag (visited-scan only).
   void MarkVisited(MmState& mm, CpuEntry& entry);
   void DropUnvisited(MmState& mm);
 
-  // LlcMark is what one pass over a visited set noted of one LLC; a field
-  // holds for the pass whose number it equals (stale marks need no
-  // clearing).
+  // LlcMark is what one pass over CPUs noted of one LLC; a field holds for
+  // the pass whose number it equals (stale marks need no clearing).
   struct LlcMark {
-    uint64_t seen = 0;     // a visited CPU of it was met
+    uint64_t seen = 0;     // a CPU of it was met
     uint64_t in_scan = 0;  // it has a visited CPU in the mask
     uint32_t rank = 0;     // its place in the scan (SortVisitedByLlc)
   };
 
   ModelContext& context_;
   const ScanScope scope_;
-  CpuSet mask_;       // scratch: a NUMA-restricted scan mask
-  CpuSet remaining_;  // scratch: full-scan's mask, LLC by LLC
+  CpuSet mask_;  // scratch: a NUMA-restricted scan mask
+  // llc_cpus_ lists every LLC's online CPUs, LLC after LLC; LLC l's are
+  // from llc_cpus_begin_[l] to llc_cpus_begin_[l + 1].
+  std::vector<int32_t> llc_cpus_;
+  std::vector<uint32_t> llc_cpus_begin_;
   // visit_order_ holds SortVisitedByLlc's result, each CPU as
   // (LLC rank << 32 | cpu), so sorting orders LLCs then CPUs.
   std::vector<uint64_t> visit_order_;
   std::vector<LlcMark> llc_mark_;  // by LLC id
-  uint64_t passes_ = 0;            // passes over a visited set, for LlcMark
+  uint64_t passes_ = 0;            // passes over CPUs, for LlcMark
   std::vector<EntryHint> entry_hint_;  // by CPU
   // too_many_running_ is, by CPU, the smallest nr_running_avg that
   // invalid_llc_nr rejects on that CPU's LLC (see the constructor).

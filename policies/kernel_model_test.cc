@@ -430,6 +430,30 @@ TEST_F(VisitedEpycTest, GroupsAnLlcWhoseCpusHaveAnotherLlcBetweenThem) {
   EXPECT_EQ(visited_mm_.pref_cpu, 9);
 }
 
+TEST_F(VisitedEpycTest, ATimedOutCpuCountsOnceWhenTheOrderIsSortedByLlc) {
+  // CPU 3 (LLC 0) ran at t = 0; CPUs 9 (LLC 1) and 197 (LLC 0) at t = 60
+  // ms, 6 epochs later. In CPU order LLC 0 comes back after LLC 1, so the
+  // scan meets LLC 0 first (lowest CPU 3) with CPUs 3 and 197: CPU 3
+  // decays to epoch ceil(60 / 10) = 6, 6 - 0 > 5, so it times out (0,
+  // still scanned); 197 and 9 each hold 2^20 * 1000 / 1001 = 1047528. LLC 1
+  // only ties LLC 0: 197 is preferred. Three CPUs scanned, not four.
+  ChargeBoth(3);
+  constexpr int64_t kLater = 60'000'000;
+  for (int cpu : {9, 197}) {
+    context_.Advance(cpu, kLater);
+    ChargeBoth(cpu);
+  }
+  const ScanOutcome outcome =
+      visited_.Scan(visited_mm_, process_, ThreadRef{1, -1, 9}, kLater);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(outcome.cost.cpus_scanned, 3);
+  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(0, 1));
+  EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 1047528u);
+  EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
+  EXPECT_EQ(visited_mm_.pref_cpu, 197);
+  EXPECT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 197));
+}
+
 TEST_F(VisitedEpycTest, ScansOnlyTheVisitedCpusOfTheScanMask) {
   // The thread prefers node 0 and runs on CPU 9 (node 0), no pref_cpu: the
   // mask is node 0 alone, so CPU 100 (LLC 12, node 1) is not scanned even
