@@ -25,6 +25,9 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     const int64_t r = tolerance * context.llc_size(llc) * 1024;
     too_many_running_[cpu] = (r + k - 1) / k;
   }
+  // The scan loops walk these lists, not the spans: a span's words run
+  // from CPU 0, so iterating the spans of a 4096-CPU machine's LLCs one
+  // after the other would read 64 words per LLC.
   for (int llc = 0; llc < static_cast<int>(llc_mark_.size()); ++llc) {
     llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
     context.llc_span(llc).ForEach([&](int cpu) { llc_cpus_.push_back(cpu); });
