@@ -44,7 +44,9 @@ class ScanState {
   // PreferredLlc is the process's preferred LLC under `scope`, -1 for none.
   int PreferredLlc(ScanScope scope) const;
   // visited_cpus is the size of the visited set (visited-scan's view).
-  int visited_cpus() const { return visited_.mm.visited_cpus.Count(); }
+  int visited_cpus() const {
+    return static_cast<int>(visited_.mm.visited_cpus.size());
+  }
   int num_cpus() const { return context_.online().Count(); }
 
  private:

@@ -48,18 +48,36 @@ def main():
         rows.append((target, name, value, spread, goal, f"{ratio:.2f}",
                      "pass" if ok(ratio) else "MISS"))
 
-    # 1. Scan: full-scan time / visited-scan time, from the side-by-side
-    # benchmark (blocks of each policy's scans alternate within a run).
+    # Issue 16 target 3, scan. Each ratio comes from one side-by-side
+    # benchmark (blocks of the two kinds of scans alternate within a run).
+    scan = [load(raw, "scan", i) for i in r]
     side = "BM_ScanSideBySide/redis384"
-    full = [bench(load(raw, "scan", i), side, "full_ns") for i in r]
-    visited = [bench(load(raw, "scan", i), side, "visited_ns") for i in r]
-    scan_ratio = [bench(load(raw, "scan", i), side, "ratio") for i in r]
-    same = all(bench(load(raw, "scan", i), side, "same_llc") == 1 for i in r)
-    cpus = bench(load(raw, "scan", 1), "BM_Scan/visited-scan/redis384", "cpus_scanned")
-    row("1 scan", f"visited-scan {statistics.median(visited):.0f} ns vs full-scan "
+    full = [bench(d, side, "full_ns") for d in scan]
+    visited = [bench(d, side, "visited_ns") for d in scan]
+    scan_ratio = [bench(d, side, "ratio") for d in scan]
+    same = all(bench(d, side, "same_llc") == 1 for d in scan)
+    cpus = bench(scan[0], "BM_Scan/visited-scan/redis384", "cpus_scanned")
+    row("16.3 scan", f"visited-scan {statistics.median(visited):.0f} ns vs full-scan "
         f"{statistics.median(full):.0f} ns per scan ({cpus:.0f} vs 384 CPUs, same LLC: {'yes' if same else 'NO'})",
         scan_ratio, "x", ">= 15x, same decisions",
         scan_ratio, lambda x: x >= 15 and same)
+    # Visited-scan on 4096 CPUs over 384, same visited set size.
+    v4096 = [bench(d, "BM_ScanScaling/visited-scan", "cpus4096_ns") for d in scan]
+    v384 = [bench(d, "BM_ScanScaling/visited-scan", "cpus384_ns") for d in scan]
+    v_ratio = [bench(d, "BM_ScanScaling/visited-scan", "ratio") for d in scan]
+    sizes = [bench(scan[0], f"BM_Scan/visited-scan/{state}", "visited_cpus")
+             for state in ("redis4096", "redis384")]
+    row("16.3 scan", f"visited-scan on 4096 vs 384 CPUs: {statistics.median(v4096):.0f} vs "
+        f"{statistics.median(v384):.0f} ns per scan (visited sets {sizes[0]:.0f} and {sizes[1]:.0f} CPUs)",
+        v_ratio, "x", "<= 1.1x, same set size", v_ratio,
+        lambda x: x <= 1.1 and sizes[0] == sizes[1], 2)
+    # Full-scan's cost per CPU on 4096 over 384: 1 is linear.
+    f4096 = [bench(d, "BM_ScanScaling/full-scan", "cpus4096_ns") for d in scan]
+    f384 = [bench(d, "BM_ScanScaling/full-scan", "cpus384_ns") for d in scan]
+    per_cpu = [bench(d, "BM_ScanScaling/full-scan", "ratio") * 384 / 4096 for d in scan]
+    row("16.3 scan", f"full-scan per CPU scanned, 4096 vs 384 CPUs: {statistics.median(f4096):.0f} vs "
+        f"{statistics.median(f384):.0f} ns per scan",
+        per_cpu, "x", "<= 1.2x (linear)", per_cpu, lambda x: x <= 1.2, 2)
 
     # 2. Ingest over the Unix socket, 1024-event batches.
     none = [load(raw, "ingest-none", i) for i in r]
@@ -73,10 +91,11 @@ def main():
     row("2 ingest", "absolute, full+visited, samples/s (hand-overs sent beside, not counted)",
         samples, "M/s", ">= 4 M samples/s", [s / 4 for s in samples], lambda x: x >= 1, 2)
 
-    # 3. In-process engine, both policies, tick scans.
+    # Issue 16 target 2 (issue 6 target 3): in-process engine, both
+    # policies, tick scans.
     eng = [bench(load(raw, "engine", i), "BM_Replay/full-scan+visited-scan", "samples_per_second") / 1e6 for i in r]
     ev = [bench(load(raw, "engine", i), "BM_Replay/full-scan+visited-scan", "events_per_second") / 1e6 for i in r]
-    row("3 engine", f"samples/s on one core, both policies ({statistics.median(ev):.1f} M events/s with hand-overs)",
+    row("16.2 engine", f"samples/s on one core, both policies ({statistics.median(ev):.1f} M events/s with hand-overs)",
         eng, "M/s", ">= 20 M samples/s", [e / 20 for e in eng], lambda x: x >= 1)
 
     # 4. Query latency at half the ingest maximum.

@@ -64,7 +64,7 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
-        processes_(options.max_processes) {
+        processes_(options.max_processes, options.model.epoch_period_ns) {
     cpu_gates_.assign(context_.num_cpu_slots(), CpuGate{});
     context_.online().ForEach([&](int cpu) {
       if (context_.topology().HasCpu(cpu)) cpu_gates_[cpu].accepted = true;

@@ -9,6 +9,7 @@ namespace schedcache {
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
       scope_(scope),
+      llc_mark_(context.topology().llcs().size()),
       entry_hint_(context.num_cpu_slots()),
       too_many_running_(context.num_cpu_slots(), 0),
       capacity_bytes_(context.num_cpu_slots(), 0) {
@@ -24,6 +25,14 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     const int64_t r = tolerance * context.llc_size(llc) * 1024;
     too_many_running_[cpu] = (r + k - 1) / k;
   }
+  // The scan loops walk these lists, not the spans: a span's words run
+  // from CPU 0, so iterating the spans of a 4096-CPU machine's LLCs one
+  // after the other would read 64 words per LLC.
+  for (int llc = 0; llc < static_cast<int>(llc_mark_.size()); ++llc) {
+    llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
+    context.llc_span(llc).ForEach([&](int cpu) { llc_cpus_.push_back(cpu); });
+  }
+  llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
   // exceed_llc_capacity's scale and product, once per CPU.
   const ModelTunables& tunables = context.tunables();
   capacity_bounded_ = tunables.numa_balancing && tolerance < 100;
@@ -42,7 +51,8 @@ CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   hint.recent = static_cast<uint32_t>(it - mm.cpus.begin());
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
-  return *mm.cpus.insert(it, CpuEntry{cpu, epoch, 0, epoch});
+  return *mm.cpus.insert(it,
+      CpuEntry{.cpu = cpu, .epoch = epoch, .last_visit_epoch = epoch});
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
@@ -52,10 +62,7 @@ bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
 
 const CpuSet& KernelModel::ScanMask(const MmState& mm, const ThreadRef& thread) {
   // Kernel get_scan_cpumasks.
-  if (!context_.tunables().numa_balancing || thread.numa_node < 0) {
-    mask_ = context_.online();
-    return mask_;
-  }
+  if (ScanMaskIsWholeMachine(thread)) return context_.online();
   mask_ = context_.node_span(thread.numa_node);
   if (mm.pref_cpu >= 0 && !mask_.Test(mm.pref_cpu)) {
     mask_ |= context_.node_span(context_.node_of(mm.pref_cpu));
@@ -70,12 +77,15 @@ uint64_t KernelModel::Occupancy(MmState& mm, int cpu, int64_t now) {
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
-  return OccupancyOf(mm, it != mm.cpus.end() && it->cpu == cpu ? &*it : nullptr,
-                     cpu, now);
+  CpuEntry* entry = it != mm.cpus.end() && it->cpu == cpu ? &*it : nullptr;
+  const bool was_visited = entry != nullptr && entry->visited;
+  const uint64_t occupancy = OccupancyOf(entry, cpu, now);
+  if (was_visited && !entry->visited) DropUnvisited(mm);
+  return occupancy;
 }
 
-uint64_t KernelModel::OccupancyOf(MmState& mm, CpuEntry* entry, int cpu,
-                                  int64_t now) {
+inline uint64_t KernelModel::OccupancyOf(CpuEntry* entry, int cpu,
+                                         int64_t now) {
   // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
   context_.Advance(cpu, now);
   // A CPU that never ran the process holds the lazily-created entry
@@ -86,11 +96,45 @@ uint64_t KernelModel::OccupancyOf(MmState& mm, CpuEntry* entry, int cpu,
   if (scope_ == ScanScope::kVisitedCpus &&
       rq.cpu_epoch - entry->last_visit_epoch >
           context_.tunables().affinity_timeout_epochs) {
-    mm.visited_cpus.Clear(cpu);
+    entry->visited = false;
     return 0;
   }
   return OccupancyRatio(entry->runtime, rq.cpu_runtime);
 }
+
+void KernelModel::MarkVisited(MmState& mm, CpuEntry& entry) {
+  entry.visited = true;
+  mm.visited_cpus.insert(std::lower_bound(mm.visited_cpus.begin(),
+                                          mm.visited_cpus.end(), entry.cpu),
+                         entry.cpu);
+}
+
+void KernelModel::DropUnvisited(MmState& mm) {
+  // Both lists are sorted by CPU and every visited CPU has an entry: one
+  // walk over both.
+  auto entry = mm.cpus.begin();
+  size_t kept = 0;
+  for (const int32_t cpu : mm.visited_cpus) {
+    while (entry->cpu < cpu) ++entry;
+    if (entry->visited) mm.visited_cpus[kept++] = cpu;
+  }
+  mm.visited_cpus.resize(kept);
+}
+
+// ScanTally is one scan's running state: the LLC being visited and the
+// best one so far.
+struct KernelModel::ScanTally {
+  int current_llc = -1;  // the LLC of mm.pref_cpu, -1 for none
+  uint64_t best_occ = 0;
+  uint64_t current_llc_occ = 0;
+  int best_cpu = -1;
+  int nr_running = 0;
+  ScanCost cost;
+  // The LLC being visited.
+  uint64_t llc_occ = 0;
+  uint64_t top_occ = 0;
+  int top_cpu = -1;
+};
 
 ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
                               const ThreadRef& thread, int64_t now) {
@@ -111,80 +155,149 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
     return {ScanOutcome::Kind::kAborted, {}};
   }
   const ScanStopwatch stopwatch;
-  ScanMask(mm, thread);
-  if (scope_ == ScanScope::kVisitedCpus) mask_ &= mm.visited_cpus;
-  ScanOutcome outcome = ScanLlcs(mm, process, thread, mask_, now);
+  ScanTally tally;
+  tally.current_llc = PreferredLlc(mm);
+  mm.last_occupancy.clear();
+  if (scope_ == ScanScope::kVisitedCpus) {
+    ScanVisitedCpus(mm, process, thread, now, tally);
+  } else {
+    ScanAllCpus(mm, process, thread, now, tally);
+  }
+  // The 2x rule: keep the preferred LLC unless another has more than twice
+  // its occupancy.
+  if (tally.best_occ > 2 * tally.current_llc_occ) mm.pref_cpu = tally.best_cpu;
+  mm.reason = mm.pref_cpu >= 0 ? NoPreferenceReason::kNone
+                               : NoPreferenceReason::kNoData;
+  // Kernel update_avg_scale, with sd_llc_size of the scanning thread's CPU.
+  const int64_t divisor =
+      std::clamp(context_.llc_size(context_.llc_of(thread.cpu)) >> 2, 2, 8);
+  mm.nr_running_avg += (tally.nr_running - mm.nr_running_avg) / divisor;
+  mm.last_nr_running = tally.nr_running;
+  ScanOutcome outcome{ScanOutcome::Kind::kExecuted, tally.cost};
   outcome.cost.scan_ns = stopwatch.ElapsedNs();
   mm.last_cost = outcome.cost;
   outcome.llc_occupancy = mm.last_occupancy;
   return outcome;
 }
 
-ScanOutcome KernelModel::ScanLlcs(MmState& mm, const ProcessRef& process,
-                                  const ThreadRef& thread, CpuSet& mask,
-                                  int64_t now) {
-  ScanOutcome outcome{ScanOutcome::Kind::kExecuted, {}};
-  const int current_llc = PreferredLlc(mm);
-  uint64_t best_occ = 0;
-  uint64_t current_llc_occ = 0;
-  int best_cpu = -1;
-  int nr_running = 0;
-  mm.last_occupancy.clear();
-  // LLCs in order of the lowest CPU of the mask in each; a later LLC needs
-  // strictly more occupancy to win.
-  while (!mask.Empty()) {
-    const int llc = context_.llc_of(mask.First());
-    const CpuSet& span = context_.llc_span(llc);
-    uint64_t llc_occ = 0;
-    uint64_t top_occ = 0;
-    int top_cpu = -1;
-    // The entries are sorted by CPU and a span is visited in increasing CPU
-    // order, so one cursor walks both: one search per LLC, not per CPU.
-    auto entry = std::lower_bound(
-        mm.cpus.begin(), mm.cpus.end(), span.First(),
-        [](const CpuEntry& e, int c) { return e.cpu < c; });
-    auto visit = [&](int i) {
-      ++outcome.cost.cpus_scanned;
-      const RqState& rq = context_.rq(i);
-      if (rq.curr_tgid == process.tgid) ++nr_running;
-      while (entry != mm.cpus.end() && entry->cpu < i) ++entry;
-      const uint64_t occ = OccupancyOf(
-          mm, entry != mm.cpus.end() && entry->cpu == i ? &*entry : nullptr,
-          i, now);
-      llc_occ += occ;
-      if (occ > top_occ) {
-        top_occ = occ;
-        top_cpu = i;
-      }
-    };
-    if (scope_ == ScanScope::kVisitedCpus) {
-      // A copy, not ForEachAnd: OccupancyOf may clear (and so shrink)
-      // visited_cpus while the loop runs.
-      span_.AssignIntersection(span, mm.visited_cpus);
-      span_.ForEach(visit);
-    } else {
-      span.ForEach(visit);
-    }
-    ++outcome.cost.llcs_scanned;
-    mm.last_occupancy.push_back(LlcOccupancy{llc, llc_occ});
-    if (llc_occ > best_occ) {
-      best_occ = llc_occ;
-      best_cpu = top_cpu;
-    }
-    if (llc == current_llc) current_llc_occ = llc_occ;
-    mask -= span;
+inline void KernelModel::VisitCpu(int32_t tgid, CpuEntry* entry, int cpu,
+                                  int64_t now, ScanTally& tally) {
+  ++tally.cost.cpus_scanned;
+  if (context_.rq(cpu).curr_tgid == tgid) ++tally.nr_running;
+  const uint64_t occ = OccupancyOf(entry, cpu, now);
+  tally.llc_occ += occ;
+  if (occ > tally.top_occ) {
+    tally.top_occ = occ;
+    tally.top_cpu = cpu;
   }
-  // The 2x rule: keep the preferred LLC unless another has more than twice
-  // its occupancy.
-  if (best_occ > 2 * current_llc_occ) mm.pref_cpu = best_cpu;
-  mm.reason = mm.pref_cpu >= 0 ? NoPreferenceReason::kNone
-                               : NoPreferenceReason::kNoData;
-  // Kernel update_avg_scale, with sd_llc_size of the scanning thread's CPU.
-  const int64_t divisor =
-      std::clamp(context_.llc_size(context_.llc_of(thread.cpu)) >> 2, 2, 8);
-  mm.nr_running_avg += (nr_running - mm.nr_running_avg) / divisor;
-  mm.last_nr_running = nr_running;
-  return outcome;
+}
+
+inline void KernelModel::EndLlc(MmState& mm, int llc, ScanTally& tally) {
+  ++tally.cost.llcs_scanned;
+  mm.last_occupancy.push_back(LlcOccupancy{llc, tally.llc_occ});
+  // A later LLC needs strictly more occupancy to win.
+  if (tally.llc_occ > tally.best_occ) {
+    tally.best_occ = tally.llc_occ;
+    tally.best_cpu = tally.top_cpu;
+  }
+  if (llc == tally.current_llc) tally.current_llc_occ = tally.llc_occ;
+  tally.llc_occ = 0;
+  tally.top_occ = 0;
+  tally.top_cpu = -1;
+}
+
+template <typename Cpus>
+bool KernelModel::VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
+                            bool give_up_if_an_llc_returns, int64_t now,
+                            ScanTally& tally, bool& evicted) {
+  if (give_up_if_an_llc_returns) ++passes_;
+  int llc = -1;
+  auto entry = mm.cpus.begin();
+  for (const auto cpu_or_key : cpus) {
+    const int cpu = static_cast<int>(static_cast<uint32_t>(cpu_or_key));
+    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc) {
+      if (give_up_if_an_llc_returns) {
+        LlcMark& mark = llc_mark_[cpu_llc];
+        if (mark.seen == passes_) return false;
+        mark.seen = passes_;
+      }
+      if (llc >= 0) EndLlc(mm, llc, tally);
+      llc = cpu_llc;
+      // The entries are sorted by CPU too: one search per LLC, then a walk.
+      entry = std::lower_bound(
+          mm.cpus.begin(), mm.cpus.end(), cpu,
+          [](const CpuEntry& e, int c) { return e.cpu < c; });
+    }
+    while (entry != mm.cpus.end() && entry->cpu < cpu) ++entry;
+    CpuEntry* const found =
+        entry != mm.cpus.end() && entry->cpu == cpu ? &*entry : nullptr;
+    const bool was_visited = found != nullptr && found->visited;
+    VisitCpu(tgid, found, cpu, now, tally);
+    evicted = evicted || (was_visited && !found->visited);
+  }
+  if (llc >= 0) EndLlc(mm, llc, tally);
+  return true;
+}
+
+void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
+                              const ThreadRef& thread, int64_t now,
+                              ScanTally& tally) {
+  // One look per CPU of the mask finds its LLCs in the loop's order;
+  // every CPU of each LLC counts.
+  ++passes_;
+  bool evicted = false;  // full-scan keeps no visited set
+  ScanMask(mm, thread).ForEach([&](int cpu) {
+    LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
+    if (mark.seen == passes_) return;
+    mark.seen = passes_;
+    VisitLlcs(mm, process.tgid, LlcCpus(context_.llc_of(cpu)),
+              /*give_up_if_an_llc_returns=*/false, now, tally, evicted);
+  });
+}
+
+void KernelModel::SortVisitedByLlc(const MmState& mm, const CpuSet& mask) {
+  ++passes_;
+  uint32_t next_rank = 0;
+  for (const int32_t cpu : mm.visited_cpus) {
+    LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
+    if (mark.in_scan != passes_ && mask.Test(cpu)) {
+      mark.in_scan = passes_;
+      mark.rank = next_rank++;
+    }
+  }
+  visit_order_.clear();
+  for (const int32_t cpu : mm.visited_cpus) {
+    const LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
+    if (mark.in_scan == passes_) {
+      visit_order_.push_back(uint64_t{mark.rank} << 32 |
+                             static_cast<uint32_t>(cpu));
+    }
+  }
+  std::sort(visit_order_.begin(), visit_order_.end());
+}
+
+void KernelModel::ScanVisitedCpus(MmState& mm, const ProcessRef& process,
+                                  const ThreadRef& thread, int64_t now,
+                                  ScanTally& tally) {
+  // The visited list is sorted by CPU. That is the loop's order when the
+  // mask is every online CPU (and so holds every visited CPU: Account's
+  // precondition) unless an LLC's visited CPUs have another LLC's between
+  // them (SMT siblings numbered apart, as on the real EPYC); only then,
+  // or under a NUMA-restricted mask, is the order sorted by LLC. The loop
+  // reads the list unchanged: a CPU that times out only loses its flag,
+  // and leaves the list after the loop.
+  bool evicted = false;
+  const ScanTally start = tally;
+  if (!ScanMaskIsWholeMachine(thread) ||
+      !VisitLlcs(mm, process.tgid, mm.visited_cpus,
+                 /*give_up_if_an_llc_returns=*/true, now, tally, evicted)) {
+    tally = start;
+    mm.last_occupancy.clear();
+    SortVisitedByLlc(mm, ScanMask(mm, thread));
+    VisitLlcs(mm, process.tgid, visit_order_,
+              /*give_up_if_an_llc_returns=*/false, now, tally, evicted);
+  }
+  if (evicted) DropUnvisited(mm);
 }
 
 int KernelModel::ThreadPreferredLlc(const MmState& mm,

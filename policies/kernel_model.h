@@ -10,6 +10,7 @@
 #define SCHEDCACHE_POLICIES_KERNEL_MODEL_H_
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,7 @@ namespace schedcache {
 // initialisation decays to, so sparse storage costs no fidelity.
 struct CpuEntry {
   int32_t cpu = 0;
+  bool visited = false;           // visited-scan only: in MmState::visited_cpus
   int64_t epoch = 0;
   uint64_t runtime = 0;           // decayed ns
   int64_t last_visit_epoch = 0;   // visited-scan only (epoch_last_visit)
@@ -69,7 +71,11 @@ struct MmState {
   int64_t next_scan = 0;
   int64_t nr_running_avg = 0;
   std::vector<CpuEntry> cpus;   // sorted by cpu, only CPUs it ran on
-  CpuSet visited_cpus;          // visited-scan only
+  // visited_cpus is visited-scan's set, kept sparse (sorted CPU numbers,
+  // exactly the entries marked `visited`) so that a scan costs the same on
+  // any machine for the same visited set; a whole-machine mask would make
+  // every set operation of a 4096-CPU scan walk 64 words.
+  std::vector<int32_t> visited_cpus;
   std::vector<LlcOccupancy> last_occupancy;  // of the last executed scan
   ScanCost last_cost;
 };
@@ -88,9 +94,10 @@ class KernelModel {
   // Account charges `delta_ns` (> 0) that `process` ran on `cpu` (kernel
   // account_mm_sched); a process starts with a default MmState, so there is
   // nothing to start here. The thread's own preferred LLC is
-  // derived on demand, see ThreadPreferredLlc. REQUIRES: the engine
-  // advanced rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself,
-  // once for all policies. Inline (below the class): every sample of every
+  // derived on demand, see ThreadPreferredLlc. REQUIRES: `cpu` is online
+  // (the engine takes events on online CPUs only) and the engine advanced
+  // rq `cpu` to `now`; it adds the delta to rq.cpu_runtime itself, once for
+  // all policies. Inline (below the class): every sample of every
   // policy runs it.
   void Account(MmState& mm, const ProcessRef& process, int cpu,
                int64_t delta_ns);
@@ -116,8 +123,8 @@ class KernelModel {
            capacity_bytes_[cpu] <
                static_cast<__int128>(process.footprint_pages) * kPageBytes;
   }
-  // ScanMask is the kernel's get_scan_cpumasks. The result lives in a
-  // scratch member until the next call.
+  // ScanMask is the kernel's get_scan_cpumasks. The result is the online
+  // set or a scratch member, valid until the next call.
   const CpuSet& ScanMask(const MmState& mm, const ThreadRef& thread);
 
   // ThreadPreferredLlc is the per-thread preference account_mm_sched sets
@@ -142,8 +149,10 @@ class KernelModel {
   };
 
   // OccupancyOf is Occupancy with the entry of `cpu` already found
-  // (nullptr: the process never ran there).
-  uint64_t OccupancyOf(MmState& mm, CpuEntry* entry, int cpu, int64_t now);
+  // (nullptr: the process never ran there). A visited CPU that times out
+  // only loses its `visited` flag: the caller drops it from
+  // mm.visited_cpus (DropUnvisited), so a scan's loop can read that list.
+  uint64_t OccupancyOf(CpuEntry* entry, int cpu, int64_t now);
   // EntryFor finds or lazily creates the entry of `cpu`. A hint is only
   // ever a guess: an index whose entry is `cpu` is the entry (they are
   // unique and sorted), whichever process set the hint.
@@ -172,14 +181,76 @@ class KernelModel {
                ? NoPreferenceReason::kNone
                : NoPreferenceReason::kTooManyThreads;
   }
-  // ScanLlcs runs the loop of task_cache_work over `mask`.
-  ScanOutcome ScanLlcs(MmState& mm, const ProcessRef& process,
-                       const ThreadRef& thread, CpuSet& mask, int64_t now);
+  // ScanTally is what the loop of task_cache_work accumulates (defined in
+  // kernel_model.cc).
+  struct ScanTally;
+  // The loop meets the LLCs that have a CPU in the scan mask in order of
+  // their lowest such CPU, and in each the CPUs of its span (full-scan)
+  // or its visited CPUs, in or out of the mask (visited-scan), in
+  // increasing order.
+  // ScanAllCpus runs it over every CPU of each LLC, from per-LLC CPU
+  // lists, so its cost is linear in the CPUs of the mask.
+  void ScanAllCpus(MmState& mm, const ProcessRef& process,
+                   const ThreadRef& thread, int64_t now, ScanTally& tally);
+  // ScanVisitedCpus runs it from the sparse visited set alone: whatever
+  // the machine's size, it costs what the visited set does.
+  void ScanVisitedCpus(MmState& mm, const ProcessRef& process,
+                       const ThreadRef& thread, int64_t now, ScanTally& tally);
+  // SortVisitedByLlc puts the visited CPUs to scan in the loop's order in
+  // visit_order_ (for a NUMA-restricted mask, or when an LLC's visited
+  // CPUs have another LLC's between them).
+  void SortVisitedByLlc(const MmState& mm, const CpuSet& mask);
+  // VisitLlcs runs the loop body over `cpus` in order (CPU numbers in the
+  // low 32 bits), LLC by LLC: each LLC's CPUs consecutive and increasing.
+  // With `give_up_if_an_llc_returns` it returns false at a CPU of an LLC
+  // it has closed, leaving a tally to throw away: every step is
+  // idempotent at `now` (decay to the same time; a time-out clears the
+  // same flag), so the scan may start over in the loop's order. Sets
+  // `evicted` when a visited CPU timed out.
+  template <typename Cpus>
+  bool VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
+                 bool give_up_if_an_llc_returns, int64_t now,
+                 ScanTally& tally, bool& evicted);
+  // VisitCpu is the loop body for CPU `cpu` of process `tgid` (`entry`:
+  // its entry, nullptr when the process never ran there).
+  void VisitCpu(int32_t tgid, CpuEntry* entry, int cpu, int64_t now,
+                ScanTally& tally);
+  // EndLlc closes LLC `llc`: its evidence, and the best LLC so far.
+  void EndLlc(MmState& mm, int llc, ScanTally& tally);
+  // ScanMaskIsWholeMachine is true when ScanMask is every online CPU.
+  bool ScanMaskIsWholeMachine(const ThreadRef& thread) const {
+    return !context_.tunables().numa_balancing || thread.numa_node < 0;
+  }
+  // LlcCpus is the online CPUs of `llc`, in increasing order.
+  std::span<const int32_t> LlcCpus(int llc) const {
+    return std::span<const int32_t>(llc_cpus_).subspan(
+        llc_cpus_begin_[llc], llc_cpus_begin_[llc + 1] - llc_cpus_begin_[llc]);
+  }
+  // MarkVisited adds `entry`'s CPU to the visited set; DropUnvisited
+  // removes the CPUs whose entries lost the flag (visited-scan only).
+  void MarkVisited(MmState& mm, CpuEntry& entry);
+  void DropUnvisited(MmState& mm);
+
+  // LlcMark is what one pass over CPUs noted of one LLC; a field holds for
+  // the pass whose number it equals (stale marks need no clearing).
+  struct LlcMark {
+    uint64_t seen = 0;     // a CPU of it was met
+    uint64_t in_scan = 0;  // it has a visited CPU in the mask
+    uint32_t rank = 0;     // its place in the scan (SortVisitedByLlc)
+  };
 
   ModelContext& context_;
   const ScanScope scope_;
-  CpuSet mask_;  // scratch: the scan mask
-  CpuSet span_;  // scratch: one LLC's CPUs to visit
+  CpuSet mask_;  // scratch: a NUMA-restricted scan mask
+  // llc_cpus_ lists every LLC's online CPUs, LLC after LLC; LLC l's are
+  // from llc_cpus_begin_[l] to llc_cpus_begin_[l + 1].
+  std::vector<int32_t> llc_cpus_;
+  std::vector<uint32_t> llc_cpus_begin_;
+  // visit_order_ holds SortVisitedByLlc's result, each CPU as
+  // (LLC rank << 32 | cpu), so sorting orders LLCs then CPUs.
+  std::vector<uint64_t> visit_order_;
+  std::vector<LlcMark> llc_mark_;  // by LLC id
+  uint64_t passes_ = 0;            // passes over CPUs, for LlcMark
   std::vector<EntryHint> entry_hint_;  // by CPU
   // too_many_running_ is, by CPU, the smallest nr_running_avg that
   // invalid_llc_nr rejects on that CPU's LLC (see the constructor).
@@ -202,7 +273,7 @@ inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
   entry.runtime = AddRuntime(entry.runtime, static_cast<uint64_t>(delta_ns));
   if (scope_ == ScanScope::kVisitedCpus) {
     entry.last_visit_epoch = rq.cpu_epoch;
-    mm.visited_cpus.Set(cpu);
+    if (!entry.visited) MarkVisited(mm, entry);
   }
   NoPreferenceReason reset = NoPreferenceReason::kNone;
   if (rq.cpu_epoch - process.epoch >

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/model_context.h"
 #include "policies/testing/test_topologies.h"
@@ -14,6 +16,8 @@ namespace {
 
 using test_support::GridShape;
 using test_support::MakeGrid;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
 constexpr int64_t kP = 10;  // epoch period for the pure decay tests
 constexpr uint64_t kAllOnes = std::numeric_limits<uint64_t>::max();
@@ -99,7 +103,7 @@ TEST(Decay, EntryFollowsItsCpuEpoch) {
   // rq at epoch 3, entry at epoch 0 with 2^40: 3 halvings give 2^37.
   RqState rq;
   rq.cpu_epoch = 3;
-  CpuEntry entry{0, 0, uint64_t{1} << 40, 0};
+  CpuEntry entry{.cpu = 0, .epoch = 0, .runtime = uint64_t{1} << 40};
   CatchUpEntry(rq, entry);
   EXPECT_EQ(entry.epoch, 3);
   EXPECT_EQ(entry.runtime, uint64_t{1} << 37);
@@ -307,18 +311,18 @@ class VisitedTest : public ::testing::Test {
 
 TEST_F(VisitedTest, KeepsACpuAtExactlyTheTimeout) {
   Charge(1, 1000, 0);  // epoch 0: last visit 0
-  ASSERT_TRUE(mm_.visited_cpus.Test(1));
+  ASSERT_THAT(mm_.visited_cpus, ElementsAre(1));
   // t = 50: ceil(50/10) = 5 epochs; 5 - 0 > 5 is false: kept. Entry and rq
   // both decay to 1000 >> 5 = 31: 2^20 * 31 / 32 = 1015808.
   EXPECT_EQ(model_.Occupancy(mm_, 1, 50), 1015808u);
-  EXPECT_TRUE(mm_.visited_cpus.Test(1));
+  EXPECT_THAT(mm_.visited_cpus, ElementsAre(1));
 }
 
 TEST_F(VisitedTest, EvictsACpuOneEpochPastTheTimeout) {
   Charge(1, 1000, 0);
   // t = 51: 6 epochs; 6 - 0 > 5: evicted, occupancy 0.
   EXPECT_EQ(model_.Occupancy(mm_, 1, 51), 0u);
-  EXPECT_FALSE(mm_.visited_cpus.Test(1));
+  EXPECT_THAT(mm_.visited_cpus, IsEmpty());
 }
 
 TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
@@ -337,7 +341,7 @@ TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
       model_.Scan(mm_, process_, ThreadRef{1, -1, 0}, 101);
   ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(context_.rq(1).cpu_epoch, 11);
-  EXPECT_FALSE(mm_.visited_cpus.Test(1));
+  EXPECT_THAT(mm_.visited_cpus, ElementsAre(0));
   // The evicted CPU still counts as scanned, as the patch counts it.
   EXPECT_EQ(outcome.cost.cpus_scanned, 2);
   EXPECT_EQ(mm_.last_nr_running, 1);
@@ -350,6 +354,125 @@ TEST_F(VisitedTest, FullScanVisitsEveryCpuOfTheMask) {
   const ScanOutcome outcome = full.Scan(mm, process_, ThreadRef{1, -1, 1}, 0);
   EXPECT_EQ(outcome.cost.cpus_scanned, 8);
   EXPECT_EQ(outcome.cost.llcs_scanned, 2);
+}
+
+// Visited-scan beside full-scan on the interleaved 2-socket EPYC of
+// MakeEpyc384 (LLC k: CPUs 8k..8k+7 and 192+8k..192+8k+7; socket s, NUMA
+// node s: LLCs 12s..12s+11), NUMA balancing on, default tunables
+// otherwise, session started at t = 0.
+class VisitedEpycTest : public ::testing::Test {
+ protected:
+  VisitedEpycTest() { context_.Start(0); }
+  static ModelTunables Tunables() {
+    ModelTunables t;
+    t.numa_balancing = true;
+    return t;
+  }
+  // ChargeBoth runs 1000 ns of the process on `cpu` at t = 0 under both
+  // policies, with the rq charged once, as the engine does, plus
+  // `other_ns` of another process's work there.
+  void ChargeBoth(int cpu, uint64_t other_ns = 0) {
+    visited_.Account(visited_mm_, process_, cpu, 1000);
+    full_.Account(full_mm_, process_, cpu, 1000);
+    context_.mutable_rq(cpu).cpu_runtime += 1000 + other_ns;
+  }
+  static std::vector<int> LlcsMet(const MmState& mm) {
+    std::vector<int> llcs;
+    for (const LlcOccupancy& o : mm.last_occupancy) llcs.push_back(o.llc);
+    return llcs;
+  }
+  ModelContext context_{test_support::MakeEpyc384(), Tunables()};
+  KernelModel visited_{context_, ScanScope::kVisitedCpus};
+  KernelModel full_{context_, ScanScope::kAllCpus};
+  MmState visited_mm_;
+  MmState full_mm_;
+  ProcessRef process_{0, 7, 4, 0};
+};
+
+TEST_F(VisitedEpycTest, MeetsLlcsInTheOrderOfTheirLowestVisitedCpu) {
+  // CPU 197 is in LLC 0, CPU 9 in LLC 1; each holds o = 2^20 * 1000 / 1001
+  // = 1047528. Visited-scan's mask is the visited set, so it meets LLC 1
+  // first (9 < 197) and LLC 0, only equal, does not win the tie. Full-scan
+  // meets LLC 0 first (its lowest CPU, 0, is in the mask): 197 wins there.
+  ChargeBoth(197);
+  ChargeBoth(9);
+  ASSERT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 197));
+  const ThreadRef thread{1, -1, 9};  // no preferred node: every CPU
+  ASSERT_EQ(visited_.Scan(visited_mm_, process_, thread, 0).kind,
+            ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(visited_mm_.pref_cpu, 9);
+  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(1, 0));
+  EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 1047528u);
+  EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
+  ASSERT_EQ(full_.Scan(full_mm_, process_, thread, 0).kind,
+            ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(full_mm_.pref_cpu, 197);
+  EXPECT_EQ(LlcsMet(full_mm_).front(), 0);
+}
+
+TEST_F(VisitedEpycTest, GroupsAnLlcWhoseCpusHaveAnotherLlcBetweenThem) {
+  // Visited CPUs 3, 9, 197: LLC 0 (3 and 197) has LLC 1 (9) between its
+  // CPUs. LLC 0 is met first (lowest CPU 3) with both its CPUs: each holds
+  // 2^20 * 1000 / 4001 = 262078 beside 3000 ns of other work, 524156 in
+  // all; LLC 1 holds 2^20 * 1000 / 1001 = 1047528 and wins (more than
+  // twice nothing, the current LLC being none).
+  ChargeBoth(3, 3000);
+  ChargeBoth(9);
+  ChargeBoth(197, 3000);
+  const ScanOutcome outcome =
+      visited_.Scan(visited_mm_, process_, ThreadRef{1, -1, 9}, 0);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(outcome.cost.cpus_scanned, 3);
+  EXPECT_EQ(outcome.cost.llcs_scanned, 2);
+  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(0, 1));
+  EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 524156u);
+  EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
+  EXPECT_EQ(visited_mm_.pref_cpu, 9);
+}
+
+TEST_F(VisitedEpycTest, ATimedOutCpuCountsOnceWhenTheOrderIsSortedByLlc) {
+  // CPU 3 (LLC 0) ran at t = 0; CPUs 9 (LLC 1) and 197 (LLC 0) at t = 60
+  // ms, 6 epochs later. In CPU order LLC 0 comes back after LLC 1, so the
+  // scan meets LLC 0 first (lowest CPU 3) with CPUs 3 and 197: CPU 3
+  // decays to epoch ceil(60 / 10) = 6, 6 - 0 > 5, so it times out (0,
+  // still scanned); 197 and 9 each hold 2^20 * 1000 / 1001 = 1047528. LLC 1
+  // only ties LLC 0: 197 is preferred. Three CPUs scanned, not four.
+  ChargeBoth(3);
+  constexpr int64_t kLater = 60'000'000;
+  for (int cpu : {9, 197}) {
+    context_.Advance(cpu, kLater);
+    ChargeBoth(cpu);
+  }
+  const ScanOutcome outcome =
+      visited_.Scan(visited_mm_, process_, ThreadRef{1, -1, 9}, kLater);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(outcome.cost.cpus_scanned, 3);
+  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(0, 1));
+  EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 1047528u);
+  EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
+  EXPECT_EQ(visited_mm_.pref_cpu, 197);
+  EXPECT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 197));
+}
+
+TEST_F(VisitedEpycTest, ScansOnlyTheVisitedCpusOfTheScanMask) {
+  // The thread prefers node 0 and runs on CPU 9 (node 0), no pref_cpu: the
+  // mask is node 0 alone, so CPU 100 (LLC 12, node 1) is not scanned even
+  // though it is visited; CPUs 9 and 200 (LLC 1, node 0) are, as one LLC.
+  ChargeBoth(100);
+  ChargeBoth(200);
+  ChargeBoth(9);
+  ASSERT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 100, 200));
+  const ScanOutcome outcome =
+      visited_.Scan(visited_mm_, process_, ThreadRef{1, 0, 9}, 0);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(outcome.cost.cpus_scanned, 2);
+  EXPECT_EQ(outcome.cost.llcs_scanned, 1);
+  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(1));
+  // 2 * 1047528 on LLC 1; its first CPU met with the top occupancy wins.
+  EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 2u * 1047528u);
+  EXPECT_EQ(visited_mm_.pref_cpu, 9);
+  // CPU 100 stays visited: leaving it out of the mask is no time-out.
+  EXPECT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 100, 200));
 }
 
 }  // namespace

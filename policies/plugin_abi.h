@@ -18,9 +18,12 @@
 
 namespace schedcache {
 
-// 4: Policy::Account and Policy::CurrentPreference return a Preference
-// (LLC, CPU, reason), and Account reads the CPU from ThreadRef::cpu.
-// 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy).
+// 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
+// MmState::visited_cpus is a sorted vector of CPUs, CpuEntry has a
+// `visited` flag and KernelModel new scratch members (the sparse visited
+// scan). 4: Policy::Account and Policy::CurrentPreference return a
+// Preference (LLC, CPU, reason), and Account reads the CPU from
+// ThreadRef::cpu.
 inline constexpr uint32_t kPolicyPluginAbiVersion = 5;
 // kPolicyPluginEntryPoint is the name of the one exported symbol.
 inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";

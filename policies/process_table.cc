@@ -1,5 +1,7 @@
 #include "policies/process_table.h"
 
+#include <algorithm>
+
 namespace schedcache {
 
 uint32_t ProcessTable::Find(int32_t tgid) const {
@@ -51,8 +53,35 @@ ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid,
   processes_[slot].tgid = tgid;
   processes_[slot].last_sample_ns = now;
   slot_of_.emplace(tgid, slot);
+  // An admission counts as a sample until the first one: it moves the
+  // process in as the most recent, as a touch in this period does.
+  Stamp(slot, now);
   LinkFront(slot);
   return {slot, kUnknownThread};
+}
+
+void ProcessTable::SettleTail() {
+  const uint64_t period = processes_[lru_tail_].lru_period;
+  segment_.clear();
+  for (uint32_t slot = lru_tail_;
+       slot != kNoSlot && processes_[slot].lru_period == period;
+       slot = lru_[slot].prev) {
+    segment_.push_back(slot);
+  }
+  const uint32_t boundary = lru_[segment_.back()].prev;  // the rest
+  // Most recent first, towards the tail: the list's own direction.
+  std::sort(segment_.begin(), segment_.end(), [this](uint32_t a, uint32_t b) {
+    return processes_[a].last_sample_seq > processes_[b].last_sample_seq;
+  });
+  for (size_t i = 0; i < segment_.size(); ++i) {
+    lru_[segment_[i]] =
+        LruLinks{i == 0 ? boundary : segment_[i - 1],
+                 i + 1 == segment_.size() ? kNoSlot : segment_[i + 1]};
+  }
+  (boundary == kNoSlot ? lru_head_ : lru_[boundary].next) = segment_.front();
+  lru_tail_ = segment_.back();
+  settled_period_ = period;
+  if (period == period_) ++period_;  // later touches move them out
 }
 
 void ProcessTable::Remove(uint32_t slot, ModelContext& context) {

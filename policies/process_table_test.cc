@@ -3,7 +3,10 @@
 // least-recently-active order.
 #include "policies/process_table.h"
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <random>
 
 #include "gtest/gtest.h"
 #include "policies/testing/test_topologies.h"
@@ -143,6 +146,53 @@ TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
   EXPECT_EQ(context.rq(3).curr_tid, 7);
   EXPECT_EQ(context.rq(1).curr_tid, 6);
   EXPECT_EQ(table.process(a.slot).last_tid, 6);
+}
+
+TEST(ProcessTable, EvictsInTheExactOrderOfTheLastSampleThoughItMovesLazily) {
+  // A reference keeps each slot's position in the order of samples and
+  // admissions; the table, which moves a process at most once per 5 ns
+  // period, must name the same least recently sampled process after every
+  // event, on a seeded stream of samples, hand-overs (admissions only) and
+  // removals, time advancing 0-3 ns per event.
+  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
+  ProcessTable table(6, /*touch_period_ns=*/5);
+  std::mt19937 random(16);
+  std::map<uint32_t, uint64_t> order;  // slot -> last sample or admission
+  uint64_t events = 0;
+  int64_t now = 0;
+  auto oldest = [&order] {
+    return std::min_element(order.begin(), order.end(),
+                            [](const auto& a, const auto& b) {
+                              return a.second < b.second;
+                            })
+        ->first;
+  };
+  for (int i = 0; i < 5000; ++i) {
+    now += static_cast<int64_t>(random() % 4);
+    const int32_t tgid = 1 + static_cast<int32_t>(random() % 10);
+    if (random() % 10 == 0 && !order.empty()) {
+      const uint32_t slot = oldest();
+      ASSERT_EQ(table.least_recently_sampled(), slot) << "event " << i;
+      table.Remove(slot, context);
+      order.erase(slot);
+      continue;
+    }
+    const bool known = table.FindRecord(tgid) != ProcessTable::kNoSlot;
+    ProcessTable::Admission admission = table.Admit(tgid, tgid, now);
+    if (admission.slot == ProcessTable::kNoSlot) {
+      const uint32_t slot = oldest();
+      ASSERT_EQ(table.least_recently_sampled(), slot) << "event " << i;
+      table.Remove(slot, context);
+      order.erase(slot);
+      admission = table.Admit(tgid, tgid, now);
+    }
+    if (!known) order[admission.slot] = ++events;
+    if (random() % 2 == 0) {
+      table.NoteSample(admission.slot, admission.thread, 0, now);
+      order[admission.slot] = ++events;
+    }
+    ASSERT_EQ(table.least_recently_sampled(), oldest()) << "event " << i;
+  }
 }
 
 }  // namespace
