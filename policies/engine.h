@@ -92,6 +92,9 @@ struct ScanObservation {
   int64_t timestamp_ns;
   int cpus_scanned;
   std::string_view comm;    // the process's last comm; valid during the callback only
+  int llcs_scanned;
+  int64_t scan_ns;          // wall time of the scan (ScanCost::scan_ns)
+  int preferred_llc;        // the policy's preferred LLC after the scan; -1: none
 };
 
 class Engine {
