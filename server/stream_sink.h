@@ -1,12 +1,14 @@
-// PreferenceSink: where a session delivers its preference changes (one per
-// open WatchPreferences stream).
+// StreamSink, PreferenceSink, ScanSink: where a session delivers what its
+// watch streams read: one PreferenceSink per open WatchPreferences stream
+// (preference changes), one ScanSink per open WatchScans stream (executed
+// scans).
 //
 // Delivery happens in two steps so that no lock is held while gRPC runs
-// (gRPC may run reactions inline inside StartWrite/Finish): EnqueueStart
-// and Enqueue are called with the session's lock held and only queue;
-// Flush and Close are called with no lock held and may start writes.
-#ifndef SCHEDCACHE_SERVER_PREFERENCE_SINK_H_
-#define SCHEDCACHE_SERVER_PREFERENCE_SINK_H_
+// (gRPC may run reactions inline inside StartWrite/Finish): the Enqueue
+// calls are made with the session's lock held and only queue; Flush and
+// Close are called with no lock held and may start writes.
+#ifndef SCHEDCACHE_SERVER_STREAM_SINK_H_
+#define SCHEDCACHE_SERVER_STREAM_SINK_H_
 
 #include <vector>
 
@@ -15,9 +17,20 @@
 
 namespace schedcache {
 
-class PreferenceSink {
+// StreamSink is what every kind of sink does once its session's lock is
+// released.
+class StreamSink {
  public:
-  virtual ~PreferenceSink() = default;
+  virtual ~StreamSink() = default;
+  // Flush starts sending what was queued. REQUIRES: no lock held.
+  virtual void Flush() = 0;
+  // Close ends the stream with `why` after what was queued. REQUIRES: no
+  // lock held. Idempotent: the first status wins.
+  virtual void Close(const absl::Status& why) = 0;
+};
+
+class PreferenceSink : public StreamSink {
+ public:
   // EnqueueStart queues what the stream sends before any change (a
   // snapshot or a replay, then Synced); never dropped, whatever its size.
   // Called once, before any Enqueue. Returns true when the caller
@@ -26,13 +39,16 @@ class PreferenceSink {
   // Enqueue queues `change` (or counts it missed when the queue of changes
   // is full). Returns as EnqueueStart. Thread-safe.
   virtual bool Enqueue(const v1::PreferenceChange& change) = 0;
-  // Flush starts sending what was queued. REQUIRES: no lock held.
-  virtual void Flush() = 0;
-  // Close ends the stream with `why` after what was queued. REQUIRES: no
-  // lock held. Idempotent: the first status wins.
-  virtual void Close(const absl::Status& why) = 0;
+};
+
+class ScanSink : public StreamSink {
+ public:
+  // Enqueue queues `scan` (or counts it dropped when the queue is full).
+  // Returns true when the caller must call Flush() once its locks are
+  // released. Thread-safe.
+  virtual bool Enqueue(const v1::ScanEvent& scan) = 0;
 };
 
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_SERVER_PREFERENCE_SINK_H_
+#endif  // SCHEDCACHE_SERVER_STREAM_SINK_H_
