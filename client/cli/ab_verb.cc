@@ -94,8 +94,9 @@ class AbVerb : public Verb {
     flags.AddString("--html", "FILE", "write a self-contained HTML report",
                     &command_.files.html);
     flags.AddString("--scan-trace", "FILE",
-                    "in-process only (not with --server): write each scan as "
-                    "the seed's tracepoint, one file per policy",
+                    "write each scan as the seed's tracepoint, one file per "
+                    "policy (with --server, streamed from the server: "
+                    "WatchScans)",
                     &command_.options.scan_trace);
     flags.AddString("--server", "ADDR",
                     "run the session on schedcached at ADDR (unix:PATH or "
@@ -110,13 +111,6 @@ class AbVerb : public Verb {
     }
     if (absl::Status s = ApplyCpuMap(); !s.ok()) {
       return UsageError(s.message(), err);
-    }
-    if (!command_.server.empty() && !command_.options.scan_trace.empty()) {
-      // The server API streams aggregate reports, not single scans.
-      return UsageError(
-          "--scan-trace is in-process only (the server API has no per-scan "
-          "stream): drop --server to write scan traces",
-          err);
     }
     command_.options.session.policies =
         absl::StrSplit(policies_, ',', absl::SkipEmpty());

@@ -41,6 +41,9 @@ class AbCollector : public AbObserver {
 
   void OnScan(const ScanObservation& scan) override;
   void OnPreferenceChange(const PreferenceChange& change) override;
+  // wants_scans: the scan trace needs every scan; the histograms alone are
+  // not worth a server's scan stream.
+  bool wants_scans() const override { return scan_trace_ != nullptr; }
 
   // status is the first error of the scan trace writer, if any.
   const absl::Status& status() const { return status_; }

@@ -258,8 +258,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                    make_session(topology, options.session, collector));
   if (scan_trace.has_value() && !session->reports_scans()) {
     return absl::UnimplementedError(
-        "--scan-trace is in-process only: this session backend (a server) "
-        "does not report single scans; drop --server to write scan traces");
+        "--scan-trace: this session backend does not report single scans");
   }
 
   AbInput input;
