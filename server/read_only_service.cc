@@ -96,7 +96,8 @@ ReadOnlyService::WatchPreferences(grpc::CallbackServerContext* context,
 }
 
 grpc::ServerWriteReactor<v1::WatchScansResponse>* ReadOnlyService::WatchScans(
-    grpc::CallbackServerContext* context, const v1::WatchScansRequest* request) {
+    grpc::CallbackServerContext* context,
+    const v1::WatchScansRequest* request) {
   return full_.WatchScans(context, request);
 }
 

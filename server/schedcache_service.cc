@@ -164,8 +164,9 @@ SchedCacheService::WatchPreferences(
                             limits_, *context, *request);
 }
 
-grpc::ServerWriteReactor<v1::WatchScansResponse>* SchedCacheService::WatchScans(
-    grpc::CallbackServerContext* context, const v1::WatchScansRequest* request) {
+grpc::ServerWriteReactor<v1::WatchScansResponse>*
+SchedCacheService::WatchScans(grpc::CallbackServerContext* context,
+                              const v1::WatchScansRequest* request) {
   return ScanWatchStream::Start(sessions_, scan_watch_streams_,
                                 watch_scans_dropped_, limits_, *context,
                                 *request);

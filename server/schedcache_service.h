@@ -1,8 +1,8 @@
 // SchedCacheService: the schedcache.v1.SchedCache handlers. Each handler
 // validates its request and delegates: sessions to SessionManager/Session,
 // their creation to SessionBuilder (which builds off the callback threads),
-// streams to IngestStream/WatchStream/ScanWatchStream. Handlers use gRPC's callback API and
-// never wait on anything but a session's short lock.
+// streams to IngestStream/WatchStream/ScanWatchStream. Handlers use gRPC's
+// callback API and never wait on anything but a session's short lock.
 //
 // Thread contract: thread-safe; everything it refers to must outlive it.
 #ifndef SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_

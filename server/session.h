@@ -31,8 +31,8 @@
 #include "policies/engine.h"
 #include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
-#include "server/stream_sink.h"
 #include "server/rejection_reason.h"
+#include "server/stream_sink.h"
 #include "topology/topology.h"
 
 namespace schedcache {

@@ -35,7 +35,8 @@ class PreferenceSink : public StreamSink {
   // snapshot or a replay, then Synced); never dropped, whatever its size.
   // Called once, before any Enqueue. Returns true when the caller
   // must call Flush() once its locks are released. Thread-safe.
-  virtual bool EnqueueStart(std::vector<v1::WatchPreferencesResponse> start) = 0;
+  virtual bool EnqueueStart(
+      std::vector<v1::WatchPreferencesResponse> start) = 0;
   // Enqueue queues `change` (or counts it missed when the queue of changes
   // is full). Returns as EnqueueStart. Thread-safe.
   virtual bool Enqueue(const v1::PreferenceChange& change) = 0;

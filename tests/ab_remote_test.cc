@@ -180,20 +180,25 @@ TEST_F(AbRemote, ScanTraceFromAServerIsTheInProcessTrace) {
   ASSERT_EQ(remote->policies.size(), local->policies.size());
   for (size_t i = 0; i < local->policies.size(); ++i) {
     const std::string& policy = options.session.policies[i];
-    const std::string local_trace =
-        ReadWhole(ScanTracePath(::testing::TempDir() + "/local-scans.txt", policy));
+    const std::string local_trace = ReadWhole(
+        ScanTracePath(::testing::TempDir() + "/local-scans.txt", policy));
     const std::string remote_trace = ReadWhole(
         ScanTracePath(::testing::TempDir() + "/remote-scans.txt", policy));
     EXPECT_EQ(remote_trace, local_trace) << policy;
-    const uint64_t lines = std::count(local_trace.begin(), local_trace.end(), '\n');
+    const uint64_t lines =
+        std::count(local_trace.begin(), local_trace.end(), '\n');
     const uint64_t header_lines = 6;  // scan_trace.cc's Header()
     EXPECT_EQ(lines - header_lines, local->policies[i].report.scans) << policy;
     EXPECT_EQ(remote->policies[i].cpus_scanned_histogram.size(),
               local->policies[i].cpus_scanned_histogram.size())
         << policy;
-    for (size_t b = 0; b < local->policies[i].cpus_scanned_histogram.size(); ++b) {
-      const HistogramBin& l = local->policies[i].cpus_scanned_histogram[b];
-      const HistogramBin& r = remote->policies[i].cpus_scanned_histogram[b];
+    const std::vector<HistogramBin>& local_bins =
+        local->policies[i].cpus_scanned_histogram;
+    const std::vector<HistogramBin>& remote_bins =
+        remote->policies[i].cpus_scanned_histogram;
+    for (size_t b = 0; b < local_bins.size() && b < remote_bins.size(); ++b) {
+      const HistogramBin& l = local_bins[b];
+      const HistogramBin& r = remote_bins[b];
       EXPECT_EQ(r.cpus_scanned, l.cpus_scanned) << policy;
       EXPECT_EQ(r.scans, l.scans) << policy;
     }

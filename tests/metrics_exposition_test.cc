@@ -218,8 +218,8 @@ TEST(MetricsExposition, ScansDroppedForASlowWatcherAreCountedByKind) {
   ASSERT_TRUE(test->client->CreateSession(TwoLlcSessionRequest("d")).ok());
   std::unique_ptr<client::ScanWatch> scans = test->client->WatchScans("d");
   ASSERT_TRUE(scans->attached());
-  EXPECT_EQ(Scrape(*test->server)["schedcache_streams_open{kind=\"scan_watch\"}"],
-            1);
+  EXPECT_EQ(
+      Scrape(*test->server)["schedcache_streams_open{kind=\"scan_watch\"}"], 1);
   // One batch whatever the machine's speed: no size or time flush before
   // Finish.
   std::unique_ptr<client::IngestWriter> writer = test->client->StartIngest(

@@ -76,8 +76,9 @@ class WatchScansTest : public ::testing::Test {
         TestServer::Start(Transport::kUnix, std::move(options));
     ASSERT_TRUE(server.ok()) << server.status();
     test_ = *std::move(server);
-    stub_ = v1::SchedCache::NewStub(grpc::CreateChannel(
-        test_->server->addresses().front(), grpc::InsecureChannelCredentials()));
+    stub_ = v1::SchedCache::NewStub(
+        grpc::CreateChannel(test_->server->addresses().front(),
+                            grpc::InsecureChannelCredentials()));
     ASSERT_TRUE(test_->client->CreateSession(TwoLlcSessionRequest("s")).ok());
   }
 
@@ -267,7 +268,8 @@ TEST_F(WatchScansTest, ReadOnlyListenerServesScanWatchThroughTheClient) {
 }
 
 TEST_F(WatchScansTest, TheClientSaysWhyAStreamWasRefused) {
-  std::unique_ptr<client::ScanWatch> scans = test_->client->WatchScans("nosuch");
+  std::unique_ptr<client::ScanWatch> scans =
+      test_->client->WatchScans("nosuch");
   EXPECT_FALSE(scans->attached());
   EXPECT_FALSE(scans->Next().has_value());
   EXPECT_EQ(scans->Finish().code(), absl::StatusCode::kNotFound);

@@ -59,7 +59,9 @@ class ScanWatch::Impl {
 ScanWatch::ScanWatch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ScanWatch::~ScanWatch() = default;
 bool ScanWatch::attached() const { return impl_->attached(); }
-std::optional<v1::WatchScansResponse> ScanWatch::Next() { return impl_->Next(); }
+std::optional<v1::WatchScansResponse> ScanWatch::Next() {
+  return impl_->Next();
+}
 absl::Status ScanWatch::Finish() const { return impl_->Finish(); }
 void ScanWatch::Cancel() { impl_->Cancel(); }
 

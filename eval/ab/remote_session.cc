@@ -115,7 +115,8 @@ class RemoteSession : public AbSession {
     });
     if (scan_watch_ == nullptr) return;
     scan_reader_ = std::thread([this] {
-      while (std::optional<v1::WatchScansResponse> event = scan_watch_->Next()) {
+      while (std::optional<v1::WatchScansResponse> event =
+                 scan_watch_->Next()) {
         scan_log_.Add(*std::move(event));
       }
     });
