@@ -379,14 +379,15 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     const ScanOutcome outcome = run(*policy.policy);
     outcomes_[i] = outcome;
     policy.stats.RecordScan(outcome);
+    const Preference preference = policy.policy->CurrentPreference(slot);
     if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
       const ProcessState& p = processes_.process(slot);
       scan_listener_(ScanObservation{
           static_cast<int>(i), p.tgid, thread.tid, thread.cpu, now,
           outcome.cost.cpus_scanned, p.comm.view(), outcome.cost.llcs_scanned,
-          outcome.cost.scan_ns, outcome.llc_occupancy});
+          outcome.cost.scan_ns, preference.llc, outcome.llc_occupancy});
     }
-    NotePreference(policy, slot, policy.policy->CurrentPreference(slot), now);
+    NotePreference(policy, slot, preference, now);
   }
   // A decision is a trigger where the reference did not skip (DESIGN §1);
   // a reference that never scans (`none`) decides at every trigger.

@@ -92,8 +92,11 @@ struct ScanObservation {
   int64_t timestamp_ns;
   int cpus_scanned;
   std::string_view comm;    // the process's last comm; valid during the callback only
+  // Defaults, so that code listing only the fields above still builds
+  // under -Wmissing-field-initializers.
   int llcs_scanned = 0;
-  int64_t scan_ns = 0;      // ScanCost::scan_ns
+  int64_t scan_ns = 0;      // wall time of the scan (ScanCost::scan_ns)
+  int preferred_llc = -1;   // the policy's preferred LLC after the scan; -1: none
   // The scan's per-LLC occupancy (ScanOutcome::llc_occupancy); valid during
   // the callback only.
   absl::Span<const LlcOccupancy> llc_occupancy = {};

@@ -400,6 +400,25 @@ TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {
   }
 }
 
+// The same scans as above: full-scan examines both LLCs of the grid (CPUs
+// 0-3 and 4-7), visited-scan only LLC 1 (CPU 5). Both find the process's
+// only runtime on CPU 5, so LLC 1's occupancy beats twice the current
+// LLC's (none, 0) and the preference after the scan is LLC 1.
+TEST(ScanListener, SaysTheLlcsScannedAndThePreferenceAfterTheScan) {
+  EngineOptions options;
+  options.trigger = ScanTrigger::kQuery;
+  auto engine = MustMake({"full-scan", "visited-scan"}, options);
+  ASSERT_NE(engine, nullptr);
+  std::vector<std::pair<int, int>> seen;  // (llcs_scanned, preferred_llc)
+  engine->SetScanListener([&](const ScanObservation& o) {
+    seen.emplace_back(o.llcs_scanned, o.preferred_llc);
+    EXPECT_GE(o.scan_ns, 0);
+  });
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 5, 10, 11, 1000, false, 4)).ok());
+  ScanNow(*engine, 10, 11, 1000);
+  EXPECT_THAT(seen, ::testing::ElementsAre(std::pair{2, 1}, std::pair{1, 1}));
+}
+
 TEST(ForEachPolicyStats, ReadsWhatTheReportSummarises) {
   EngineOptions options;
   options.trigger = ScanTrigger::kQuery;

@@ -187,15 +187,19 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   AddGauge(session_count, {}, static_cast<double>(sessions.size()));
   MetricFamily open =
       Family("schedcache_streams_open",
-             "Streams open now, by kind (ingest, watch).", MetricType::Gauge);
+             "Streams open now, by kind (ingest, watch, scan_watch).",
+             MetricType::Gauge);
   AddGauge(open, {{"kind", "ingest"}}, streams.ingest_open);
   AddGauge(open, {{"kind", "watch"}}, streams.watch_open);
+  AddGauge(open, {{"kind", "scan_watch"}}, streams.scan_watch_open);
   MetricFamily dropped = Family(
       "schedcache_watch_dropped_total",
-      "Preference changes dropped because a watcher's queue was full "
-      "(--max_watch_queue); the watcher hears how many in missed_before.",
+      "Messages dropped because a watcher's queue was full "
+      "(--max_watch_queue), by kind: preference changes (the watcher hears "
+      "how many in missed_before) and scans (in ScansDropped).",
       MetricType::Counter);
-  AddCounter(dropped, {}, streams.watch_changes_dropped);
+  AddCounter(dropped, {{"kind", "change"}}, streams.watch_changes_dropped);
+  AddCounter(dropped, {{"kind", "scan"}}, streams.watch_scans_dropped);
 
   SessionFamilies per_session;
   for (const std::shared_ptr<Session>& session : sessions) {

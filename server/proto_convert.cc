@@ -323,4 +323,20 @@ v1::PreferenceChange ChangeToProto(const PreferenceChange& change) {
   return out;
 }
 
+v1::ScanEvent ScanToProto(const ScanObservation& scan,
+                          std::string_view policy) {
+  v1::ScanEvent out;
+  out.set_policy(std::string(policy));
+  out.set_tgid(scan.tgid);
+  out.set_tid(scan.tid);
+  out.set_cpu(scan.cpu);
+  out.set_timestamp_ns(scan.timestamp_ns);
+  out.mutable_cost()->set_cpus_scanned(scan.cpus_scanned);
+  out.mutable_cost()->set_llcs_scanned(scan.llcs_scanned);
+  out.mutable_cost()->set_scan_ns(scan.scan_ns);
+  out.set_preferred_llc(scan.preferred_llc);
+  out.set_comm(std::string(scan.comm));
+  return out;
+}
+
 }  // namespace schedcache

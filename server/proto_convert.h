@@ -9,6 +9,7 @@
 #define SCHEDCACHE_SERVER_PROTO_CONVERT_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -178,6 +179,9 @@ v1::PolicyDecision DecisionToProto(const PolicyDecision& decision);
 v1::PolicyReport PolicyReportToProto(const PolicyReport& report);
 // ChangeToProto leaves sequence and incarnation to the session.
 v1::PreferenceChange ChangeToProto(const PreferenceChange& change);
+// ScanToProto is `scan` of the policy named `policy`.
+v1::ScanEvent ScanToProto(const ScanObservation& scan,
+                          std::string_view policy);
 
 }  // namespace schedcache
 

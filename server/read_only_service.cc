@@ -95,6 +95,12 @@ ReadOnlyService::WatchPreferences(grpc::CallbackServerContext* context,
   return full_.WatchPreferences(context, request);
 }
 
+grpc::ServerWriteReactor<v1::WatchScansResponse>* ReadOnlyService::WatchScans(
+    grpc::CallbackServerContext* context,
+    const v1::WatchScansRequest* request) {
+  return full_.WatchScans(context, request);
+}
+
 grpc::ServerUnaryReactor* ReadOnlyService::GetReport(
     grpc::CallbackServerContext* context, const v1::GetReportRequest* request,
     v1::Report* response) {

@@ -1,9 +1,10 @@
 // ReadOnlyService: schedcache.v1.SchedCache as a `--read_only_listen`
 // listener serves it. The reading RPCs (GetTopology, ListPolicies,
 // GetSession, ListSessions, Recommend without `scan`, WatchPreferences,
-// GetReport) go to the full service, so both see the same sessions; the
-// rest (CreateSession, DeleteSession, Ingest, Recommend with `scan`, which
-// changes the model) end PERMISSION_DENIED naming the listener.
+// WatchScans, GetReport) go to the full service, so both see the same
+// sessions; the rest (CreateSession, DeleteSession, Ingest, Recommend with
+// `scan`, which changes the model) end PERMISSION_DENIED naming the
+// listener.
 //
 // The access level belongs to the grpc::Server a listener is on (Server
 // runs one per read-only address), not to anything the peer says or a
@@ -62,6 +63,9 @@ class ReadOnlyService final : public v1::SchedCache::CallbackService {
   grpc::ServerWriteReactor<v1::WatchPreferencesResponse>* WatchPreferences(
       grpc::CallbackServerContext* context,
       const v1::WatchPreferencesRequest* request) override;
+  grpc::ServerWriteReactor<v1::WatchScansResponse>* WatchScans(
+      grpc::CallbackServerContext* context,
+      const v1::WatchScansRequest* request) override;
   grpc::ServerUnaryReactor* GetReport(grpc::CallbackServerContext* context,
                                       const v1::GetReportRequest* request,
                                       v1::Report* response) override;

@@ -45,12 +45,15 @@ SchedCacheService::SchedCacheService(const PolicyRegistry& registry,
       limits_(limits),
       ingest_streams_(limits.max_streams, "Ingest", "--max_streams"),
       watch_streams_(limits.max_watch_streams, "WatchPreferences",
-                     "--max_watch_streams") {}
+                     "--max_watch_streams"),
+      scan_watch_streams_(limits.max_watch_streams, "WatchScans",
+                          "--max_watch_streams") {}
 
 SchedCacheService::StreamStats SchedCacheService::Streams() const {
-  return StreamStats{
-      ingest_streams_.open(), watch_streams_.open(),
-      watch_changes_dropped_.load(std::memory_order_relaxed)};
+  return StreamStats{ingest_streams_.open(), watch_streams_.open(),
+                     scan_watch_streams_.open(),
+                     watch_changes_dropped_.load(std::memory_order_relaxed),
+                     watch_scans_dropped_.load(std::memory_order_relaxed)};
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetTopology(
@@ -159,6 +162,14 @@ SchedCacheService::WatchPreferences(
     const v1::WatchPreferencesRequest* request) {
   return WatchStream::Start(sessions_, watch_streams_, watch_changes_dropped_,
                             limits_, *context, *request);
+}
+
+grpc::ServerWriteReactor<v1::WatchScansResponse>*
+SchedCacheService::WatchScans(grpc::CallbackServerContext* context,
+                              const v1::WatchScansRequest* request) {
+  return ScanWatchStream::Start(sessions_, scan_watch_streams_,
+                                watch_scans_dropped_, limits_, *context,
+                                *request);
 }
 
 grpc::ServerUnaryReactor* SchedCacheService::GetReport(

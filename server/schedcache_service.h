@@ -1,8 +1,8 @@
 // SchedCacheService: the schedcache.v1.SchedCache handlers. Each handler
 // validates its request and delegates: sessions to SessionManager/Session,
 // their creation to SessionBuilder (which builds off the callback threads),
-// streams to IngestStream/WatchStream. Handlers use gRPC's callback API and
-// never wait on anything but a session's short lock.
+// streams to IngestStream/WatchStream/ScanWatchStream. Handlers use gRPC's
+// callback API and never wait on anything but a session's short lock.
 //
 // Thread contract: thread-safe; everything it refers to must outlive it.
 #ifndef SCHEDCACHE_SERVER_SCHEDCACHE_SERVICE_H_
@@ -39,7 +39,9 @@ class SchedCacheService final
   struct StreamStats {
     int ingest_open = 0;
     int watch_open = 0;
+    int scan_watch_open = 0;
     uint64_t watch_changes_dropped = 0;  // since start, every stream's
+    uint64_t watch_scans_dropped = 0;    // since start, every stream's
   };
   StreamStats Streams() const;
 
@@ -75,6 +77,9 @@ class SchedCacheService final
   grpc::ServerWriteReactor<v1::WatchPreferencesResponse>* WatchPreferences(
       grpc::CallbackServerContext* context,
       const v1::WatchPreferencesRequest* request) override;
+  grpc::ServerWriteReactor<v1::WatchScansResponse>* WatchScans(
+      grpc::CallbackServerContext* context,
+      const v1::WatchScansRequest* request) override;
   grpc::ServerUnaryReactor* GetReport(grpc::CallbackServerContext* context,
                                       const v1::GetReportRequest* request,
                                       v1::Report* response) override;
@@ -91,8 +96,10 @@ class SchedCacheService final
   const Limits limits_;
   StreamLimiter ingest_streams_;
   StreamLimiter watch_streams_;
+  StreamLimiter scan_watch_streams_;
   IngestStreams open_ingest_streams_;
   std::atomic<uint64_t> watch_changes_dropped_{0};
+  std::atomic<uint64_t> watch_scans_dropped_{0};
 };
 
 }  // namespace schedcache

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "server/proto_convert.h"
 
 namespace schedcache {
@@ -64,8 +66,18 @@ void Session::OnChange(const PreferenceChange& change) {
   history_.push_back(std::move(message));
 }
 
-std::vector<std::shared_ptr<PreferenceSink>> Session::TakeFlushes() {
-  std::vector<std::shared_ptr<PreferenceSink>> flushes;
+void Session::OnScan(const ScanObservation& scan) {
+  const std::string& policy = settings_.policies[scan.policy].name;
+  std::optional<v1::ScanEvent> message;  // built for the first match only
+  for (const ScanWatcher& watcher : scan_watchers_) {
+    if (!watcher.filter.Matches(scan.tgid, policy)) continue;
+    if (!message.has_value()) message = ScanToProto(scan, policy);
+    if (watcher.sink->Enqueue(*message)) to_flush_.push_back(watcher.sink);
+  }
+}
+
+std::vector<std::shared_ptr<StreamSink>> Session::TakeFlushes() {
+  std::vector<std::shared_ptr<StreamSink>> flushes;
   flushes.swap(to_flush_);
   return flushes;
 }
@@ -73,7 +85,7 @@ std::vector<std::shared_ptr<PreferenceSink>> Session::TakeFlushes() {
 absl::Status Session::ApplyBatch(
     absl::Span<const Event> events, uint64_t unreadable,
     absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
-  std::vector<std::shared_ptr<PreferenceSink>> flushes;
+  std::vector<std::shared_ptr<StreamSink>> flushes;
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
@@ -89,7 +101,7 @@ absl::Status Session::ApplyBatch(
     rejections_[static_cast<size_t>(RejectionReason::kKind)] += unreadable;
     flushes = TakeFlushes();
   }
-  for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
+  for (const std::shared_ptr<StreamSink>& watcher : flushes) {
     watcher->Flush();
   }
   return absl::OkStatus();
@@ -98,14 +110,14 @@ absl::Status Session::ApplyBatch(
 absl::StatusOr<v1::RecommendResponse> Session::Recommend(
     const RecommendRequest& request) {
   absl::StatusOr<std::vector<PolicyDecision>> decisions;
-  std::vector<std::shared_ptr<PreferenceSink>> flushes;
+  std::vector<std::shared_ptr<StreamSink>> flushes;
   {
     absl::MutexLock lock(&mu_);
     if (!closed_.ok()) return closed_;
     decisions = engine_->Recommend(request);
     flushes = TakeFlushes();
   }
-  for (const std::shared_ptr<PreferenceSink>& watcher : flushes) {
+  for (const std::shared_ptr<StreamSink>& watcher : flushes) {
     watcher->Flush();
   }
   if (!decisions.ok()) return decisions.status();
@@ -208,9 +220,8 @@ absl::Status Session::AddWatcher(std::shared_ptr<PreferenceSink> sink,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> Session::WatchStart(
-    const WatchSpec& spec) const {
-  const std::string& policy = spec.filter.policy;
+absl::Status Session::CheckFilterPolicy(const WatchFilter& filter) const {
+  const std::string& policy = filter.policy;
   if (!policy.empty() &&
       std::none_of(settings_.policies.begin(), settings_.policies.end(),
                    [&policy](const PolicyChoice& choice) {
@@ -219,6 +230,14 @@ absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> Session::WatchStart(
     return absl::InvalidArgumentError(
         absl::StrCat("policy \"", absl::CEscape(policy),
                      "\" is not a policy of session \"", name(), "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> Session::WatchStart(
+    const WatchSpec& spec) const {
+  if (absl::Status policy = CheckFilterPolicy(spec.filter); !policy.ok()) {
+    return policy;
   }
   if (spec.resume_incarnation == 0) {
     if (!spec.snapshot) {
@@ -295,14 +314,43 @@ void Session::RemoveWatcher(const PreferenceSink* sink) {
   });
 }
 
+absl::Status Session::AddScanWatcher(std::shared_ptr<ScanSink> sink,
+                                     WatchFilter filter) {
+  RETURN_IF_ERROR(CheckFilterPolicy(filter));
+  absl::MutexLock lock(&mu_);
+  if (!closed_.ok()) return closed_;
+  if (scan_watchers_.empty()) {
+    // The listener runs inside ApplyBatch/Recommend, with mu_ held.
+    engine_->SetScanListener([this](const ScanObservation& scan) {
+      mu_.AssertHeld();
+      OnScan(scan);
+    });
+  }
+  scan_watchers_.push_back(ScanWatcher{std::move(sink), std::move(filter)});
+  return absl::OkStatus();
+}
+
+void Session::RemoveScanWatcher(const ScanSink* sink) {
+  absl::MutexLock lock(&mu_);
+  std::erase_if(scan_watchers_, [sink](const ScanWatcher& watcher) {
+    return watcher.sink.get() == sink;
+  });
+  // Unwatched, a scan is reported to nobody, at no cost.
+  if (scan_watchers_.empty()) engine_->SetScanListener(nullptr);
+}
+
 void Session::Close(absl::Status why) {
   std::vector<Watcher> watchers;
+  std::vector<ScanWatcher> scan_watchers;
   {
     absl::MutexLock lock(&mu_);
     closed_ = why;
     watchers.swap(watchers_);
+    scan_watchers.swap(scan_watchers_);
+    engine_->SetScanListener(nullptr);
   }
   for (const Watcher& watcher : watchers) watcher.sink->Close(why);
+  for (const ScanWatcher& watcher : scan_watchers) watcher.sink->Close(why);
 }
 
 }  // namespace schedcache

@@ -1,7 +1,8 @@
 // Session: one named model instance of schedcached: a topology, an Engine
-// with the session's policies, and the WatchPreferences streams attached to
-// it: the changes they hear are numbered per session and the latest are
-// retained, so a watcher can resume after a broken stream.
+// with the session's policies, and the watch streams attached to it:
+// WatchPreferences streams, whose changes are numbered per session and the
+// latest retained, so a watcher can resume after a broken stream; and
+// WatchScans streams, which hear every executed scan while attached.
 //
 // Thread contract: thread-safe. The Engine is the session's single writer
 // state: every call that touches it holds mu_, so the events of one session
@@ -30,8 +31,8 @@
 #include "policies/engine.h"
 #include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
-#include "server/preference_sink.h"
 #include "server/rejection_reason.h"
+#include "server/stream_sink.h"
 #include "topology/topology.h"
 
 namespace schedcache {
@@ -132,6 +133,16 @@ class Session {
   // RemoveWatcher detaches a stream (no-op when absent).
   void RemoveWatcher(const PreferenceSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // AddScanWatcher attaches a stream that hears every executed scan
+  // `filter` matches from now on. Returns InvalidArgument for a filter
+  // policy the session lacks; the Close status once closed. Scans cost
+  // nothing more while no scan watcher is attached: the engine reports
+  // them only to a session that has one.
+  absl::Status AddScanWatcher(std::shared_ptr<ScanSink> sink,
+                              WatchFilter filter) ABSL_LOCKS_EXCLUDED(mu_);
+  // RemoveScanWatcher detaches a scan stream (no-op when absent).
+  void RemoveScanWatcher(const ScanSink* sink) ABSL_LOCKS_EXCLUDED(mu_);
+
   // Close ends the session's watch streams with `why` and makes later calls
   // that need the session return it: NotFound when it was deleted,
   // Unavailable when the server stops. REQUIRES: !why.ok().
@@ -141,6 +152,10 @@ class Session {
   // Watcher is one attached stream and what it hears.
   struct Watcher {
     std::shared_ptr<PreferenceSink> sink;
+    WatchFilter filter;
+  };
+  struct ScanWatcher {
+    std::shared_ptr<ScanSink> sink;
     WatchFilter filter;
   };
 
@@ -153,6 +168,12 @@ class Session {
   // those to flush.
   void OnChange(const PreferenceChange& change)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // OnScan runs inside the engine (mu_ held) while a scan watcher is
+  // attached: queues the scan for every scan watcher whose filter matches.
+  void OnScan(const ScanObservation& scan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CheckFilterPolicy is InvalidArgument when a filter names a policy the
+  // session lacks.
+  absl::Status CheckFilterPolicy(const WatchFilter& filter) const;
   // WatchStart is what a watcher with `spec` reads before live changes.
   absl::StatusOr<std::vector<v1::WatchPreferencesResponse>> WatchStart(
       const WatchSpec& spec) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -167,7 +188,7 @@ class Session {
   v1::WatchPreferencesResponse SyncedAtLast() const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // TakeFlushes returns the watchers to flush once mu_ is released.
-  std::vector<std::shared_ptr<PreferenceSink>> TakeFlushes()
+  std::vector<std::shared_ptr<StreamSink>> TakeFlushes()
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const SessionSettings settings_;
@@ -187,7 +208,8 @@ class Session {
   // The latest changes, at most watch_history_, oldest first.
   std::deque<v1::PreferenceChange> history_ ABSL_GUARDED_BY(mu_);
   std::vector<Watcher> watchers_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::shared_ptr<PreferenceSink>> to_flush_ ABSL_GUARDED_BY(mu_);
+  std::vector<ScanWatcher> scan_watchers_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<StreamSink>> to_flush_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace schedcache

@@ -8,14 +8,18 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/metrics_endpoint.h"
@@ -91,8 +95,7 @@ std::map<std::string, double> Scrape(const Server& server,
   return series;
 }
 
-std::unique_ptr<TestServer> StartWithMetrics() {
-  ServerOptions options;
+std::unique_ptr<TestServer> StartWithMetrics(ServerOptions options = {}) {
   options.metrics_listen = ParseMetricsAddress("127.0.0.1:0").value();
   absl::StatusOr<std::unique_ptr<TestServer>> server =
       TestServer::Start(Transport::kUnix, std::move(options));
@@ -145,7 +148,9 @@ TEST(MetricsExposition, CountersMatchTheIngestSummaryAndTheReport) {
             0);
   EXPECT_EQ(m["schedcache_processes_tracked{" + s + "}"], 1);  // tgid 100
   EXPECT_EQ(m["schedcache_process_evictions_total{" + s + "}"], 0);
-  EXPECT_EQ(m["schedcache_watch_dropped_total"], 0);
+  EXPECT_EQ(m["schedcache_watch_dropped_total{kind=\"change\"}"], 0);
+  EXPECT_EQ(m["schedcache_watch_dropped_total{kind=\"scan\"}"], 0);
+  EXPECT_EQ(m.count("schedcache_streams_open{kind=\"scan_watch\"}"), 1u);
   EXPECT_EQ(m["schedcache_streams_open{kind=\"watch\"}"], 0);
 
   // The second tick scans (PreferLlc0Events): full-scan examines all 4
@@ -199,6 +204,39 @@ TEST(MetricsExposition, AnAttachedWatchIsAnOpenWatchStream) {
   std::map<std::string, double> m = Scrape(*test->server);
   EXPECT_EQ(m["schedcache_streams_open{kind=\"watch\"}"], 1);
   EXPECT_EQ(m.count("schedcache_streams_open{kind=\"ingest\"}"), 1u);
+}
+
+// With --max_watch_queue 1, one batch of 40 scans (20 processes of
+// ScanningProcessesEvents) leaves a scan watcher 38 or 39 behind (see
+// watch_scans_test): the metric counts exactly the scans the stream told
+// dropped, and no preference change.
+TEST(MetricsExposition, ScansDroppedForASlowWatcherAreCountedByKind) {
+  ServerOptions options;
+  options.limits.max_watch_queue = 1;
+  std::unique_ptr<TestServer> test = StartWithMetrics(std::move(options));
+  ASSERT_NE(test, nullptr);
+  ASSERT_TRUE(test->client->CreateSession(TwoLlcSessionRequest("d")).ok());
+  std::unique_ptr<client::ScanWatch> scans = test->client->WatchScans("d");
+  ASSERT_TRUE(scans->attached());
+  EXPECT_EQ(
+      Scrape(*test->server)["schedcache_streams_open{kind=\"scan_watch\"}"], 1);
+  // One batch whatever the machine's speed: no size or time flush before
+  // Finish.
+  std::unique_ptr<client::IngestWriter> writer = test->client->StartIngest(
+      "d", {.max_batch_events = 1024, .max_delay = absl::Hours(1)});
+  for (const Sample& sample : ScanningProcessesEvents(20, 1000)) {
+    ASSERT_TRUE(writer->Add(sample).ok());
+  }
+  ASSERT_TRUE(writer->Finish().ok());
+  ASSERT_TRUE(test->client->DeleteSession("d").ok());
+  uint64_t told_dropped = 0;
+  while (std::optional<v1::WatchScansResponse> event = scans->Next()) {
+    told_dropped += event->dropped().count();
+  }
+  EXPECT_GE(told_dropped, 38u);
+  std::map<std::string, double> m = Scrape(*test->server);
+  EXPECT_EQ(m["schedcache_watch_dropped_total{kind=\"scan\"}"], told_dropped);
+  EXPECT_EQ(m["schedcache_watch_dropped_total{kind=\"change\"}"], 0);
 }
 
 TEST(MetricsExposition, ADeletedSessionLeavesNoSeries) {

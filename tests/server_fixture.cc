@@ -45,6 +45,19 @@ std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0) {
           SampleAt(t0 + 20 * kMs, 0, tgid, tgid + 1, 1 * kMs, true)};
 }
 
+std::vector<Sample> ScanningProcessesEvents(int processes, int64_t t0) {
+  std::vector<Sample> first_ticks;
+  std::vector<Sample> second_ticks;
+  for (int k = 0; k < processes; ++k) {
+    const std::vector<Sample> events = PreferLlc0Events(100 + 10 * k, t0);
+    first_ticks.push_back(events[0]);
+    second_ticks.push_back(events[1]);
+  }
+  first_ticks.insert(first_ticks.end(), second_ticks.begin(),
+                     second_ticks.end());
+  return first_ticks;
+}
+
 v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name) {
   v1::CreateSessionRequest request;
   request.set_name(name);

@@ -60,6 +60,13 @@ v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name);
 // invalid_nr is false: 2 threads, and nr_running_avg 0 < 1 * 2 * 1024.
 std::vector<Sample> PreferLlc0Events(int tgid, int64_t t0);
 
+// ScanningProcessesEvents is PreferLlc0Events for `processes` processes
+// (tgid 100 + 10 k, thread tgid + 1) at once: every first tick at t0, then
+// every second tick at t0 + 20 ms (on one CPU, times must not go back), so
+// each process scans once per cache-aware policy, as derived above, at its
+// second tick: 2 * `processes` scans in a session of TwoLlcSessionRequest.
+std::vector<Sample> ScanningProcessesEvents(int processes, int64_t t0);
+
 }  // namespace schedcache::test_support
 
 #endif  // SCHEDCACHE_TESTS_SERVER_FIXTURE_H_

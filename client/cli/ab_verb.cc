@@ -126,8 +126,9 @@ class AbVerb : public Verb {
                     &command_.files.html);
     if (mode_ == Mode::kSweep) return;  // sweeps run in-process, per row
     flags.AddString("--scan-trace", "FILE",
-                    "in-process only (not with --server): write each scan as "
-                    "the seed's tracepoint, one file per policy",
+                    "write each scan as the seed's tracepoint, one file per "
+                    "policy (with --server, streamed from the server: "
+                    "WatchScans)",
                     &command_.options.scan_trace);
     flags.AddString("--perfetto", "FILE",
                     "in-process only (not with --server): write a Perfetto "
@@ -149,15 +150,12 @@ class AbVerb : public Verb {
     if (absl::Status s = ApplyCpuMap(); !s.ok()) {
       return UsageError(s.message(), err);
     }
-    // The server API streams aggregate reports, not single scans.
-    for (const auto& [flag, path] : PerScanOutputs()) {
-      if (!command_.server.empty() && !path->empty()) {
-        return UsageError(
-            absl::StrCat(flag,
-                         " is in-process only (the server API has no "
-                         "per-scan stream): drop --server to write it"),
-            err);
-      }
+    // The server's scan stream (WatchScans) carries no per-LLC occupancy.
+    if (!command_.server.empty() && !command_.options.perfetto.empty()) {
+      return UsageError(
+          "--perfetto is in-process only (the server's scan stream carries "
+          "no per-LLC occupancy): drop --server to write it",
+          err);
     }
     command_.options.session.policies =
         absl::StrSplit(policies_, ',', absl::SkipEmpty());

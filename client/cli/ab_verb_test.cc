@@ -154,13 +154,15 @@ TEST(AbVerb, CpuMapErrorsAreUsageErrorsNamingTheFlag) {
   EXPECT_THAT(workload.err, HasSubstr("trace: and csv: inputs only"));
 }
 
-TEST(AbVerb, ScanTraceWithServerIsAUsageErrorSayingWhatToDo) {
+// --scan-trace with --server is no usage error any more: the run goes to
+// the server, and an unreachable one is a plain error naming the problem.
+TEST(AbVerb, ScanTraceWithServerGoesToTheServer) {
   CliResult r = InvokeCli({"ab", "--input", "workload:redis", "--server",
                            "unix:/nonexistent/schedcached.sock", "--scan-trace",
                            ::testing::TempDir() + "/scans.txt"});
-  EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_THAT(r.err, HasSubstr("drop --server"));
-  EXPECT_THAT(InvokeCli({"ab", "--help"}).out, HasSubstr("in-process only"));
+  EXPECT_EQ(r.code, kExitError) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("UNAVAILABLE"));
+  EXPECT_THAT(InvokeCli({"ab", "--help"}).out, HasSubstr("WatchScans"));
 }
 
 TEST(AbVerb, InstancesMakeThatManyPairsOfProcessesAndValkeyIsAnInput) {

@@ -48,6 +48,9 @@ class AbCollector : public AbObserver {
 
   void OnScan(const ScanObservation& scan) override;
   void OnPreferenceChange(const PreferenceChange& change) override;
+  // wants_scans: the scan trace needs every scan; the histograms alone are
+  // not worth a server's scan stream.
+  bool wants_scans() const override { return scan_trace_ != nullptr; }
 
   // RecordLastScan asks `session` for the busiest process's last scan,
   // which Build puts in AbResult::busiest_last_scan. A session that no

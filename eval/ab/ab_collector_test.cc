@@ -128,6 +128,16 @@ TEST(AbCollector, CountsCpusScannedPerPolicyAndClampsAtTheBound) {
   EXPECT_TRUE(without.policies[0].cpus_scanned_histogram.empty());
 }
 
+// A server streams scans only to an observer that wants them: the
+// collector does when it writes a scan trace, not for its histograms.
+TEST(AbCollector, WantsScansOnlyWhenItWritesAScanTrace) {
+  EXPECT_FALSE(AbCollector({"a"}, 8, nullptr, nullptr).wants_scans());
+  absl::StatusOr<ScanTraceWriter> trace =
+      ScanTraceWriter::Open(::testing::TempDir() + "/wants.txt", {"a"});
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  EXPECT_TRUE(AbCollector({"a"}, 8, &*trace, nullptr).wants_scans());
+}
+
 TEST(AbCollector, NamesAProcessAfterItsMainThread) {
   AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnSample(Ran(7, 9, 10, "worker"));

@@ -283,12 +283,15 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                         perfetto.has_value() ? &*perfetto : nullptr);
   ASSIGN_OR_RETURN(std::unique_ptr<AbSession> session,
                    make_session(topology, options.session, collector));
-  if ((scan_trace.has_value() || perfetto.has_value()) &&
-      !session->reports_scans()) {
-    return absl::UnimplementedError(absl::StrCat(
-        scan_trace.has_value() ? "--scan-trace" : "--perfetto",
-        " is in-process only: this session backend (a server) does not "
-        "report single scans; drop --server to write per-scan traces"));
+  if (scan_trace.has_value() && !session->reports_scans()) {
+    return absl::UnimplementedError(
+        "--scan-trace: this session backend does not report single scans");
+  }
+  if (perfetto.has_value() && !session->reports_scans()) {
+    return absl::UnimplementedError(
+        "--perfetto is in-process only: this session backend (a server) "
+        "streams no per-LLC occupancy; drop --server to write a Perfetto "
+        "trace");
   }
 
   AbInput input;

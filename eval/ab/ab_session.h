@@ -36,6 +36,10 @@ class AbObserver {
   virtual ~AbObserver() = default;
   virtual void OnScan(const ScanObservation& scan) = 0;
   virtual void OnPreferenceChange(const PreferenceChange& change) = 0;
+  // wants_scans is true when the observer needs to hear of every executed
+  // scan. A backend for which reporting scans has a cost (a server streams
+  // them) reports them only to an observer that wants them.
+  virtual bool wants_scans() const { return false; }
 };
 
 // DeferredRejection is an event a session refused after it was given (a
@@ -70,7 +74,8 @@ class AbSession : public EventSink {
   virtual absl::StatusOr<std::vector<PolicyDecision>> LastScan(
       int32_t tgid) = 0;
   // reports_scans is true when the observer hears of every executed scan
-  // (per-scan traces and exact histograms are then available).
+  // (per-scan traces and exact histograms are then available): always in
+  // process, and from a server when the observer wants_scans.
   virtual bool reports_scans() const = 0;
   // enabled is false when cache-aware scanning is off in this session
   // (enable=off, or auto on a topology with no node of two LLCs).

@@ -13,8 +13,8 @@
 //
 // Thread contract: Client is thread-safe (calls may run concurrently).
 // IngestWriter is thread-safe (its timer flushes from its own thread).
-// PreferenceWatch is thread-compatible, except Cancel, which may be called
-// from any thread.
+// PreferenceWatch and ScanWatch are thread-compatible, except Cancel, which
+// may be called from any thread.
 #ifndef SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_
 #define SCHEDCACHE_CLIENT_INCLUDE_SCHEDCACHE_CLIENT_H_
 
@@ -93,8 +93,16 @@ struct WatchOptions {
   absl::Duration max_backoff = absl::Seconds(5);
 };
 
+// ScanWatchOptions filters what a ScanWatch hears.
+struct ScanWatchOptions {
+  // One policy (empty: all) and these processes (empty: all).
+  std::string policy;
+  std::vector<int32_t> tgids;
+};
+
 class IngestWriter;
 class PreferenceWatch;
+class ScanWatch;
 
 class Client {
  public:
@@ -132,6 +140,13 @@ class Client {
   // watch.
   std::unique_ptr<PreferenceWatch> Watch(
       absl::string_view session, const WatchOptions& options = {}) const;
+  // WatchScans opens a WatchScans stream to `session` (empty: "default")
+  // and waits until the server has attached it, so every scan the session
+  // executes after WatchScans returns is delivered (or counted in a
+  // ScansDropped). Errors surface from ScanWatch::Next/Finish. The Client
+  // must outlive the watch.
+  std::unique_ptr<ScanWatch> WatchScans(
+      absl::string_view session, const ScanWatchOptions& options = {}) const;
 
   const Options& options() const { return options_; }
 
@@ -223,6 +238,45 @@ class PreferenceWatch {
   friend class Client;
   class Impl;
   explicit PreferenceWatch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// ScanWatch reads a WatchScans stream: every executed scan of the session
+// (its filters applied) in the order the session ran them, and a
+// ScansDropped where the server dropped scans for this slow reader. It
+// does not reconnect: scans are not retained, so a broken stream cannot
+// be resumed without a gap.
+//
+//   auto scans = client->WatchScans("ab-1", {.policy = "visited-scan"});
+//   while (auto event = scans->Next()) {
+//     if (event->has_scan()) Trace(event->scan());
+//     if (event->has_dropped()) lost += event->dropped().count();
+//   }
+//   if (scans->Finish().code() != absl::StatusCode::kNotFound) ...
+class ScanWatch {
+ public:
+  ~ScanWatch();  // cancels the stream
+  ScanWatch(const ScanWatch&) = delete;
+  ScanWatch& operator=(const ScanWatch&) = delete;
+
+  // attached is true when the server attached the stream to its session;
+  // false when it refused it (Next then returns std::nullopt and Finish
+  // the reason, e.g. NotFound or InvalidArgument for an unknown policy).
+  bool attached() const;
+  // Next blocks for the next message; std::nullopt when the stream ended
+  // (see Finish).
+  std::optional<v1::WatchScansResponse> Next();
+  // Finish returns how the stream ended: NotFound when the session was
+  // deleted (after every scan queued before), Unavailable when the server
+  // stopped, Cancelled after Cancel. REQUIRES: Next returned std::nullopt.
+  absl::Status Finish() const;
+  // Cancel ends the stream from any thread; Next then returns std::nullopt.
+  void Cancel();
+
+ private:
+  friend class Client;
+  class Impl;
+  explicit ScanWatch(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
