@@ -21,6 +21,7 @@
 #include "absl/synchronization/notification.h"
 #include "common/grpc_status.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
+#include "tests/raw_stream.h"
 #include "tests/server_fixture.h"
 
 namespace schedcache::test_support {
@@ -40,40 +41,12 @@ std::vector<Sample> PreferLlc1Events(int tgid, int64_t t0) {
 
 // RawWatch is one WatchPreferences call on the stub, attached (initial
 // metadata received) or refused once constructed.
-class RawWatch {
+class RawWatch : public RawStream<v1::WatchPreferencesResponse> {
  public:
   RawWatch(v1::SchedCache::Stub& stub, const v1::WatchPreferencesRequest& request)
-      : reader_(stub.WatchPreferences(&context_, request)) {
-    reader_->WaitForInitialMetadata();
-  }
-  ~RawWatch() {
-    if (!finished_) {
-      context_.TryCancel();
-      reader_->Finish().ok();
-    }
-  }
-
-  // Read returns the next `n` messages; fewer when the stream ends.
-  std::vector<v1::WatchPreferencesResponse> Read(int n) {
-    std::vector<v1::WatchPreferencesResponse> read;
-    v1::WatchPreferencesResponse response;
-    while (static_cast<int>(read.size()) < n && reader_->Read(&response)) {
-      read.push_back(response);
-    }
-    return read;
-  }
-  // ReadToEnd returns every message left and how the stream ended.
-  std::pair<std::vector<v1::WatchPreferencesResponse>, absl::Status>
-  ReadToEnd() {
-    std::vector<v1::WatchPreferencesResponse> read = Read(INT32_MAX);
-    finished_ = true;
-    return {std::move(read), ToAbslStatus(reader_->Finish())};
-  }
-
- private:
-  grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientReader<v1::WatchPreferencesResponse>> reader_;
-  bool finished_ = false;
+      : RawStream([&](grpc::ClientContext* context) {
+          return stub.WatchPreferences(context, request);
+        }) {}
 };
 
 // Key is (tgid, policy).

@@ -4,7 +4,6 @@
 // how a stream ends (NOT_FOUND on delete, UNAVAILABLE on stop, after what
 // was queued). A real Server in-process on a temporary Unix socket; no
 // sleeps.
-#include <climits>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +20,7 @@
 #include "common/grpc_status.h"
 #include "policies/testing/test_topologies.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
+#include "tests/raw_stream.h"
 #include "tests/server_fixture.h"
 
 namespace schedcache::test_support {
@@ -32,39 +32,12 @@ constexpr int64_t kMs = 1'000'000;
 
 // RawScanWatch is one WatchScans call on the stub, attached (initial
 // metadata received) or refused once constructed.
-class RawScanWatch {
+class RawScanWatch : public RawStream<v1::WatchScansResponse> {
  public:
   RawScanWatch(v1::SchedCache::Stub& stub, const v1::WatchScansRequest& request)
-      : reader_(stub.WatchScans(&context_, request)) {
-    reader_->WaitForInitialMetadata();
-  }
-  ~RawScanWatch() {
-    if (!finished_) {
-      context_.TryCancel();
-      reader_->Finish().ok();
-    }
-  }
-
-  // Read returns the next `n` messages; fewer when the stream ends.
-  std::vector<v1::WatchScansResponse> Read(int n) {
-    std::vector<v1::WatchScansResponse> read;
-    v1::WatchScansResponse response;
-    while (static_cast<int>(read.size()) < n && reader_->Read(&response)) {
-      read.push_back(response);
-    }
-    return read;
-  }
-  // ReadToEnd returns every message left and how the stream ended.
-  std::pair<std::vector<v1::WatchScansResponse>, absl::Status> ReadToEnd() {
-    std::vector<v1::WatchScansResponse> read = Read(INT32_MAX);
-    finished_ = true;
-    return {std::move(read), ToAbslStatus(reader_->Finish())};
-  }
-
- private:
-  grpc::ClientContext context_;
-  std::unique_ptr<grpc::ClientReader<v1::WatchScansResponse>> reader_;
-  bool finished_ = false;
+      : RawStream([&](grpc::ClientContext* context) {
+          return stub.WatchScans(context, request);
+        }) {}
 };
 
 class WatchScansTest : public ::testing::Test {
