@@ -24,21 +24,6 @@ void WriteLlc(JsonWriter& json, int llc) {
   }
 }
 
-void WriteDistribution(JsonWriter& json, const Distribution& d) {
-  json.BeginObject();
-  json.Key("count");
-  json.Uint(d.count);
-  json.Key("mean");
-  json.Double(d.mean);
-  json.Key("p50");
-  json.Int(d.p50);
-  json.Key("p99");
-  json.Int(d.p99);
-  json.Key("max");
-  json.Int(d.max);
-  json.EndObject();
-}
-
 void WriteInput(JsonWriter& json, const AbInput& in) {
   json.BeginObject();
   json.Key("description");

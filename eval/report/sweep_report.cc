@@ -91,20 +91,6 @@ PolicyTable HackbenchTable(const SweepResult& result) {
   return table;
 }
 
-void WriteDistribution(const Distribution& d,
-                       report_internal::JsonWriter& json) {
-  json.BeginObject();
-  json.Key("mean");
-  json.Double(d.mean);
-  json.Key("p50");
-  json.Int(d.p50);
-  json.Key("p99");
-  json.Int(d.p99);
-  json.Key("max");
-  json.Int(d.max);
-  json.EndObject();
-}
-
 void WriteValues(const SweepResult& result,
                  const std::vector<std::string>& values,
                  report_internal::JsonWriter& json) {
@@ -132,7 +118,7 @@ void WriteRow(const SweepResult& result, const SweepRow& row,
   json.Key("decisions");
   json.Uint(r.decisions);
   json.Key("cpusScanned");
-  WriteDistribution(r.cpus_scanned, json);
+  report_internal::WriteDistribution(json, r.cpus_scanned);
   json.Key("scans");
   json.Uint(r.scans);
   json.Key("scansSkipped");

@@ -141,4 +141,19 @@ void JsonWriter::Null() {
   out_ += "null";
 }
 
+void WriteDistribution(JsonWriter& json, const Distribution& d) {
+  json.BeginObject();
+  json.Key("count");
+  json.Uint(d.count);
+  json.Key("mean");
+  json.Double(d.mean);
+  json.Key("p50");
+  json.Int(d.p50);
+  json.Key("p99");
+  json.Int(d.p99);
+  json.Key("max");
+  json.Int(d.max);
+  json.EndObject();
+}
+
 }  // namespace schedcache::report_internal

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "policies/decision.h"
 
 namespace schedcache::report_internal {
 
@@ -52,6 +53,10 @@ class JsonWriter {
   std::vector<bool> has_elements_;  // one per open container
   bool after_key_ = false;
 };
+
+// WriteDistribution writes `d` as {count, mean, p50, p99, max}, the shape
+// every report's JSON gives a distribution.
+void WriteDistribution(JsonWriter& json, const Distribution& d);
 
 }  // namespace schedcache::report_internal
 
