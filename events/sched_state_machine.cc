@@ -78,7 +78,7 @@ absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
     const CpuState& c = Cpu(event.cpu);
     if (c.known && c.tid != event.prev_tid) ++counters_.prev_mismatches;
   }
-  RETURN_IF_ERROR(SwitchOut(event.cpu, t));
+  RETURN_IF_ERROR(SwitchOut(event.cpu, t, event.prev_runnable));
 
   int32_t next_tgid = 0;
   if (event.next_tid > 0) {
@@ -87,7 +87,7 @@ absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
             .running_cpu;
     if (elsewhere >= 0) {
       ++counters_.moved_running_threads;
-      RETURN_IF_ERROR(SwitchOut(elsewhere, t));
+      RETURN_IF_ERROR(SwitchOut(elsewhere, t, /*runnable=*/false));
     }
     // Learn again: SwitchOut may have forgotten an exited thread.
     ThreadInfo& next =
@@ -132,7 +132,8 @@ absl::Status SchedStateMachine::Finish(int64_t end_ns) {
   return absl::OkStatus();
 }
 
-absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns) {
+absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns,
+                                          bool runnable) {
   CpuState& c = cpus_[cpu];
   const int32_t tid = c.tid;
   const bool running = c.known && tid != 0;
@@ -143,7 +144,7 @@ absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns) {
   RETURN_IF_ERROR(EmitSample(cpu, tid, timestamp_ns, /*tick=*/false));
   ThreadInfo* info = threads_.Find(tid);
   info->running_cpu = -1;
-  if (info->exited) return ForgetExited(tid, timestamp_ns);
+  if (info->exited && !runnable) return ForgetExited(tid, timestamp_ns);
   return absl::OkStatus();
 }
 

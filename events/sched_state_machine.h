@@ -63,6 +63,13 @@ struct SwitchEvent {
   int32_t next_tid = 0;
   int32_t next_tgid = 0;
   std::string_view next_comm;
+  // prev_runnable: prev left the CPU runnable (preempted), as a source that
+  // knows the kernel's prev_state says. A thread that exited keeps running
+  // until its final switch-out: the kernel may preempt it after
+  // sched_process_exit and run it again, so it (and its process) ends only
+  // at a switch-out that is not runnable. false when the source cannot
+  // tell: the first switch-out after the exit ends it.
+  bool prev_runnable = false;
 };
 
 // SchedCounters counts what the state machine emitted and what it had to
@@ -125,8 +132,9 @@ class SchedStateMachine {
 
   CpuState& Cpu(int32_t cpu);
   // SwitchOut emits the switch-out Sample of the thread running on `cpu`, if
-  // any, and leaves the CPU with no known current thread.
-  absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns);
+  // any, and leaves the CPU with no known current thread. An exited thread
+  // is forgotten (ending its process) unless it left `runnable`.
+  absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns, bool runnable);
   absl::Status EmitSample(int32_t cpu, int32_t tid, int64_t timestamp_ns,
                           bool tick);
   // ForgetExited drops exited thread `tid`, which runs nowhere, and ends its

@@ -100,6 +100,39 @@ TEST(SchedStateMachine, ExitDropsTheThreadFromItsProcessCount) {
   EXPECT_EQ(machine.threads().Find(7), nullptr);  // forgotten at switch-out
 }
 
+TEST(SchedStateMachine, AnExitedThreadPreemptedBeforeItsLastSwitchEndsThen) {
+  // The kernel may preempt a task after sched_process_exit and run it again
+  // before its final (dead) switch-out. Leader 7 exits at 250 while running
+  // on CPU 0, is preempted at 300 (runnable), runs 400..500 and leaves dead:
+  // samples of 100 and 100 ns, then one ProcessExit, at 500, after both.
+  RecordingSink sink;
+  SchedStateMachine machine(250, sink);
+  ASSERT_TRUE(machine.Switch(Switch(200, 0, 0, 7, 7)).ok());
+  ASSERT_TRUE(machine.Exit(250, 7).ok());
+  SwitchEvent preempted = Switch(300, 0, 7, 0);
+  preempted.prev_runnable = true;
+  ASSERT_TRUE(machine.Switch(preempted).ok());
+  EXPECT_NE(machine.threads().Find(7), nullptr);  // still about to die
+  ASSERT_TRUE(machine.Switch(Switch(400, 0, 0, 7)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(500, 0, 7, 0)).ok());
+  EXPECT_EQ(machine.threads().Find(7), nullptr);
+  std::vector<int64_t> deltas;
+  int exits = 0;
+  for (const auto& event : sink.events()) {
+    if (const auto* sample = std::get_if<Sample>(&event)) {
+      EXPECT_EQ(exits, 0) << "a sample after the process ended";
+      EXPECT_EQ(sample->tgid, 7);
+      deltas.push_back(sample->delta_ns);
+    } else if (const auto* exit = std::get_if<ProcessExit>(&event)) {
+      ++exits;
+      EXPECT_EQ(exit->timestamp_ns, 500);
+      EXPECT_EQ(exit->tgid, 7);
+    }
+  }
+  EXPECT_EQ(deltas, (std::vector<int64_t>{100, 100}));
+  EXPECT_EQ(exits, 1);
+}
+
 TEST(SchedStateMachine, RejectsTimeGoingBackwards) {
   RecordingSink sink;
   SchedStateMachine machine(250, sink);
