@@ -10,8 +10,9 @@ CacheAwarePolicy::CacheAwarePolicy(ModelContext& model, ScanScope scope)
 Preference CacheAwarePolicy::Account(const ProcessRef& process,
                                      const ThreadRef& thread, int64_t delta_ns,
                                      int64_t) {
-  model_.Account(MmFor(process.slot), process, thread.cpu, delta_ns);
-  return CurrentPreference(process.slot);
+  MmState& mm = MmFor(process.slot);
+  model_.Account(mm, process, thread.cpu, delta_ns);
+  return PreferenceOf(mm);
 }
 
 ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
@@ -20,13 +21,9 @@ ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
 }
 
 Preference CacheAwarePolicy::CurrentPreference(uint32_t slot) const {
-  if (!model_.context().enabled()) {
-    return {-1, -1, NoPreferenceReason::kDisabled};
-  }
-  if (slot >= mms_.size()) return {};  // kNoData
-  const MmState& mm = mms_[slot];
-  return {model_.PreferredLlc(mm), mm.pref_cpu,
-          mm.pref_cpu >= 0 ? NoPreferenceReason::kNone : mm.reason};
+  if (slot < mms_.size()) return PreferenceOf(mms_[slot]);
+  if (!model_.context().enabled()) return kDisabledPreference;
+  return {};  // kNoData
 }
 
 PolicyDecision CacheAwarePolicy::Decide(const ProcessRef& process,

@@ -38,6 +38,17 @@ class CacheAwarePolicy final : public Policy {
     if (slot >= mms_.size()) mms_.resize(slot + 1);
     return mms_[slot];
   }
+  // PreferenceOf is CurrentPreference for the process whose state is `mm`:
+  // Account has the state at hand, so it neither looks the slot up again
+  // nor calls out of line after every sample.
+  Preference PreferenceOf(const MmState& mm) const {
+    if (!model_.context().enabled()) return kDisabledPreference;
+    return {model_.PreferredLlc(mm), mm.pref_cpu,
+            mm.pref_cpu >= 0 ? NoPreferenceReason::kNone : mm.reason};
+  }
+
+  static constexpr Preference kDisabledPreference{
+      -1, -1, NoPreferenceReason::kDisabled};
 
   KernelModel model_;
   std::vector<MmState> mms_;  // by ProcessRef::slot
