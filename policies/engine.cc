@@ -64,7 +64,8 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
-        processes_(options.max_processes, options.model.epoch_period_ns) {
+        processes_(context_.num_cpu_slots(), options.max_processes,
+                   options.model.epoch_period_ns) {
     cpu_gates_.assign(context_.num_cpu_slots(), CpuGate{});
     context_.online().ForEach([&](int cpu) {
       if (context_.topology().HasCpu(cpu)) cpu_gates_[cpu].accepted = true;
@@ -478,7 +479,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     rq.cpu_runtime = AddRuntime(rq.cpu_runtime, delta);
   }
   if (s.tick && options_.trigger == ScanTrigger::kTick) Tick(slot, thread, now);
-  if (!s.tick) rq.curr_tgid = rq.curr_tid = 0;  // switched out
+  if (!s.tick) processes_.SwitchOut(s.cpu, context_);
   ++samples_applied_;
   return absl::OkStatus();
 }
@@ -493,9 +494,8 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
   const int64_t now = Clock(h.timestamp_ns);
   EvictIdle(now);
   cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
-  RqState& rq = context_.mutable_rq(h.cpu);
   if (idle) {
-    rq.curr_tgid = rq.curr_tid = 0;
+    processes_.SwitchOut(h.cpu, context_);
   } else {
     // The thread gets a record so rq.curr stays exact, but a hand-over
     // never starts its process (DESIGN §1).

@@ -115,12 +115,7 @@ void ProcessTable::FreeThreads(uint32_t slot, ModelContext& context) {
   // recent_ pointing at it fails its check.
   for (const auto& [tid, handle] : processes_[slot].threads) {
     ThreadState& t = threads_[handle];
-    if (t.cpu >= 0) {
-      RqState& rq = context.mutable_rq(t.cpu);
-      if (rq.curr_tgid == t.tgid && rq.curr_tid == t.tid) {
-        rq.curr_tgid = rq.curr_tid = 0;
-      }
-    }
+    if (t.current) SwitchOut(t.cpu, context);
     t = ThreadState{};
     free_threads_.push_back(handle);
   }

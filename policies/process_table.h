@@ -34,6 +34,7 @@ struct ThreadState {
   int32_t numa_node = -1;  // preferred node, -1: none
   int32_t cpu = -1;        // the CPU it last ran or was switched in on
   bool sampled = false;    // a runtime sample named it (not only hand-overs)
+  bool current = false;    // it is rq.curr of `cpu`
 };
 
 // ProcessState is one process. A process known only from hand-overs has a
@@ -63,15 +64,18 @@ class ProcessTable {
  public:
   static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 
-  // REQUIRES: max_processes >= 1, touch_period_ns >= 1. A process moves in
-  // the LRU list at most once per touch_period_ns of the clock (the
-  // engine: one epoch); least_recently_sampled puts the list's tail in
-  // exact order before it answers, so evictions follow the exact order.
-  explicit ProcessTable(int64_t max_processes, int64_t touch_period_ns = 1)
+  // REQUIRES: num_cpus >= 1 (events name CPUs below it), max_processes
+  // >= 1, touch_period_ns >= 1. A process moves in the LRU list at most
+  // once per touch_period_ns of the clock (the engine: one epoch);
+  // least_recently_sampled puts the list's tail in exact order before it
+  // answers, so evictions follow the exact order.
+  ProcessTable(int num_cpus, int64_t max_processes,
+               int64_t touch_period_ns = 1)
       : max_processes_(max_processes),
         touch_period_ns_(touch_period_ns),
         recent_(kRecentSize, kUnknownThread),
-        threads_(1) {}
+        threads_(1),
+        current_(num_cpus, kUnknownThread) {}
 
   // Admission is where an event's process and thread landed. `slot` is
   // kNoSlot when the process is new and the table is full: the caller
@@ -117,24 +121,34 @@ class ProcessTable {
   // SwitchIn makes thread `handle` of the process in `slot` current on
   // `cpu` (rq.curr): a thread is current on at most one CPU, so it stops
   // being current on the CPU it ran on before. Returns the thread.
+  //
+  // Each thread says whether it is current and each CPU which thread is,
+  // so a hand-over reads the thread and the CPU side by side: it never
+  // follows the thread to the rq of its previous CPU (a dependent load
+  // per event) to learn whether it still runs there, which it rarely does.
   ThreadState& SwitchIn(uint32_t slot, uint32_t handle, int cpu,
                         ModelContext& context) {
     ThreadState& t = threads_[handle];
-    if (t.cpu >= 0) {
-      // Whether the thread is still current there is hard to predict, so
-      // the clear is a select, not a branch; when t.cpu == cpu the rq is
-      // set again just below.
-      RqState& old = context.mutable_rq(t.cpu);
-      const bool current = old.curr_tgid == t.tgid && old.curr_tid == t.tid;
-      old.curr_tgid = current ? 0 : old.curr_tgid;
-      old.curr_tid = current ? 0 : old.curr_tid;
-    }
+    // The thread current here until now stops being so; its rq fields
+    // are overwritten below. With no thread current, this writes the
+    // record that stays free, which nothing reads.
+    threads_[current_[cpu]].current = false;
+    if (t.current) SwitchOut(t.cpu, context);  // current on another CPU
+    t.current = true;
+    t.cpu = cpu;
+    current_[cpu] = handle;
     RqState& rq = context.mutable_rq(cpu);
     rq.curr_tgid = t.tgid;
     rq.curr_tid = t.tid;
-    t.cpu = cpu;
     processes_[slot].last_tid = t.tid;
     return t;
+  }
+  // SwitchOut leaves `cpu` with no current thread (rq.curr empty).
+  void SwitchOut(int cpu, ModelContext& context) {
+    threads_[current_[cpu]].current = false;
+    current_[cpu] = kUnknownThread;
+    RqState& rq = context.mutable_rq(cpu);
+    rq.curr_tgid = rq.curr_tid = 0;
   }
 
   // NoteSample records that a runtime sample named thread `handle` of the
@@ -257,6 +271,9 @@ class ProcessTable {
   std::vector<uint32_t> recent_;  // by RecentIndex(tid): a thread handle
   std::vector<ThreadState> threads_;   // by handle; [kUnknownThread] free
   std::vector<uint32_t> free_threads_;  // handles of free records
+  // By CPU: the handle of the thread current there (its rq.curr), or
+  // kUnknownThread for none.
+  std::vector<uint32_t> current_;
   absl::flat_hash_map<int32_t, uint32_t> slot_of_;
   std::vector<ProcessState> processes_;  // by slot
   std::vector<LruLinks> lru_;            // by slot

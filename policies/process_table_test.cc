@@ -14,8 +14,10 @@
 namespace schedcache {
 namespace {
 
+constexpr int kCpus = 4;  // for tables that switch no thread in
+
 TEST(ProcessTable, OneThreadLookupResolvesProcessAndThread) {
-  ProcessTable table(8);
+  ProcessTable table(kCpus, 8);
   const ProcessTable::Admission first = table.Admit(10, 11, 0);
   EXPECT_NE(first.slot, ProcessTable::kNoSlot);
   const ProcessTable::Admission again = table.Admit(10, 11, 0);
@@ -36,7 +38,7 @@ TEST(ProcessTable, AProcessStartsAtItsFirstSampleNotItsFirstHandOver) {
   // Admitted by hand-overs of two threads, process 10 is not tracked and
   // counts no threads; a sample of one thread starts it at that sample's
   // epoch (3) and counts that thread alone.
-  ProcessTable table(8);
+  ProcessTable table(kCpus, 8);
   const ProcessTable::Admission a = table.Admit(10, 11, 0);
   table.Admit(10, 12, 0);
   EXPECT_EQ(table.Find(10), ProcessTable::kNoSlot);
@@ -53,7 +55,7 @@ TEST(ProcessTable, AProcessStartsAtItsFirstSampleNotItsFirstHandOver) {
 TEST(ProcessTable, TidsSharingATableEntryStayApart) {
   // 7 and 7 + 4096 share an entry of the tid table; the same tid in two
   // processes shares it too. Each guess is checked, so none is mixed up.
-  ProcessTable table(8);
+  ProcessTable table(kCpus, 8);
   const ProcessTable::Admission a = table.Admit(1, 7, 0);
   const ProcessTable::Admission b = table.Admit(2, 7 + 4096, 0);
   const ProcessTable::Admission c = table.Admit(3, 7, 0);
@@ -71,7 +73,7 @@ TEST(ProcessTable, TidsSharingATableEntryStayApart) {
 
 TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
   ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(2);
+  ProcessTable table(context.num_cpu_slots(), 2);
   // Admit and sample, as the engine does for a runtime sample.
   auto sample = [&table](int32_t tgid, int32_t tid) {
     const ProcessTable::Admission admission = table.Admit(tgid, tid, 0);
@@ -109,7 +111,7 @@ TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
 
 TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
   ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(8);
+  ProcessTable table(context.num_cpu_slots(), 8);
   const ProcessTable::Admission a = table.Admit(5, 6, 0);
   const ProcessTable::Admission b = table.Admit(5, 7, 0);
   const ProcessTable::Admission other = table.Admit(8, 9, 0);
@@ -127,7 +129,7 @@ TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
 
 TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
   ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(8);
+  ProcessTable table(context.num_cpu_slots(), 8);
   const ProcessTable::Admission a = table.Admit(5, 6, 0);
   const ProcessTable::Admission b = table.Admit(5, 7, 0);
   table.SwitchIn(a.slot, a.thread, 0, context);
@@ -148,6 +150,39 @@ TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
   EXPECT_EQ(table.process(a.slot).last_tid, 6);
 }
 
+TEST(ProcessTable, ASwitchedOutThreadLeavesItsCpuToTheNextOne) {
+  // Thread 6 runs on CPU 0 and is switched out; thread 7 takes CPU 0.
+  // When 6 comes back on CPU 2, CPU 0 keeps 7: 6 stopped being current
+  // there at its switch-out. Removing process 5 then leaves CPU 0 to 8,
+  // which took it over, and empties CPU 2.
+  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
+  ProcessTable table(context.num_cpu_slots(), 8);
+  const ProcessTable::Admission a = table.Admit(5, 6, 0);
+  const ProcessTable::Admission b = table.Admit(5, 7, 0);
+  const ProcessTable::Admission other = table.Admit(8, 9, 0);
+  table.SwitchIn(a.slot, a.thread, 0, context);
+  table.SwitchOut(0, context);
+  EXPECT_EQ(context.rq(0).curr_tgid, 0);
+  EXPECT_EQ(context.rq(0).curr_tid, 0);
+  EXPECT_FALSE(table.thread(a.thread).current);
+  table.SwitchIn(b.slot, b.thread, 0, context);
+  table.SwitchIn(a.slot, a.thread, 2, context);
+  EXPECT_EQ(context.rq(0).curr_tid, 7);
+  EXPECT_EQ(context.rq(2).curr_tid, 6);
+  table.SwitchIn(other.slot, other.thread, 0, context);
+  EXPECT_FALSE(table.thread(b.thread).current);
+  table.Remove(a.slot, context);
+  EXPECT_EQ(context.rq(0).curr_tgid, 8);
+  EXPECT_EQ(context.rq(0).curr_tid, 9);
+  EXPECT_EQ(context.rq(2).curr_tgid, 0);
+  EXPECT_EQ(context.rq(2).curr_tid, 0);
+  // The CPU freed with process 5 takes a new thread as any other.
+  const ProcessTable::Admission next = table.Admit(10, 11, 0);
+  table.SwitchIn(next.slot, next.thread, 2, context);
+  EXPECT_EQ(context.rq(2).curr_tid, 11);
+  EXPECT_EQ(context.rq(0).curr_tid, 9);
+}
+
 TEST(ProcessTable, EvictsInTheExactOrderOfTheLastSampleThoughItMovesLazily) {
   // A reference keeps each slot's position in the order of samples and
   // admissions; the table, which moves a process at most once per 5 ns
@@ -155,7 +190,7 @@ TEST(ProcessTable, EvictsInTheExactOrderOfTheLastSampleThoughItMovesLazily) {
   // event, on a seeded stream of samples, hand-overs (admissions only) and
   // removals, time advancing 0-3 ns per event.
   ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(6, /*touch_period_ns=*/5);
+  ProcessTable table(context.num_cpu_slots(), 6, /*touch_period_ns=*/5);
   std::mt19937 random(16);
   std::map<uint32_t, uint64_t> order;  // slot -> last sample or admission
   uint64_t events = 0;
