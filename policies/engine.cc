@@ -65,7 +65,10 @@ class Engine::Impl {
       : options_(options),
         context_(std::move(topology), options.model),
         processes_(context_.num_cpu_slots(), options.max_processes,
-                   options.model.epoch_period_ns) {
+                   options.model.epoch_period_ns),
+        idle_check_after_ns_(options.model.process_idle_timeout_ns > 0
+                                 ? std::numeric_limits<int64_t>::min()
+                                 : std::numeric_limits<int64_t>::max()) {
     cpu_gates_.assign(context_.num_cpu_slots(), CpuGate{});
     context_.online().ForEach([&](int cpu) {
       if (context_.topology().HasCpu(cpu)) cpu_gates_[cpu].accepted = true;
@@ -215,18 +218,18 @@ class Engine::Impl {
   // when it had started. Out of line: the table is rarely full.
   ABSL_ATTRIBUTE_NOINLINE void Evict(uint32_t slot, int64_t now);
   // EvictIdle evicts every process whose last sample is more than
-  // process_idle_timeout_ns before `now`. The table orders processes by
-  // their last sample, so one look at the oldest settles the common case
-  // where none is idle; every event that moves the clock calls it.
+  // process_idle_timeout_ns before `now`; every event that moves the
+  // clock calls it. The oldest last sample never moves back (a sample or
+  // an admission is at the clock, a removal drops one), so a bound taken
+  // from it stays a bound: until the clock passes idle_check_after_ns_ no
+  // process can be idle, and the common case is one compare, not a walk
+  // to the oldest process's record.
   void EvictIdle(int64_t now) {
-    const int64_t timeout = options_.model.process_idle_timeout_ns;
-    if (timeout > 0 && !processes_.empty() &&
-        now - processes_.process(processes_.least_recently_sampled())
-                    .last_sample_ns >
-            timeout) {
-      EvictIdleProcesses(now);
-    }
+    if (now > idle_check_after_ns_) EvictIdleProcesses(now);
   }
+  // EvictIdleProcesses evicts the idle processes, oldest first, then sets
+  // idle_check_after_ns_ from the oldest that remains (or from `now` when
+  // none does: a later admission is at the clock).
   ABSL_ATTRIBUTE_NOINLINE void EvictIdleProcesses(int64_t now);
   // RemoveProcess forgets the process in `slot` everywhere: for each policy
   // where it had a preferred LLC, a change to none with `reason` (which the
@@ -264,6 +267,9 @@ class Engine::Impl {
   std::vector<CpuGate> cpu_gates_;  // by CPU os index
   int64_t now_ = 0;
   ProcessTable processes_;
+  // No process is idle while the clock is at or before this (see
+  // EvictIdle); the first event sets it. The largest value: no timeout.
+  int64_t idle_check_after_ns_;
   uint32_t slots_prepared_ = 0;  // slots every pref_llc covers
   std::vector<ScanOutcome> outcomes_;
   std::function<void(const PreferenceChange&)> listener_;
@@ -334,10 +340,18 @@ void Engine::Impl::Evict(uint32_t slot, int64_t now) {
 
 void Engine::Impl::EvictIdleProcesses(int64_t now) {
   const int64_t timeout = options_.model.process_idle_timeout_ns;
+  int64_t oldest_sample_ns = now;
   while (!processes_.empty()) {
     const uint32_t oldest = processes_.least_recently_sampled();
-    if (now - processes_.process(oldest).last_sample_ns <= timeout) return;
+    oldest_sample_ns = processes_.process(oldest).last_sample_ns;
+    if (now - oldest_sample_ns <= timeout) break;
     Evict(oldest, now);
+    oldest_sample_ns = now;
+  }
+  // Both terms are at most 2^62, so the sum may reach 2^63: saturate.
+  if (__builtin_add_overflow(oldest_sample_ns, timeout,
+                             &idle_check_after_ns_)) {
+    idle_check_after_ns_ = std::numeric_limits<int64_t>::max();
   }
 }
 

@@ -203,6 +203,41 @@ TEST(IdleTimeout, EvictsAProcessWithNoSampleForLongerThanTheTimeout) {
   EXPECT_EQ(t.engine->Report().processes_evicted, 1u);
 }
 
+TEST(IdleTimeout, EvictsOnTimeAfterTheOldestProcessWasSampledAgain) {
+  // Timeout 100. 10 is sampled at 0, 20 at 50, 10 again at 90: the oldest
+  // last sample moves from 0 (10) to 50 (20), so 20 is due after 150,
+  // whatever the engine noted when 10 was the oldest. Exits of an unknown
+  // process (99) move the clock only.
+  EngineOptions options;
+  options.model.process_idle_timeout_ns = 100;
+  LifecycleEngine t(options);
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(0, 1, 10, 10, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(50, 2, 20, 20, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(90, 1, 10, 10, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{101, 99}).ok());
+  EXPECT_TRUE(t.Tracked(10));
+  EXPECT_TRUE(t.Tracked(20));
+  // At 150, 20 has had no sample for exactly 100 ns: it stays.
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{150, 99}).ok());
+  EXPECT_TRUE(t.Tracked(20));
+  // At 151 it goes; 10 (idle for 61 ns) stays, and goes after 190.
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{151, 99}).ok());
+  EXPECT_FALSE(t.Tracked(20));
+  EXPECT_TRUE(t.Tracked(10));
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{190, 99}).ok());
+  EXPECT_TRUE(t.Tracked(10));
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{191, 99}).ok());
+  EXPECT_FALSE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().processes_evicted, 2u);
+  // With none left, a process admitted later is timed from its own
+  // sample (300): it stays at 400 and goes at 401.
+  ASSERT_TRUE(t.engine->ApplySample(SampleAt(300, 1, 30, 30, 10, false)).ok());
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{400, 99}).ok());
+  EXPECT_TRUE(t.Tracked(30));
+  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{401, 99}).ok());
+  EXPECT_FALSE(t.Tracked(30));
+}
+
 TEST(IdleTimeout, HandOversDoNotCountAsSamples) {
   // 10's thread is handed a CPU at 90, yet its last sample stays at 0: an
   // exit of an unknown process, which moves the clock to 101, evicts it.
