@@ -53,7 +53,8 @@ struct TraceLine {
   // prev_runnable: prev_state shows prev left the CPU runnable. The kernel
   // prints "R" (or "R+", preempted) when no state bit is set and the state
   // letters (S, D, I, X, Z ...) otherwise; the sched plugin prints "R" or
-  // its own letters. Any state but R means prev blocked or is dying.
+  // its own letters. Any state but R means prev blocked or is dying. (A
+  // .dat record: PrevStateIsRunnable of its prev_state bits.)
   bool prev_runnable = false;
 
   // kMigrate and kExit: the task named in the fields.
