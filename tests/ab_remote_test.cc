@@ -98,7 +98,8 @@ TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
               local->processes[i].final_preferred_llc);
   }
   // The topology layout is the runner's own; the last scan's evidence only
-  // an in-process session can give before its events end.
+  // an in-process session gives (a server's scan stream carries no
+  // per-LLC occupancy).
   EXPECT_EQ(remote->llcs.size(), local->llcs.size());
   EXPECT_NE(local->busiest_last_scan.tgid, 0);
   EXPECT_EQ(remote->busiest_last_scan.tgid, 0);

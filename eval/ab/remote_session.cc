@@ -180,13 +180,6 @@ class RemoteSession : public AbSession {
     return outcome;
   }
 
-  // The server applies the events as its ingest stream delivers them, and
-  // that stream ends only in Finish, which also deletes the session.
-  absl::StatusOr<std::vector<PolicyDecision>> LastScan(int32_t) override {
-    return absl::UnimplementedError(
-        "a server session answers for the last scan only after its events, "
-        "which stream until the session is finished and deleted");
-  }
   bool reports_scans() const override { return scan_watch_ != nullptr; }
   bool enabled() const override { return session_.enabled(); }
 
