@@ -8,11 +8,12 @@ namespace schedcache::ab {
 
 AbCollector::AbCollector(std::vector<std::string> policies,
                          int max_cpus_scanned, ScanTraceWriter* scan_trace,
-                         PerfettoTraceWriter* perfetto)
+                         PerfettoTraceWriter* perfetto, bool wants_last_scans)
     : policies_(std::move(policies)),
       max_cpus_scanned_(max_cpus_scanned),
       scan_trace_(scan_trace),
       perfetto_(perfetto),
+      wants_last_scans_(wants_last_scans),
       histograms_(policies_.size(),
                   std::vector<uint64_t>(max_cpus_scanned + 1, 0)) {}
 

@@ -40,8 +40,11 @@ class AbCollector : public AbObserver {
   // `policies` names the session's policies in order; `max_cpus_scanned`
   // bounds the histogram (larger counts clamp to it). `scan_trace` and
   // `perfetto` (not owned, may be null) receive every scan.
+  // `wants_last_scans`: the result's busiest_last_scan is wanted (an HTML
+  // report), worth a server's scan stream.
   AbCollector(std::vector<std::string> policies, int max_cpus_scanned,
-              ScanTraceWriter* scan_trace, PerfettoTraceWriter* perfetto);
+              ScanTraceWriter* scan_trace, PerfettoTraceWriter* perfetto,
+              bool wants_last_scans = false);
 
   // OnSample charges the sample's runtime to its process (the sum
   // saturates at INT64_MAX).
@@ -49,9 +52,11 @@ class AbCollector : public AbObserver {
 
   void OnScan(const ScanObservation& scan) override;
   void OnPreferenceChange(const PreferenceChange& change) override;
-  // wants_scans: the scan trace needs every scan; the histograms alone are
-  // not worth a server's scan stream.
-  bool wants_scans() const override { return scan_trace_ != nullptr; }
+  // wants_scans: the scan and Perfetto traces and the last scans need every
+  // scan; the histograms alone are not worth a server's scan stream.
+  bool wants_scans() const override {
+    return scan_trace_ != nullptr || perfetto_ != nullptr || wants_last_scans_;
+  }
 
   // FinishPerfetto gives every process that had no event its track, at its
   // first sample, so the trace lists every traced process. Call once, after
@@ -67,7 +72,7 @@ class AbCollector : public AbObserver {
   // `with_histograms`: the session reported every scan (else the
   // histograms stay empty rather than show a partial picture). The busiest
   // process's last scans are in the result when some policy's scan of it
-  // carried occupancy (a server's scan stream carries none).
+  // was heard with its occupancy.
   AbResult Build(const EngineReport& report, AbInput input,
                  bool with_histograms) const;
 
@@ -104,6 +109,7 @@ class AbCollector : public AbObserver {
   int max_cpus_scanned_;
   ScanTraceWriter* scan_trace_;
   PerfettoTraceWriter* perfetto_;
+  bool wants_last_scans_;
   absl::Status status_;
   std::vector<std::vector<uint64_t>> histograms_;  // [policy][cpus_scanned]
   absl::flat_hash_map<int32_t, size_t> index_of_;  // tgid -> processes_

@@ -94,6 +94,14 @@ TEST(AbCollector, LeavesTheLastScanOutWithoutOccupancy) {
   EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 7);
 }
 
+// A server streams its scans only to an observer that wants them: the
+// histograms alone are not worth it, the last scans (--html) are.
+TEST(AbCollector, WantsEveryScanOnlyForTracesOrTheLastScans) {
+  EXPECT_FALSE(AbCollector({"a"}, 8, nullptr, nullptr).wants_scans());
+  EXPECT_TRUE(AbCollector({"a"}, 8, nullptr, nullptr, /*wants_last_scans=*/true)
+                  .wants_scans());
+}
+
 TEST(AbCollector, CountsCpusScannedPerPolicyAndClampsAtTheBound) {
   AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnScan(Scan(0, 8));

@@ -85,8 +85,7 @@ struct LlcPlace {
 // LLC: per policy, the summed occupancy of each LLC its last executed scan
 // examined (empty when that policy never scanned it), even when the process
 // exited before the end. tgid 0: none is known (no policy scanned it, a
-// merged result, or a server session, whose scan stream carries no
-// occupancy).
+// merged result, or a server session that did not watch its scans).
 struct LastScanOccupancy {
   int tgid = 0;
   std::vector<std::vector<LlcOccupancy>> per_policy;  // one entry per policy
