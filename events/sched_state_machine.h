@@ -72,6 +72,16 @@ struct SwitchEvent {
   bool prev_runnable = false;
 };
 
+// PrevStateIsRunnable reads sched_switch's prev_state bits as the kernel
+// reports them (__trace_sched_switch_state): a preempted task is
+// TASK_REPORT_MAX (0x100, printed "R+"), a blocked or dying one has one of
+// the states below it (S D T t X Z P, and 0x80 "I", an idle kernel
+// thread), a runnable one none ("R").
+inline bool PrevStateIsRunnable(int64_t prev_state) {
+  constexpr int64_t kTaskReportMax = 0x100;
+  return (prev_state & (kTaskReportMax - 1)) == 0;
+}
+
 // SchedCounters counts what the state machine emitted and what it had to
 // reconcile.
 struct SchedCounters {

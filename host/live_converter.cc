@@ -6,18 +6,6 @@
 #include "common/status_macros.h"
 
 namespace schedcache::host {
-namespace {
-
-// kTaskReportMask is the kernel's TASK_REPORT: the states sched_switch's
-// prev_state reports (S, D, T, t, X, Z, P); a preempted task adds
-// TASK_REPORT_MAX above them, and a runnable one has none of them.
-constexpr int64_t kTaskReportMask = 0x7f;
-
-bool IsRunnable(int64_t prev_state) {
-  return (prev_state & kTaskReportMask) == 0;
-}
-
-}  // namespace
 
 LiveConverter::LiveConverter(int hz, EventSink& sink, FtraceWriter* trace)
     : machine_(hz, sink), trace_(trace) {}
@@ -115,7 +103,7 @@ absl::Status LiveConverter::ConvertSwitch(const RawSchedEvent& event,
       .next_tid = next,
       .next_tgid = next_tgid,
       .next_comm = next_comm,
-      .prev_runnable = IsRunnable(event.prev_state)});
+      .prev_runnable = PrevStateIsRunnable(event.prev_state)});
 }
 
 absl::Status LiveConverter::ConvertExit(const RawSchedEvent& event, int64_t t) {

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/types/span.h"
+
 namespace schedcache {
 namespace {
 
@@ -271,6 +273,21 @@ v1::Tunable TunableToProto(const TunableSpec& spec) {
   return tunable;
 }
 
+namespace {
+
+// OccupancyToProto appends `llcs` to `out` (a decision's or a scan's).
+void OccupancyToProto(
+    absl::Span<const LlcOccupancy> llcs,
+    google::protobuf::RepeatedPtrField<v1::LlcOccupancy>& out) {
+  for (const LlcOccupancy& llc : llcs) {
+    v1::LlcOccupancy* entry = out.Add();
+    entry->set_llc(llc.llc);
+    entry->set_occupancy(llc.occupancy);
+  }
+}
+
+}  // namespace
+
 v1::PolicyDecision DecisionToProto(const PolicyDecision& decision) {
   v1::PolicyDecision out;
   out.set_policy(decision.policy);
@@ -279,11 +296,7 @@ v1::PolicyDecision DecisionToProto(const PolicyDecision& decision) {
   out.set_reason(ReasonToProto(decision.reason));
   out.set_nr_threads(decision.nr_threads);
   out.set_footprint_pages(decision.footprint_pages);
-  for (const LlcOccupancy& llc : decision.llc_occupancy) {
-    v1::LlcOccupancy* entry = out.add_llc_occupancy();
-    entry->set_llc(llc.llc);
-    entry->set_occupancy(llc.occupancy);
-  }
+  OccupancyToProto(decision.llc_occupancy, *out.mutable_llc_occupancy());
   out.set_nr_running(decision.nr_running);
   out.set_nr_running_avg(decision.nr_running_avg);
   out.mutable_cost()->set_cpus_scanned(decision.cost.cpus_scanned);
@@ -336,6 +349,7 @@ v1::ScanEvent ScanToProto(const ScanObservation& scan,
   out.mutable_cost()->set_scan_ns(scan.scan_ns);
   out.set_preferred_llc(scan.preferred_llc);
   out.set_comm(std::string(scan.comm));
+  OccupancyToProto(scan.llc_occupancy, *out.mutable_llc_occupancy());
   return out;
 }
 

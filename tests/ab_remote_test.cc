@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,9 +12,11 @@
 
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/remote_session.h"
+#include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "perfetto/trace_subset.pb.h"
 #include "policies/builtin_policies.h"
 #include "tests/server_fixture.h"
 
@@ -97,8 +100,8 @@ TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
     EXPECT_EQ(remote->processes[i].final_preferred_llc,
               local->processes[i].final_preferred_llc);
   }
-  // The topology layout is the runner's own; the last scan's evidence only
-  // an in-process session can give before its events end.
+  // The topology layout is the runner's own; the last scan's evidence a
+  // remote run has only when it watches the scans (last_scans, below).
   EXPECT_EQ(remote->llcs.size(), local->llcs.size());
   EXPECT_NE(local->busiest_last_scan.tgid, 0);
   EXPECT_EQ(remote->busiest_last_scan.tgid, 0);
@@ -213,13 +216,80 @@ TEST_F(AbRemote, ScanTraceFromAServerIsTheInProcessTrace) {
   EXPECT_GT(local->policies[1].report.scans, 0u);
 }
 
-TEST_F(AbRemote, PerfettoTraceIsNotAvailableFromAServer) {
+// PerfettoView is what a Perfetto trace shows, whatever the order its
+// packets were written in (Perfetto orders events by time): per track its
+// descriptor and its events, sorted, each event without its scan_ns (the
+// scan's wall time, each run's own) and without the sequence fields.
+std::map<uint64_t, std::vector<std::string>> PerfettoView(
+    const std::string& path) {
+  perfetto::Trace trace;
+  EXPECT_TRUE(trace.ParseFromString(ReadWhole(path))) << path;
+  std::map<uint64_t, std::vector<std::string>> view;
+  for (const perfetto::TracePacket& packet : trace.packet()) {
+    if (packet.has_track_descriptor()) {
+      view[packet.track_descriptor().uuid()].push_back(
+          "descriptor " + packet.track_descriptor().SerializeAsString());
+      continue;
+    }
+    perfetto::TracePacket event = packet;
+    event.clear_sequence_flags();
+    event.clear_first_packet_on_sequence();
+    for (perfetto::DebugAnnotation& annotation :
+         *event.mutable_track_event()->mutable_debug_annotations()) {
+      if (annotation.name() == "scan_ns") annotation.clear_int_value();
+    }
+    view[event.track_event().track_uuid()].push_back(event.SerializeAsString());
+  }
+  for (auto& [uuid, items] : view) std::sort(items.begin(), items.end());
+  return view;
+}
+
+// --perfetto through a server shows what the in-process file shows: the
+// same tracks with the same scans, preferred-LLC changes and occupancy at
+// the same times (WatchScans carries each scan's per-LLC occupancy). The
+// packets' order differs: a remote session hands scans over in batches
+// and preference changes at the end.
+TEST_F(AbRemote, PerfettoTraceFromAServerIsTheInProcessTrace) {
   AbOptions options = Redis();
-  options.perfetto = ::testing::TempDir() + "/remote.pftrace";
-  absl::StatusOr<AbResult> result = RunAb(options, *registry_, Remote());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(result.status().message(),
-              ::testing::HasSubstr("--perfetto is in-process only"));
+  options.workload.duration_ns = 1'000'000'000;  // scans over several batches
+  const std::string local_path = ::testing::TempDir() + "/local.pftrace";
+  const std::string remote_path = ::testing::TempDir() + "/remote.pftrace";
+  options.perfetto = local_path;
+  absl::StatusOr<AbResult> local =
+      RunAb(options, *registry_, InProcessSessions(*registry_));
+  ASSERT_TRUE(local.ok()) << local.status();
+  options.perfetto = remote_path;
+  absl::StatusOr<AbResult> remote = RunAb(options, *registry_, Remote());
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  const std::map<uint64_t, std::vector<std::string>> local_view =
+      PerfettoView(local_path);
+  EXPECT_EQ(PerfettoView(remote_path), local_view);
+  // Something to compare: the busiest process has occupancy tracks.
+  ASSERT_FALSE(local->processes.empty());
+  EXPECT_TRUE(local_view.count(OccupancyTrackUuid(local->processes[0].tgid, 0)))
+      << "no LLC 0 occupancy track for tgid " << local->processes[0].tgid;
+}
+
+// With the HTML report asked for, a remote run watches its scans and its
+// topology view has the in-process evidence.
+TEST_F(AbRemote, LastScansFromAServerAreTheInProcessOnes) {
+  AbOptions options = Redis();
+  options.last_scans = true;
+  const std::optional<Both> both = RunBoth(options);
+  ASSERT_TRUE(both.has_value());
+  const LastScanOccupancy& local = both->local.busiest_last_scan;
+  const LastScanOccupancy& remote = both->remote.busiest_last_scan;
+  EXPECT_NE(local.tgid, 0);
+  EXPECT_EQ(remote.tgid, local.tgid);
+  ASSERT_EQ(remote.per_policy.size(), local.per_policy.size());
+  for (size_t i = 0; i < local.per_policy.size(); ++i) {
+    ASSERT_EQ(remote.per_policy[i].size(), local.per_policy[i].size()) << i;
+    for (size_t k = 0; k < local.per_policy[i].size(); ++k) {
+      EXPECT_EQ(remote.per_policy[i][k].llc, local.per_policy[i][k].llc);
+      EXPECT_EQ(remote.per_policy[i][k].occupancy,
+                local.per_policy[i][k].occupancy);
+    }
+  }
 }
 
 TEST_F(AbRemote, UnknownPolicyIsTheServersInvalidArgument) {

@@ -121,6 +121,17 @@ TEST_F(WatchScansTest, EveryExecutedScanWithItsCostAndPreferenceAfter) {
     EXPECT_GE(scan.cost().scan_ns(), 0);
     EXPECT_EQ(scan.preferred_llc(), 0);
     EXPECT_EQ(scan.comm(), "redis-server");
+    // One occupancy per LLC examined; the process ran on CPU 0 only, so
+    // LLC 0 holds all of it.
+    ASSERT_EQ(scan.llc_occupancy_size(), static_cast<int>(wants[i].llcs))
+        << wants[i].policy;
+    for (const v1::LlcOccupancy& llc : scan.llc_occupancy()) {
+      if (llc.llc() == 0) {
+        EXPECT_GT(llc.occupancy(), 0u) << wants[i].policy;
+      } else {
+        EXPECT_EQ(llc.occupancy(), 0u) << wants[i].policy << " LLC " << llc.llc();
+      }
+    }
   }
 }
 

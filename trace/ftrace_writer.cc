@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "events/sched_state_machine.h"
 
 namespace schedcache {
 namespace {
@@ -31,16 +32,15 @@ std::string Header(int64_t timestamp_ns, int32_t cpu, const TraceTask& task,
                          timestamp_ns % 1'000'000'000, event);
 }
 
-// StateLetters renders prev_state as ftrace does: "R" for a preempted task,
-// else the letter of its lowest state bit (TASK_REPORT: S D T t X Z P I).
+// StateLetters renders prev_state as ftrace does: "R" for a runnable or
+// preempted task, else the letter of its lowest state bit (S D T t X Z P I).
 std::string StateLetters(int64_t state) {
+  if (PrevStateIsRunnable(state)) return "R";
   constexpr std::string_view kLetters = "SDTtXZPI";
-  const int64_t reported = state & ((1 << kLetters.size()) - 1);
-  if (reported == 0) return "R";
   for (size_t bit = 0; bit < kLetters.size(); ++bit) {
-    if (reported & (int64_t{1} << bit)) return std::string(1, kLetters[bit]);
+    if (state & (int64_t{1} << bit)) return std::string(1, kLetters[bit]);
   }
-  return "R";
+  return "R";  // unreachable: PrevStateIsRunnable saw a bit of kLetters
 }
 
 }  // namespace

@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "events/recording_sink.h"
+#include "events/sched_state_machine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "trace/trace_line.h"
@@ -40,6 +42,30 @@ TEST(FtraceWriter, SwitchLineParsesBackWithEveryField) {
   EXPECT_EQ(parsed.task_tgid, 70);
   EXPECT_EQ(parsed.prev_comm, "Web Content");
   EXPECT_EQ(parsed.next_pid, 0);
+}
+
+// record's --output text must replay as the live switch ran: the letter
+// written for prev_state's bits parses back to the same runnable reading.
+TEST(FtraceWriter, PrevStateLettersReplayAsTheLiveSwitchRan) {
+  struct Case {
+    int64_t bits;
+    const char* letter;
+    bool runnable;
+  };
+  for (const Case& c : {Case{0x0, "R", true}, Case{0x100, "R", true},
+                        Case{0x1, "S", false}, Case{0x2, "D", false},
+                        Case{0x10, "X", false}, Case{0x20, "Z", false},
+                        Case{0x80, "I", false}}) {
+    const std::string line =
+        FormatSwitchLine(1'000'000'000, 0, TraceTask{"a", 5, 5}, c.bits,
+                         TraceTask{"swapper/0", 0, 0});
+    EXPECT_THAT(line, HasSubstr(std::string(" prev_state=") + c.letter +
+                                " ==> "));
+    EXPECT_EQ(PrevStateIsRunnable(c.bits), c.runnable) << c.bits;
+    const TraceLine parsed = ParseTraceLine(WithoutNewline(line));
+    ASSERT_EQ(parsed.kind, TraceLine::Kind::kSwitch) << parsed.error;
+    EXPECT_EQ(parsed.prev_runnable, c.runnable) << line;
+  }
 }
 
 TEST(FtraceWriter, UnknownTgidIsDashesAndMigrateAndExitParse) {

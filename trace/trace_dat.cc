@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "events/sched_state_machine.h"
 #include "trace/internal/libtracecmd.h"
 
 #if defined(__has_feature)
@@ -71,6 +72,9 @@ struct EventFields {
   FieldRef comm;  // sched_switch: prev_comm
   FieldRef pid;   // sched_switch: prev_pid
   FieldRef next_comm, next_pid;  // sched_switch
+  // sched_switch; size 0: the format has none, so replay cannot tell a
+  // runnable switch-out.
+  FieldRef prev_state;
   FieldRef orig_cpu, dest_cpu;   // sched_migrate_task
 };
 
@@ -100,6 +104,20 @@ absl::StatusOr<FieldRef> FindField(tep_event* event, const char* name,
   return ref;
 }
 
+// FindPrevState looks up sched_switch's prev_state, a long (8 bytes; 4 on
+// a 32-bit kernel); size 0 when the format has none.
+absl::StatusOr<FieldRef> FindPrevState(tep_event* event) {
+  const tep_format_field* field = tep_find_field(event, "prev_state");
+  if (field == nullptr) return FieldRef{};
+  if ((field->flags & TEP_FIELD_IS_DYNAMIC) != 0 || field->offset < 0 ||
+      (field->size != 4 && field->size != 8)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the sched_switch field 'prev_state' has size ", field->size,
+        " at offset ", field->offset, ", which replay does not read"));
+  }
+  return FieldRef{field->offset, field->size};
+}
+
 // FindEvent looks up sched:`name` and its fields; id stays -1 when the file
 // has no format of it.
 absl::StatusOr<EventFields> FindEvent(tep_handle* tep, const char* name) {
@@ -115,6 +133,7 @@ absl::StatusOr<EventFields> FindEvent(tep_handle* tep, const char* name) {
   if (is_switch) {
     ASSIGN_OR_RETURN(fields.next_comm, FindField(event, "next_comm", true));
     ASSIGN_OR_RETURN(fields.next_pid, FindField(event, "next_pid", false));
+    ASSIGN_OR_RETURN(fields.prev_state, FindPrevState(event));
   }
   if (std::strcmp(name, "sched_migrate_task") == 0) {
     ASSIGN_OR_RETURN(fields.orig_cpu, FindField(event, "orig_cpu", false));
@@ -148,8 +167,15 @@ class RecordReader {
         size_(record.size > 0 ? record.size : 0) {}
 
   std::optional<int32_t> Int(const FieldRef& field) const {
+    const std::optional<int64_t> number = Number(field);
+    if (!number) return std::nullopt;
+    return static_cast<int32_t>(*number);
+  }
+
+  // Number reads a 4- or 8-byte number in the file's byte order.
+  std::optional<int64_t> Number(const FieldRef& field) const {
     if (!Fits(field.offset, field.size)) return std::nullopt;
-    return static_cast<int32_t>(
+    return static_cast<int64_t>(
         tep_read_number(tep_, data_ + field.offset, field.size));
   }
 
@@ -195,6 +221,10 @@ bool FillFields(const RecordReader& reader, const EventFields& event,
     if (!next_comm || !next_pid) return false;
     line.next_comm = *next_comm;
     line.next_pid = *next_pid;
+    if (event.prev_state.size == 0) return true;
+    const std::optional<int64_t> prev_state = reader.Number(event.prev_state);
+    if (!prev_state) return false;
+    line.prev_runnable = PrevStateIsRunnable(*prev_state);
     return true;
   }
   line.comm = *comm;

@@ -244,6 +244,41 @@ TEST_F(TraceDatTest, SwitchFormatWithoutNextPidIsInvalidArgument) {
               HasSubstr("the sched_switch format has no field 'next_pid'"));
 }
 
+// The kernel's prev_state is a long after the switch's other fields here
+// (offset 48, 8 bytes): 0x100 is a preempted task (R+), 0 a runnable one
+// (R), 0x10 a dead one (X), 0x80 an idle kernel thread (I).
+TEST_F(TraceDatTest, ReadsPrevStateAsTheTextReplayDoes) {
+  TinyTraceDat dat(5'000'000'000);
+  std::vector<FormatField> fields = SwitchFields();
+  fields.push_back({"long prev_state", 48, 8});
+  dat.AddFormat("sched", EventFormat("sched_switch", kSwitchId, fields));
+  for (const uint64_t state : {0x100, 0x0, 0x10, 0x80}) {
+    dat.AddRecord(10, SwitchRecord(7, "bash", 0, "swapper/0") + Le(state, 8));
+  }
+  std::vector<bool> runnable;
+  const absl::Status status = ReadTraceDat(
+      Write("state.dat", dat.Bytes()), [&](const TraceLine& line) {
+        EXPECT_EQ(line.kind, TraceLine::Kind::kSwitch) << line.error;
+        runnable.push_back(line.prev_runnable);
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(runnable, (std::vector<bool>{true, true, false, false}));
+}
+
+TEST_F(TraceDatTest, PrevStateOfAnOddSizeIsInvalidArgument) {
+  TinyTraceDat dat(5'000'000'000);
+  std::vector<FormatField> fields = SwitchFields();
+  fields.push_back({"char prev_state[2]", 48, 2});
+  dat.AddFormat("sched", EventFormat("sched_switch", kSwitchId, fields));
+  const absl::Status status = ReadTraceDat(
+      Write("odd.dat", dat.Bytes()),
+      [](const TraceLine&) { return absl::OkStatus(); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("the sched_switch field 'prev_state' has size 2"));
+}
+
 TEST_F(TraceDatTest, RecordShorterThanItsFormatIsMalformedAndTheRestCount) {
   TinyTraceDat dat(5'000'000'000);
   dat.AddFormat("sched", SwitchFormat());

@@ -182,6 +182,14 @@ std::optional<std::string_view> FieldAfter(std::string_view fields,
   return fields.substr(at + key.size());
 }
 
+// IsRunnableState reads a printed prev_state: "R", or "R+" for a preempted
+// task, is runnable; any other letters are not. nullopt when it is empty.
+std::optional<bool> IsRunnableState(std::string_view state) {
+  if (state.empty()) return std::nullopt;
+  if (state.back() == '+') state.remove_suffix(1);
+  return state == "R";
+}
+
 // ParseCommPid reads the sched plugin's "COMM:PID [PRIO]..." from `side`.
 bool ParseCommPid(std::string_view side, std::string_view& comm,
                   int32_t& pid) {
@@ -197,43 +205,69 @@ bool ParseCommPid(std::string_view side, std::string_view& comm,
   return true;
 }
 
-TraceLine ParseSwitch(std::string_view fields, TraceLine out) {
-  out.kind = Kind::kSwitch;
-  if (fields.substr(0, 10) == "prev_comm=") {
-    const size_t prev_pid_at = fields.find(" prev_pid=");
-    const size_t arrow = fields.find(" ==> next_comm=");
-    if (prev_pid_at == std::string_view::npos ||
-        arrow == std::string_view::npos || arrow < prev_pid_at) {
-      return Malformed("sched_switch without prev_pid= or ==> next_comm=");
-    }
-    const std::string_view next = fields.substr(arrow + 15);
-    const size_t next_pid_at = next.find(" next_pid=");
-    if (next_pid_at == std::string_view::npos) {
-      return Malformed("sched_switch without next_pid=");
-    }
-    const std::optional<int32_t> prev_pid =
-        LeadingInt(fields.substr(prev_pid_at + 10));
-    const std::optional<int32_t> next_pid =
-        LeadingInt(next.substr(next_pid_at + 10));
-    if (!prev_pid || !next_pid) {
-      return Malformed("sched_switch prev_pid or next_pid is not a number");
-    }
-    out.prev_comm = fields.substr(10, prev_pid_at - 10);
-    out.prev_pid = *prev_pid;
-    out.next_comm = next.substr(0, next_pid_at);
-    out.next_pid = *next_pid;
-    return out;
+// ParseKernelSwitch reads the kernel's "prev_comm=... prev_pid=...
+// prev_state=... ==> next_comm=... next_pid=..." fields.
+TraceLine ParseKernelSwitch(std::string_view fields, TraceLine out) {
+  const size_t prev_pid_at = fields.find(" prev_pid=");
+  const size_t arrow = fields.find(" ==> next_comm=");
+  if (prev_pid_at == std::string_view::npos ||
+      arrow == std::string_view::npos || arrow < prev_pid_at) {
+    return Malformed("sched_switch without prev_pid= or ==> next_comm=");
   }
-  // The sched plugin's form: "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]".
+  const std::string_view next = fields.substr(arrow + 15);
+  const size_t next_pid_at = next.find(" next_pid=");
+  if (next_pid_at == std::string_view::npos) {
+    return Malformed("sched_switch without next_pid=");
+  }
+  const std::optional<int32_t> prev_pid =
+      LeadingInt(fields.substr(prev_pid_at + 10));
+  const std::optional<int32_t> next_pid =
+      LeadingInt(next.substr(next_pid_at + 10));
+  if (!prev_pid || !next_pid) {
+    return Malformed("sched_switch prev_pid or next_pid is not a number");
+  }
+  const size_t state_at = fields.find(" prev_state=", prev_pid_at);
+  const std::optional<bool> runnable =
+      state_at < arrow
+          ? IsRunnableState(fields.substr(state_at + 12, arrow - state_at - 12))
+          : std::nullopt;
+  if (!runnable) {
+    return Malformed("sched_switch without a prev_state= before ==>");
+  }
+  out.prev_runnable = *runnable;
+  out.prev_comm = fields.substr(10, prev_pid_at - 10);
+  out.prev_pid = *prev_pid;
+  out.next_comm = next.substr(0, next_pid_at);
+  out.next_pid = *next_pid;
+  return out;
+}
+
+// ParsePluginSwitch reads the sched plugin's "COMM:PID [PRIO] STATE ==>
+// COMM:PID [PRIO]".
+TraceLine ParsePluginSwitch(std::string_view fields, TraceLine out) {
   const size_t arrow = fields.find(" ==> ");
-  if (arrow == std::string_view::npos ||
-      !ParseCommPid(fields.substr(0, arrow), out.prev_comm, out.prev_pid) ||
+  const std::string_view prev = fields.substr(0, arrow);
+  const size_t prio_end = prev.rfind(']');
+  const std::optional<bool> runnable =
+      prio_end == std::string_view::npos
+          ? std::nullopt
+          : IsRunnableState(TrimLeft(prev.substr(prio_end + 1)));
+  if (arrow == std::string_view::npos || !runnable ||
+      !ParseCommPid(prev, out.prev_comm, out.prev_pid) ||
       !ParseCommPid(TrimRight(fields.substr(arrow + 5)), out.next_comm,
                     out.next_pid)) {
     return Malformed("sched_switch fields are neither prev_comm=... nor "
                      "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]");
   }
+  out.prev_runnable = *runnable;
   return out;
+}
+
+TraceLine ParseSwitch(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kSwitch;
+  return fields.substr(0, 10) == "prev_comm="
+             ? ParseKernelSwitch(fields, out)
+             : ParsePluginSwitch(fields, out);
 }
 
 // ParseCommAndPid reads the leading "comm=COMM pid=PID" of migrate/exit.

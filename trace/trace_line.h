@@ -50,6 +50,12 @@ struct TraceLine {
   int32_t prev_pid = 0;
   std::string_view next_comm;
   int32_t next_pid = 0;
+  // prev_runnable: prev_state shows prev left the CPU runnable. The kernel
+  // prints "R" (or "R+", preempted) when no state bit is set and the state
+  // letters (S, D, I, X, Z ...) otherwise; the sched plugin prints "R" or
+  // its own letters. Any state but R means prev blocked or is dying. (A
+  // .dat record: PrevStateIsRunnable of its prev_state bits.)
+  bool prev_runnable = false;
 
   // kMigrate and kExit: the task named in the fields.
   std::string_view comm;

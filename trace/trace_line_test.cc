@@ -1,5 +1,8 @@
 #include "trace/trace_line.h"
 
+#include <string>
+#include <string_view>
+
 #include "gtest/gtest.h"
 
 namespace schedcache {
@@ -21,6 +24,7 @@ TEST(TraceLine, ReadsFtraceSwitchWithTgidColumn) {
   EXPECT_EQ(line.prev_pid, 21883);
   EXPECT_EQ(line.next_comm, "run_all.sh");
   EXPECT_EQ(line.next_pid, 9563);
+  EXPECT_FALSE(line.prev_runnable);  // S
 }
 
 TEST(TraceLine, ReadsFtraceSwitchWithoutTgidColumnAndSpacesInComm) {
@@ -36,6 +40,7 @@ TEST(TraceLine, ReadsFtraceSwitchWithoutTgidColumnAndSpacesInComm) {
   EXPECT_EQ(line.prev_comm, "Web Content");
   EXPECT_EQ(line.next_comm, "kworker/u4:1");
   EXPECT_EQ(line.next_pid, 12);
+  EXPECT_TRUE(line.prev_runnable);  // R+
 }
 
 TEST(TraceLine, ReadsIdleTgidDashes) {
@@ -62,6 +67,59 @@ TEST(TraceLine, ReadsTraceCmdPluginSwitch) {
   EXPECT_EQ(line.prev_pid, 2178);
   EXPECT_EQ(line.next_comm, "swapper/1");
   EXPECT_EQ(line.next_pid, 0);
+}
+
+// KernelSwitch is a kernel-form sched_switch of prev 5 with `state` printed
+// as its prev_state.
+std::string KernelSwitch(std::string_view state) {
+  return std::string(
+             "  a-5 [000] d..2. 1.5: sched_switch: prev_comm=a prev_pid=5 "
+             "prev_prio=120 prev_state=")
+      .append(state)
+      .append(" ==> next_comm=b next_pid=6 next_prio=120");
+}
+
+TEST(TraceLine, ReadsPrevStateRunnableOnlyWhenItIsR) {
+  // The kernel prints "R" for no state bit and "R+" when preempted
+  // (TASK_REPORT_MAX); every letter it prints otherwise is a state bit.
+  for (std::string_view state : {"R", "R+"}) {
+    const TraceLine line = ParseTraceLine(KernelSwitch(state));
+    ASSERT_EQ(line.kind, Kind::kSwitch) << state << ": " << line.error;
+    EXPECT_TRUE(line.prev_runnable) << state;
+  }
+  for (std::string_view state : {"S", "D", "T", "t", "X", "Z", "P", "I",
+                                 "S|D"}) {
+    const TraceLine line = ParseTraceLine(KernelSwitch(state));
+    ASSERT_EQ(line.kind, Kind::kSwitch) << state << ": " << line.error;
+    EXPECT_FALSE(line.prev_runnable) << state;
+  }
+}
+
+TEST(TraceLine, ReadsPrevStateOfTheSchedPlugin) {
+  // trace-cmd's sched plugin prints "R" when no state bit is set.
+  const TraceLine runnable = ParseTraceLine(
+      "  a-5 [000] 1.5: sched_switch: a:5 [120] R ==> b:6 [120]");
+  ASSERT_EQ(runnable.kind, Kind::kSwitch) << runnable.error;
+  EXPECT_TRUE(runnable.prev_runnable);
+  const TraceLine dead = ParseTraceLine(
+      "  a-5 [000] 1.5: sched_switch: a:5 [120] X ==> b:6 [120]");
+  ASSERT_EQ(dead.kind, Kind::kSwitch) << dead.error;
+  EXPECT_FALSE(dead.prev_runnable);
+  EXPECT_EQ(ParseTraceLine(
+                "  a-5 [000] 1.5: sched_switch: a:5 [120] ==> b:6 [120]")
+                .kind,
+            Kind::kMalformed);
+}
+
+TEST(TraceLine, FlagsASwitchWithoutPrevState) {
+  const TraceLine empty = ParseTraceLine(KernelSwitch(""));
+  EXPECT_EQ(empty.kind, Kind::kMalformed);
+  EXPECT_EQ(empty.error, "sched_switch without a prev_state= before ==>");
+  const TraceLine missing = ParseTraceLine(
+      "  a-5 [000] d..2. 1.5: sched_switch: prev_comm=a prev_pid=5 "
+      "prev_prio=120 ==> next_comm=b next_pid=6 next_prio=120");
+  EXPECT_EQ(missing.kind, Kind::kMalformed);
+  EXPECT_EQ(missing.error, "sched_switch without a prev_state= before ==>");
 }
 
 TEST(TraceLine, ReadsExit) {

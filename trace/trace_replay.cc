@@ -131,7 +131,8 @@ class TraceReplayer {
         ++stats_.switch_events;
         return machine_.Switch(SwitchEvent{
             line.timestamp_ns, cpu, line.prev_pid, line.task_tgid,
-            line.prev_comm, line.next_pid, /*next_tgid=*/0, line.next_comm});
+            line.prev_comm, line.next_pid, /*next_tgid=*/0, line.next_comm,
+            line.prev_runnable});
       case Kind::kExit:
         ++stats_.exit_events;
         if (line.pid > 0) machine_.threads().Learn(line.pid, 0, line.comm);

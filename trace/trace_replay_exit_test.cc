@@ -86,6 +86,35 @@ TEST(TraceReplayExit, ALeaderEndsItsProcessAfterItsLastSwitchOut) {
                   "exit 10001500000 200"));
 }
 
+// Leader 100 exits at +500 us while running on CPU 0, is preempted at +600
+// (prev_state=R+: the kernel may run a dying task again), runs again from
+// +700 and leaves dead (X) at +900.
+constexpr char kPreemptedAfterExit[] = R"(
+          <idle>-0       (-------) [000] d..2.    10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=100 next_prio=120
+             srv-100     (    100) [000] .....    10.000500: sched_process_exit: comm=srv pid=100 prio=120 group_dead=true
+             srv-100     (    100) [000] d..2.    10.000600: sched_switch: prev_comm=srv prev_pid=100 prev_prio=120 prev_state=R+ ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          <idle>-0       (-------) [000] d..2.    10.000700: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=100 next_prio=120
+             srv-100     (    100) [000] d..2.    10.000900: sched_switch: prev_comm=srv prev_pid=100 prev_prio=120 prev_state=X ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+
+TEST(TraceReplayExit, ALeaderPreemptedAfterItsExitEndsAtItsDeadSwitchOut) {
+  // Derivation, ns past 10 s: 100 runs 0..600'000 (sample of 600'000, one
+  // thread counted as it still runs), is handed back at +700'000 as the
+  // same process (the tgid 100 it kept, not a new admission), runs
+  // 700'000..900'000 (200'000) and its process ends at the X switch-out.
+  // Were R+ read as the last switch-out, the exit would come at +600'000
+  // and 100 would be admitted again at +700'000.
+  EXPECT_THAT(
+      Replayed(kPreemptedAfterExit),
+      ElementsAre("hand-over 10000000000 cpu 0 100/100",
+                  "sample 10000600000 cpu 0 100/100 ran 600000 out threads 1",
+                  "hand-over 10000600000 cpu 0 0/0",
+                  "hand-over 10000700000 cpu 0 100/100",
+                  "sample 10000900000 cpu 0 100/100 ran 200000 out threads 1",
+                  "exit 10000900000 100",
+                  "hand-over 10000900000 cpu 0 0/0"));
+}
+
 TEST(TraceReplayExit, WithoutATgidNoExitEndsAProcess) {
   // No TGID column: the replay cannot tell a leader, so pid 300's exit only
   // forgets the thread.

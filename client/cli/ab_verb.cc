@@ -131,10 +131,10 @@ class AbVerb : public Verb {
                     "WatchScans)",
                     &command_.options.scan_trace);
     flags.AddString("--perfetto", "FILE",
-                    "in-process only (not with --server): write a Perfetto "
-                    "trace (ui.perfetto.dev): per process its preferred LLC "
-                    "per policy, each scan, and the busiest ones' occupancy "
-                    "per LLC",
+                    "write a Perfetto trace (ui.perfetto.dev): per process "
+                    "its preferred LLC per policy, each scan, and the "
+                    "busiest ones' occupancy per LLC (with --server, "
+                    "streamed from the server: WatchScans)",
                     &command_.options.perfetto);
     flags.AddString("--server", "ADDR",
                     "run the session on schedcached at ADDR (unix:PATH or "
@@ -149,13 +149,6 @@ class AbVerb : public Verb {
     }
     if (absl::Status s = ApplyCpuMap(); !s.ok()) {
       return UsageError(s.message(), err);
-    }
-    // The server's scan stream (WatchScans) carries no per-LLC occupancy.
-    if (!command_.server.empty() && !command_.options.perfetto.empty()) {
-      return UsageError(
-          "--perfetto is in-process only (the server's scan stream carries "
-          "no per-LLC occupancy): drop --server to write it",
-          err);
     }
     command_.options.session.policies =
         absl::StrSplit(policies_, ',', absl::SkipEmpty());

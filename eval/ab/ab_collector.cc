@@ -8,13 +8,20 @@ namespace schedcache::ab {
 
 AbCollector::AbCollector(std::vector<std::string> policies,
                          int max_cpus_scanned, ScanTraceWriter* scan_trace,
-                         PerfettoTraceWriter* perfetto)
+                         PerfettoTraceWriter* perfetto, bool wants_last_scans)
     : policies_(std::move(policies)),
       max_cpus_scanned_(max_cpus_scanned),
       scan_trace_(scan_trace),
       perfetto_(perfetto),
+      wants_last_scans_(wants_last_scans),
       histograms_(policies_.size(),
                   std::vector<uint64_t>(max_cpus_scanned + 1, 0)) {}
+
+bool AbCollector::HasOccupancy(const Process& p) {
+  return std::any_of(
+      p.last_occupancy.begin(), p.last_occupancy.end(),
+      [](const std::vector<LlcOccupancy>& llcs) { return !llcs.empty(); });
+}
 
 bool AbCollector::Busier(const Process& a, const Process& b) {
   return a.runtime_ns != b.runtime_ns ? a.runtime_ns > b.runtime_ns
@@ -28,6 +35,7 @@ size_t AbCollector::IndexOf(int32_t tgid) {
     p.tgid = tgid;
     p.llc.assign(policies_.size(), kNoPreferredLlc);
     p.changes.resize(policies_.size());
+    p.last_occupancy.resize(policies_.size());
   }
   return it->second;
 }
@@ -85,6 +93,8 @@ void AbCollector::OnScan(const ScanObservation& scan) {
   }
   const int bin = std::clamp(scan.cpus_scanned, 0, max_cpus_scanned_);
   ++histograms_[scan.policy][bin];
+  ProcessOf(scan.tgid).last_occupancy[scan.policy].assign(
+      scan.llc_occupancy.begin(), scan.llc_occupancy.end());
   if ((scan_trace_ != nullptr || perfetto_ != nullptr) && status_.ok()) {
     WriteScanTraces(scan);
   }
@@ -145,28 +155,6 @@ void AbCollector::OnPreferenceChange(const PreferenceChange& change) {
   changes.push_back(LlcChange{change.timestamp_ns, change.new_llc});
 }
 
-absl::Status AbCollector::RecordLastScan(AbSession& session) {
-  const Process* busiest = nullptr;
-  for (const Process& p : processes_) {
-    if (busiest == nullptr || Busier(p, *busiest)) busiest = &p;
-  }
-  if (busiest == nullptr) return absl::OkStatus();
-  absl::StatusOr<std::vector<PolicyDecision>> decisions =
-      session.LastScan(busiest->tgid);
-  if (absl::IsNotFound(decisions.status()) ||
-      absl::IsUnimplemented(decisions.status())) {
-    return absl::OkStatus();
-  }
-  if (!decisions.ok()) return decisions.status();
-  last_scan_.tgid = busiest->tgid;
-  last_scan_.per_policy.assign(policies_.size(), {});
-  for (const PolicyDecision& decision : *decisions) {
-    const int policy = PolicyIndex(decision.policy);
-    if (policy >= 0) last_scan_.per_policy[policy] = decision.llc_occupancy;
-  }
-  return absl::OkStatus();
-}
-
 AbResult AbCollector::Build(const EngineReport& report, AbInput input,
                             bool with_histograms) const {
   AbResult result;
@@ -182,13 +170,15 @@ AbResult AbCollector::Build(const EngineReport& report, AbInput input,
           HistogramBin{static_cast<int64_t>(cpus), counts[cpus]});
     }
   }
-  result.busiest_last_scan = last_scan_;
   std::vector<const Process*> order;
   order.reserve(processes_.size());
   for (const Process& p : processes_) order.push_back(&p);
   std::sort(order.begin(), order.end(), [](const Process* a, const Process* b) {
     return Busier(*a, *b);
   });
+  if (!order.empty() && HasOccupancy(*order[0])) {
+    result.busiest_last_scan = {order[0]->tgid, order[0]->last_occupancy};
+  }
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const Process& p = *order[rank];
     ProcessResult& out = result.processes.emplace_back();

@@ -1,8 +1,9 @@
 // AbCollector gathers, while an A/B evaluation runs, what the report needs
 // beyond the session's own summary: per process its runtime, comm and the
 // preferred LLC of each policy (final value, and change points over time),
-// per policy the exact distribution of CPUs scanned, and the busiest
-// process's per-LLC occupancy at its last scan. It can also stream every
+// per policy the exact distribution of CPUs scanned, and the per-LLC
+// occupancy of each process's last scan under each policy (from the scans
+// the session reports; the result holds the busiest process's). It can also stream every
 // scan to a ScanTraceWriter (`--scan-trace`), and every scan and
 // preference change to a PerfettoTraceWriter (`--perfetto`), with the
 // reference policy's per-LLC occupancy at each of its scans of a process
@@ -39,8 +40,11 @@ class AbCollector : public AbObserver {
   // `policies` names the session's policies in order; `max_cpus_scanned`
   // bounds the histogram (larger counts clamp to it). `scan_trace` and
   // `perfetto` (not owned, may be null) receive every scan.
+  // `wants_last_scans`: the result's busiest_last_scan is wanted (an HTML
+  // report), worth a server's scan stream.
   AbCollector(std::vector<std::string> policies, int max_cpus_scanned,
-              ScanTraceWriter* scan_trace, PerfettoTraceWriter* perfetto);
+              ScanTraceWriter* scan_trace, PerfettoTraceWriter* perfetto,
+              bool wants_last_scans = false);
 
   // OnSample charges the sample's runtime to its process (the sum
   // saturates at INT64_MAX).
@@ -48,15 +52,11 @@ class AbCollector : public AbObserver {
 
   void OnScan(const ScanObservation& scan) override;
   void OnPreferenceChange(const PreferenceChange& change) override;
-  // wants_scans: the scan trace needs every scan; the histograms alone are
-  // not worth a server's scan stream.
-  bool wants_scans() const override { return scan_trace_ != nullptr; }
-
-  // RecordLastScan asks `session` for the busiest process's last scan,
-  // which Build puts in AbResult::busiest_last_scan. A session that no
-  // longer tracks that process (it exited) or cannot tell (Unimplemented)
-  // leaves it out; its other errors are returned. Call after the last event.
-  absl::Status RecordLastScan(AbSession& session);
+  // wants_scans: the scan and Perfetto traces and the last scans need every
+  // scan; the histograms alone are not worth a server's scan stream.
+  bool wants_scans() const override {
+    return scan_trace_ != nullptr || perfetto_ != nullptr || wants_last_scans_;
+  }
 
   // FinishPerfetto gives every process that had no event its track, at its
   // first sample, so the trace lists every traced process. Call once, after
@@ -70,7 +70,9 @@ class AbCollector : public AbObserver {
 
   // Build assembles the result from the session's report and `input`.
   // `with_histograms`: the session reported every scan (else the
-  // histograms stay empty rather than show a partial picture).
+  // histograms stay empty rather than show a partial picture). The busiest
+  // process's last scans are in the result when some policy's scan of it
+  // was heard with its occupancy.
   AbResult Build(const EngineReport& report, AbInput input,
                  bool with_histograms) const;
 
@@ -84,11 +86,16 @@ class AbCollector : public AbObserver {
     int64_t runtime_ns = 0;
     std::vector<int> llc;  // per policy, current
     std::vector<std::vector<LlcChange>> changes;  // per policy
+    // Per policy, the per-LLC occupancy its last scan of the process saw;
+    // empty until it scans it.
+    std::vector<std::vector<LlcOccupancy>> last_occupancy;
   };
 
   // Busier orders processes busiest first; ties by tgid, so the order
   // never depends on hashing.
   static bool Busier(const Process& a, const Process& b);
+  // HasOccupancy: some policy's last scan of `p` reported occupancy.
+  static bool HasOccupancy(const Process& p);
 
   size_t IndexOf(int32_t tgid);
   Process& ProcessOf(int32_t tgid) { return processes_[IndexOf(tgid)]; }
@@ -102,13 +109,13 @@ class AbCollector : public AbObserver {
   int max_cpus_scanned_;
   ScanTraceWriter* scan_trace_;
   PerfettoTraceWriter* perfetto_;
+  bool wants_last_scans_;
   absl::Status status_;
   std::vector<std::vector<uint64_t>> histograms_;  // [policy][cpus_scanned]
   absl::flat_hash_map<int32_t, size_t> index_of_;  // tgid -> processes_
   std::vector<Process> processes_;
   std::vector<size_t> busiest_;  // indices into processes_, at most kMaxTimelines
   uint64_t dropped_changes_ = 0;
-  LastScanOccupancy last_scan_;
 };
 
 }  // namespace schedcache::ab

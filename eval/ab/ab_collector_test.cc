@@ -46,47 +46,31 @@ EngineReport TwoPolicies() {
       ::testing::Field(&HistogramBin::scans, scans));
 }
 
-// LastScanSession answers LastScan with `answer` and remembers the tgid it
-// was asked about; it takes no events.
-class LastScanSession : public AbSession {
- public:
-  explicit LastScanSession(absl::StatusOr<std::vector<PolicyDecision>> answer)
-      : answer_(std::move(answer)) {}
-  absl::Status OnSample(const Sample&) override { return absl::OkStatus(); }
-  absl::Status OnHandOver(const HandOver&) override { return absl::OkStatus(); }
-  absl::Status OnProcessExit(const ProcessExit&) override { return absl::OkStatus(); }
-  absl::StatusOr<SessionOutcome> Finish() override { return SessionOutcome{}; }
-  absl::StatusOr<std::vector<PolicyDecision>> LastScan(int32_t tgid) override {
-    asked = tgid;
-    return answer_;
-  }
-  bool reports_scans() const override { return true; }
-  bool enabled() const override { return true; }
-
-  int32_t asked = 0;
-
- private:
-  absl::StatusOr<std::vector<PolicyDecision>> answer_;
-};
-
-PolicyDecision Evidence(std::string policy, std::vector<LlcOccupancy> occupancy) {
-  PolicyDecision d;
-  d.policy = std::move(policy);
-  d.llc_occupancy = std::move(occupancy);
-  return d;
+// ScanOf is an executed scan of `policy` for process `tgid` that saw
+// `occupancy` (which must outlive the call).
+ScanObservation ScanOf(int policy, int32_t tgid,
+                       const std::vector<LlcOccupancy>& occupancy) {
+  ScanObservation scan = Scan(policy, 2);
+  scan.tgid = tgid;
+  scan.llc_occupancy = occupancy;
+  return scan;
 }
 
-// tgid 7 ran 30 ns against tgid 5's 20: the busiest. The session answers
-// in its own order (b first); the result holds the evidence in the
-// collector's policy order.
-TEST(AbCollector, RecordsTheBusiestProcesssLastScanPerPolicy) {
+// tgid 7 ran 30 ns against tgid 5's 20: the busiest. Policy a scanned it
+// twice (the second scan's occupancy is the evidence), b once; b's scan of
+// 5 is not 7's evidence.
+TEST(AbCollector, KeepsTheBusiestProcesssLastScanPerPolicy) {
   AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
   collector.OnSample(Ran(5, 5, 20, "small"));
   collector.OnSample(Ran(7, 7, 30, "big"));
-  LastScanSession session(std::vector<PolicyDecision>{
-      Evidence("b", {{1, 300}}), Evidence("a", {{0, 100}, {1, 200}})});
-  ASSERT_TRUE(collector.RecordLastScan(session).ok());
-  EXPECT_EQ(session.asked, 7);
+  const std::vector<LlcOccupancy> first = {{0, 100}, {1, 50}};
+  const std::vector<LlcOccupancy> second = {{0, 100}, {1, 200}};
+  const std::vector<LlcOccupancy> by_b = {{1, 300}};
+  const std::vector<LlcOccupancy> of_small = {{0, 999}};
+  collector.OnScan(ScanOf(0, 7, first));
+  collector.OnScan(ScanOf(1, 7, by_b));
+  collector.OnScan(ScanOf(0, 7, second));
+  collector.OnScan(ScanOf(1, 5, of_small));
   const AbResult result = collector.Build(TwoPolicies(), AbInput{}, true);
   EXPECT_EQ(result.busiest_last_scan.tgid, 7);
   ASSERT_EQ(result.busiest_last_scan.per_policy.size(), 2u);
@@ -94,23 +78,28 @@ TEST(AbCollector, RecordsTheBusiestProcesssLastScanPerPolicy) {
   EXPECT_EQ(result.busiest_last_scan.per_policy[0][1].occupancy, 200u);
   ASSERT_EQ(result.busiest_last_scan.per_policy[1].size(), 1u);
   EXPECT_EQ(result.busiest_last_scan.per_policy[1][0].llc, 1);
+  EXPECT_EQ(result.busiest_last_scan.per_policy[1][0].occupancy, 300u);
 }
 
-// An exited process (NotFound) or a server session (Unimplemented) leaves
-// the evidence out; any other error is the session's and is returned.
-TEST(AbCollector, LeavesTheLastScanOutWhenTheSessionCannotTell) {
-  for (const absl::Status& status :
-       {absl::NotFoundError("gone"), absl::UnimplementedError("server")}) {
-    AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
-    collector.OnSample(Ran(5, 5, 20, "small"));
-    LastScanSession session(status);
-    EXPECT_TRUE(collector.RecordLastScan(session).ok());
-    EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 0);
-  }
+// Scans without occupancy (a server's scan stream) or none at all give no
+// evidence: the view says it is not known rather than shade nothing.
+TEST(AbCollector, LeavesTheLastScanOutWithoutOccupancy) {
   AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
-  collector.OnSample(Ran(5, 5, 20, "small"));
-  LastScanSession broken(absl::UnavailableError("connection lost"));
-  EXPECT_EQ(collector.RecordLastScan(broken).code(), absl::StatusCode::kUnavailable);
+  collector.OnSample(Ran(7, 7, 30, "big"));
+  EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 0);
+  collector.OnScan(ScanOf(1, 7, {}));
+  EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 0);
+  const std::vector<LlcOccupancy> occupancy = {{0, 100}};
+  collector.OnScan(ScanOf(0, 7, occupancy));
+  EXPECT_EQ(collector.Build(TwoPolicies(), AbInput{}, true).busiest_last_scan.tgid, 7);
+}
+
+// A server streams its scans only to an observer that wants them: the
+// histograms alone are not worth it, the last scans (--html) are.
+TEST(AbCollector, WantsEveryScanOnlyForTracesOrTheLastScans) {
+  EXPECT_FALSE(AbCollector({"a"}, 8, nullptr, nullptr).wants_scans());
+  EXPECT_TRUE(AbCollector({"a"}, 8, nullptr, nullptr, /*wants_last_scans=*/true)
+                  .wants_scans());
 }
 
 TEST(AbCollector, CountsCpusScannedPerPolicyAndClampsAtTheBound) {

@@ -124,6 +124,7 @@ absl::Status RunAbCommand(const AbCommand& command, std::ostream& out,
     };
   }
   AbOptions options = command.options;
+  options.last_scans = !command.files.html.empty();
   ProgressLine progress(err);
   if (command.progress) {
     options.progress = [&progress](const AbProgress& p) { progress.Show(p); };

@@ -280,18 +280,15 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
   }
   AbCollector collector(options.session.policies, topology->max_cpu() + 1,
                         scan_trace.has_value() ? &*scan_trace : nullptr,
-                        perfetto.has_value() ? &*perfetto : nullptr);
+                        perfetto.has_value() ? &*perfetto : nullptr,
+                        options.last_scans);
   ASSIGN_OR_RETURN(std::unique_ptr<AbSession> session,
                    make_session(topology, options.session, collector));
-  if (scan_trace.has_value() && !session->reports_scans()) {
+  if ((scan_trace.has_value() || perfetto.has_value()) &&
+      !session->reports_scans()) {
     return absl::UnimplementedError(
-        "--scan-trace: this session backend does not report single scans");
-  }
-  if (perfetto.has_value() && !session->reports_scans()) {
-    return absl::UnimplementedError(
-        "--perfetto is in-process only: this session backend (a server) "
-        "streams no per-LLC occupancy; drop --server to write a Perfetto "
-        "trace");
+        "--scan-trace and --perfetto: this session backend does not report "
+        "single scans");
   }
 
   AbInput input;

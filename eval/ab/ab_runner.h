@@ -65,6 +65,9 @@ struct AbOptions {
   CpuMap cpu_map;              // trace and csv inputs only; see cpu_map.h
   std::string scan_trace;      // --scan-trace FILE; empty: none
   std::string perfetto;        // --perfetto FILE; empty: none
+  // last_scans: the busiest process's last scans are wanted (--html's
+  // topology view); from a server, the A/B then watches every scan.
+  bool last_scans = false;
   // progress, when set, is called every few tens of thousands of events.
   std::function<void(const AbProgress&)> progress;
 };

@@ -23,7 +23,6 @@
 
 #include "absl/status/statusor.h"
 #include "events/event_sink.h"
-#include "policies/decision.h"
 #include "policies/engine.h"
 #include "schedcache/session_request.h"
 #include "schedcache/v1/schedcache.pb.h"
@@ -66,13 +65,6 @@ class AbSession : public EventSink {
  public:
   // Finish returns the outcome once every event was given; call once.
   virtual absl::StatusOr<SessionOutcome> Finish() = 0;
-  // LastScan returns every policy's decision for process `tgid` as its last
-  // executed scan left it (no new scan runs), in session order; each holds
-  // the per-LLC occupancy that scan saw. Call after the last event, before
-  // Finish. NotFound when the session does not track `tgid` (it exited);
-  // Unimplemented when the backend cannot answer before Finish.
-  virtual absl::StatusOr<std::vector<PolicyDecision>> LastScan(
-      int32_t tgid) = 0;
   // reports_scans is true when the observer hears of every executed scan
   // (per-scan traces and exact histograms are then available): always in
   // process, and from a server when the observer wants_scans.

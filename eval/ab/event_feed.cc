@@ -115,7 +115,6 @@ int64_t EventFeed::Span() const {
 }
 
 absl::StatusOr<EngineReport> EventFeed::Finish(AbInput& input) {
-  RETURN_IF_ERROR(collector_.RecordLastScan(session_));
   ASSIGN_OR_RETURN(SessionOutcome outcome, session_.Finish());
   RETURN_IF_ERROR(AddDeferred(outcome));
   input.samples = outcome.report.samples_applied;

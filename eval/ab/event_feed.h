@@ -66,8 +66,7 @@ class EventFeed : public EventSink {
   absl::Status OnProcessExit(const ProcessExit& exit) override;
   void OnInputLine(int64_t line) override { line_ = line; }
 
-  // Finish has the collector record the busiest process's last scan,
-  // finishes the session and fills `input`'s counts (the samples
+  // Finish finishes the session and fills `input`'s counts (the samples
   // and hand-overs the session applied), its time span (of the events the
   // session took; saturating at INT64_MAX, as CSV times may span all of
   // int64) and its problems, the session's deferred rejections among them,

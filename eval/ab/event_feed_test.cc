@@ -40,9 +40,6 @@ class ScriptedSession : public AbSession {
     outcome.report.handovers_applied = applied_hand_overs_;
     return outcome;
   }
-  absl::StatusOr<std::vector<PolicyDecision>> LastScan(int32_t) override {
-    return absl::UnimplementedError("scripted");
-  }
   bool reports_scans() const override { return false; }
   bool enabled() const override { return true; }
 

@@ -30,11 +30,6 @@ class InProcessSession : public AbSession {
     // Every refusal was returned by an On* call: none is deferred.
     return SessionOutcome{engine_->Report(), 0, {}};
   }
-  absl::StatusOr<std::vector<PolicyDecision>> LastScan(int32_t tgid) override {
-    RecommendRequest request;
-    request.tgid = tgid;  // no scan: the evidence of the last one
-    return engine_->Recommend(request);
-  }
   bool reports_scans() const override { return true; }
   bool enabled() const override { return engine_->enabled(); }
 

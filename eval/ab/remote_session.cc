@@ -180,13 +180,6 @@ class RemoteSession : public AbSession {
     return outcome;
   }
 
-  // The server applies the events as its ingest stream delivers them, and
-  // that stream ends only in Finish, which also deletes the session.
-  absl::StatusOr<std::vector<PolicyDecision>> LastScan(int32_t) override {
-    return absl::UnimplementedError(
-        "a server session answers for the last scan only after its events, "
-        "which stream until the session is finished and deleted");
-  }
   bool reports_scans() const override { return scan_watch_ != nullptr; }
   bool enabled() const override { return session_.enabled(); }
 
@@ -204,6 +197,11 @@ class RemoteSession : public AbSession {
     for (const v1::ScanEvent& scan : scan_log_.Take()) {
       const auto policy = std::find(session_.policies().begin(),
                                     session_.policies().end(), scan.policy());
+      occupancy_.clear();
+      for (const v1::LlcOccupancy& llc : scan.llc_occupancy()) {
+        occupancy_.push_back(
+            LlcOccupancy{static_cast<int>(llc.llc()), llc.occupancy()});
+      }
       observer_.OnScan(ScanObservation{
           .policy = static_cast<int>(policy - session_.policies().begin()),
           .tgid = scan.tgid(),
@@ -214,7 +212,8 @@ class RemoteSession : public AbSession {
           .comm = scan.comm(),
           .llcs_scanned = static_cast<int>(scan.cost().llcs_scanned()),
           .scan_ns = scan.cost().scan_ns(),
-          .preferred_llc = scan.preferred_llc()});
+          .preferred_llc = scan.preferred_llc(),
+          .llc_occupancy = occupancy_});
       ++scans_delivered_;
     }
   }
@@ -271,6 +270,9 @@ class RemoteSession : public AbSession {
   std::thread scan_reader_;
   uint64_t events_given_ = 0;
   uint64_t scans_delivered_ = 0;
+  // The occupancy of the scan DeliverScans is handing over (the
+  // observation holds a view of it).
+  std::vector<LlcOccupancy> occupancy_;
 };
 
 // WatchScans opens the scan stream of the new session `name` when

@@ -3,7 +3,8 @@
 // ingests the events in batches on one stream, watches its preference
 // changes (WatchPreferences), reads the report, and deletes the session.
 //
-// When the observer wants_scans (--scan-trace), it also watches the
+// When the observer wants_scans (--scan-trace, --perfetto, --html), it
+// also watches the
 // session's scans (WatchScans) from before the first event: a reader
 // thread collects them and the feeding thread hands them to the observer
 // every few thousand events and in Finish, in the order the server ran

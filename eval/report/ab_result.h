@@ -83,9 +83,9 @@ struct LlcPlace {
 
 // LastScanOccupancy is the evidence behind the busiest process's preferred
 // LLC: per policy, the summed occupancy of each LLC its last executed scan
-// examined (the Recommend evidence; empty when that policy never scanned
-// it). tgid 0: none was available (no process, the process exited before
-// the end, or a session backend that cannot tell).
+// examined (empty when that policy never scanned it), even when the process
+// exited before the end. tgid 0: none is known (no policy scanned it, a
+// merged result, or a server session that did not watch its scans).
 struct LastScanOccupancy {
   int tgid = 0;
   std::vector<std::vector<LlcOccupancy>> per_policy;  // one entry per policy

@@ -126,7 +126,7 @@ std::string TopologyKey(const AbResult& result) {
   const LastScanOccupancy& last = result.busiest_last_scan;
   if (last.tgid == 0) {
     return absl::StrCat(html, "<br>No shading: the busiest process's last scan is not "
-                              "known (it exited, or a server ran the session).</p>\n");
+                              "known (no policy scanned it).</p>\n");
   }
   std::string comm;
   for (const ProcessResult& p : result.processes) {
