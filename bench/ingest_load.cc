@@ -1,8 +1,11 @@
 #include "bench/ingest_load.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
+#include <string>
 #include <thread>
 #include <utility>
 #include <variant>
@@ -15,9 +18,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
 #include "common/status_macros.h"
+#include "policies/builtin_policies.h"
 #include "schedcache/client.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 
@@ -42,21 +47,16 @@ struct Batches {
 Batches Encode(const RecordedStream& stream, int batch_samples) {
   Batches out;
   const std::vector<RecordingSink::Event>& events = stream.events;
-  size_t next = 0;
-  while (next < events.size()) {
+  size_t begin = 0;
+  for (const size_t end : BatchEnds(stream, batch_samples)) {
     v1::IngestBatch batch;
     client::ColumnsEncoder encoder(*batch.mutable_columns());
     int64_t samples = 0;
-    for (; next < events.size(); ++next) {
-      if (const Sample* s = std::get_if<Sample>(&events[next])) {
-        if (samples == batch_samples) break;
-        encoder.Add(*s);
-        ++samples;
-      } else {
-        std::visit([&encoder](const auto& e) { encoder.Add(e); },
-                   events[next]);
-      }
+    for (size_t i = begin; i < end; ++i) {
+      samples += std::holds_alternative<Sample>(events[i]) ? 1 : 0;
+      std::visit([&encoder](const auto& e) { encoder.Add(e); }, events[i]);
     }
+    begin = end;
     google::protobuf::RepeatedField<int64_t>& times =
         *batch.mutable_columns()->mutable_timestamp_delta_ns();
     out.row0_ns.push_back(times[0]);
@@ -148,6 +148,13 @@ class IngestCall {
   bool ok_ = false;
 };
 
+// ThreadCpuTime is the CPU time the calling thread has used.
+absl::Duration ThreadCpuTime() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return absl::DurationFromTimespec(now);
+}
+
 struct StreamResult {
   absl::Status status;
   int64_t events = 0;
@@ -220,6 +227,56 @@ void RunQueries(const std::string& address, const std::string& session,
 }
 
 }  // namespace
+
+std::vector<size_t> BatchEnds(const RecordedStream& stream,
+                              int batch_samples) {
+  std::vector<size_t> ends;
+  int samples = 0;
+  for (size_t i = 0; i < stream.events.size(); ++i) {
+    if (!std::holds_alternative<Sample>(stream.events[i])) continue;
+    // A batch ends just before the sample that would be its B+1st, so it
+    // takes the hand-overs and exits that follow its last sample.
+    if (samples == batch_samples) {
+      ends.push_back(i);
+      samples = 0;
+    }
+    ++samples;
+  }
+  if (!stream.events.empty()) ends.push_back(stream.events.size());
+  return ends;
+}
+
+absl::StatusOr<absl::Duration> EngineCpuPerSample(
+    const RecordedStream& stream, const std::vector<std::string>& policies,
+    int batch_samples, int passes) {
+  if (passes < 1 || stream.samples == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the engine reference needs a pass (", passes, ") over samples (",
+        stream.samples, ")"));
+  }
+  ASSIGN_OR_RETURN(const PolicyRegistry registry, BuildPolicyRegistry({}));
+  const std::vector<size_t> ends = BatchEnds(stream, batch_samples);
+  const absl::Span<const Event> events(stream.events);
+  absl::Duration cpu;
+  for (int pass = 0; pass < passes; ++pass) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine,
+                     MakeEngine(stream.topology, registry, policies,
+                                ScanTrigger::kTick));
+    absl::Status first_error;
+    const absl::Duration before = ThreadCpuTime();
+    size_t begin = 0;
+    for (const size_t end : ends) {
+      engine->ApplyBatch(events.subspan(begin, end - begin),
+                         [&](size_t, const absl::Status& error) {
+                           first_error.Update(error);
+                         });
+      begin = end;
+    }
+    cpu += ThreadCpuTime() - before;
+    RETURN_IF_ERROR(first_error);
+  }
+  return cpu / (static_cast<double>(stream.samples) * passes);
+}
 
 absl::StatusOr<IngestLoadResult> RunIngestLoad(
     const RecordedStream& stream, const IngestLoadOptions& options) {

@@ -11,6 +11,7 @@
 #ifndef SCHEDCACHE_BENCH_INGEST_LOAD_H_
 #define SCHEDCACHE_BENCH_INGEST_LOAD_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,22 @@ struct IngestLoadResult {
   LatencySummary health;
   int64_t query_errors = 0;
 };
+
+// BatchEnds splits `stream` as RunIngestLoad sends it: the end (an index
+// into stream.events, exclusive) of each batch of `batch_samples` samples
+// and the hand-overs and exits that follow them. REQUIRES: batch_samples >= 1.
+std::vector<size_t> BatchEnds(const RecordedStream& stream, int batch_samples);
+
+// EngineCpuPerSample is the in-process reference of an ingest run: the CPU
+// time this thread spends per sample applying `stream` to an Engine running
+// `policies` (tick trigger, as the load's sessions), in the batches
+// RunIngestLoad sends, one Engine::ApplyBatch each; `passes` passes, each
+// through a fresh engine built outside the timing. Returns the first
+// rejection (the recorded stream has none) or InvalidArgument when there is
+// nothing to time.
+absl::StatusOr<absl::Duration> EngineCpuPerSample(
+    const RecordedStream& stream, const std::vector<std::string>& policies,
+    int batch_samples, int passes);
 
 // RunIngestLoad creates the sessions ("bench-<pid>-<i>"), runs the load and
 // deletes them. Returns the first session or stream error.

@@ -6,12 +6,17 @@
 //     S Ingest streams of columnar batches of B samples (and the
 //     hand-overs between them) of a Redis-like stream on the 384-CPU shape
 //     for T seconds, with Recommend and health-check latency from a
-//     separate client at Q pairs a second.
+//     separate client at Q pairs a second. With its own schedcached it
+//     reports the server's CPU time over the run (all threads), and, with
+//     --reference_passes, the in-process engine's CPU time per sample on
+//     the same stream in the same batches, the reference of the server's.
 //   schedcache_load --mode=startup --schedcached=PATH [--repeat=N]
 //     time from fork/exec of schedcached to its first SERVING health check.
 //   schedcache_load --mode=memory --schedcached=PATH [--processes=N]
 //     server RSS before and after N processes that ran on 16 CPUs each.
 // Without --server, ingest starts its own schedcached (--schedcached).
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -23,6 +28,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "absl/types/optional.h"
 #include "bench/ingest_load.h"
 #include "bench/redis_stream.h"
 #include "bench/server_process.h"
@@ -46,6 +53,10 @@ ABSL_FLAG(double, events_per_second, 0, "ingest rate cap, all streams; 0: none")
 ABSL_FLAG(double, queries_per_second, 200,
           "Recommend + health-check pairs a second during ingest; 0: none");
 ABSL_FLAG(int, stream_ms, 200, "simulated length of the recorded stream");
+ABSL_FLAG(int, reference_passes, 10,
+          "passes of the stream through an in-process engine, same policies "
+          "and batches, timed as the reference of the server's CPU per "
+          "sample; 0: none");
 ABSL_FLAG(int, repeat, 5, "start-ups to time");
 ABSL_FLAG(int, processes, 100'000, "processes to track for --mode=memory");
 
@@ -58,6 +69,39 @@ std::string LatencyJson(const char* name, const LatencySummary& s) {
       "\"%s_p999_us\":%.1f,\"%s_max_us\":%.1f",
       name, s.count, name, s.p50_us, name, s.p99_us, name, s.p999_us, name,
       s.max_us);
+}
+
+// CpuJson is the CPU side of an ingest run: the server's CPU time (all its
+// threads; only when this tool started it), this tool's own (the load
+// generator's), and the in-process engine's per sample on the same stream
+// (only with --reference_passes).
+std::string CpuJson(const IngestLoadResult& r, absl::optional<absl::Duration>
+                    server_cpu, absl::Duration load_cpu,
+                    absl::optional<absl::Duration> engine_per_sample) {
+  const double samples = static_cast<double>(r.samples_sent);
+  std::string out = absl::StrFormat(",\"load_cpu_seconds\":%.3f",
+                                    absl::ToDoubleSeconds(load_cpu));
+  if (server_cpu.has_value()) {
+    absl::StrAppendFormat(
+        &out, ",\"server_cpu_seconds\":%.3f,\"server_cores\":%.3f,"
+        "\"server_cpu_ns_per_sample\":%.1f",
+        absl::ToDoubleSeconds(*server_cpu),
+        absl::FDivDuration(*server_cpu, r.elapsed),
+        absl::ToDoubleNanoseconds(*server_cpu) / samples);
+  }
+  if (engine_per_sample.has_value()) {
+    absl::StrAppendFormat(&out, ",\"engine_cpu_ns_per_sample\":%.1f",
+                          absl::ToDoubleNanoseconds(*engine_per_sample));
+  }
+  return out;
+}
+
+// ProcessCpuTime is this process's CPU time, all threads.
+absl::Duration ProcessCpuTime() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return absl::DurationFromTimeval(usage.ru_utime) +
+         absl::DurationFromTimeval(usage.ru_stime);
 }
 
 absl::Status Ingest() {
@@ -82,13 +126,30 @@ absl::Status Ingest() {
   options.topology = std::string(kEpyc9654Shape);
   options.events_per_second = absl::GetFlag(FLAGS_events_per_second);
   options.queries_per_second = absl::GetFlag(FLAGS_queries_per_second);
+  absl::optional<absl::Duration> engine_per_sample;
+  if (const int passes = absl::GetFlag(FLAGS_reference_passes); passes > 0) {
+    ASSIGN_OR_RETURN(engine_per_sample,
+                     EngineCpuPerSample(stream, options.policies,
+                                        options.batch_samples, passes));
+  }
+  absl::Duration server_cpu_before;
+  if (server != nullptr) {
+    ASSIGN_OR_RETURN(server_cpu_before, server->CpuTime());
+  }
+  const absl::Duration load_cpu_before = ProcessCpuTime();
   ASSIGN_OR_RETURN(IngestLoadResult r, RunIngestLoad(stream, options));
+  const absl::Duration load_cpu = ProcessCpuTime() - load_cpu_before;
+  absl::optional<absl::Duration> server_cpu;
+  if (server != nullptr) {
+    ASSIGN_OR_RETURN(const absl::Duration after, server->CpuTime());
+    server_cpu = after - server_cpu_before;
+  }
   const double seconds = absl::ToDoubleSeconds(r.elapsed);
   std::printf(
       "{\"mode\":\"ingest\",\"policies\":\"%s\",\"streams\":%d,\"batch\":%d,"
       "\"seconds\":%.3f,\"events_sent\":%lld,\"samples_sent\":%lld,"
       "\"accepted\":%lld,\"rejected\":%lld,\"events_per_second\":%.0f,"
-      "\"samples_per_second\":%.0f,%s,%s,\"query_errors\":%lld}\n",
+      "\"samples_per_second\":%.0f,%s,%s,\"query_errors\":%lld%s}\n",
       absl::StrJoin(options.policies, "+").c_str(), options.streams,
       options.batch_samples, seconds, static_cast<long long>(r.events_sent),
       static_cast<long long>(r.samples_sent), static_cast<long long>(r.accepted),
@@ -97,7 +158,8 @@ absl::Status Ingest() {
       static_cast<double>(r.samples_sent) / seconds,
       LatencyJson("recommend", r.recommend).c_str(),
       LatencyJson("health", r.health).c_str(),
-      static_cast<long long>(r.query_errors));
+      static_cast<long long>(r.query_errors),
+      CpuJson(r, server_cpu, load_cpu, engine_per_sample).c_str());
   return server == nullptr ? absl::OkStatus() : server->Stop();
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -86,6 +87,34 @@ absl::StatusOr<int64_t> ServerProcess::RssBytes() const {
   }
   return absl::InternalError(
       absl::StrCat("no VmRSS in /proc/", pid_, "/status"));
+}
+
+absl::StatusOr<absl::Duration> ServerProcess::CpuTime() const {
+  const std::string path = absl::StrCat("/proc/", pid_, "/stat");
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  // The command name, in parentheses, may hold spaces: fields are counted
+  // from the last ')'. After it come state (field 3) ... utime (14) and
+  // stime (15).
+  const size_t name_end = line.rfind(')');
+  if (name_end == std::string::npos) {
+    return absl::InternalError(absl::StrCat("cannot read ", path));
+  }
+  const std::vector<absl::string_view> fields = absl::StrSplit(
+      absl::string_view(line).substr(name_end + 1), ' ', absl::SkipEmpty());
+  constexpr size_t kUtime = 14 - 3;  // index among the fields after ')'
+  int64_t utime = 0;
+  int64_t stime = 0;
+  if (fields.size() <= kUtime + 1 ||
+      !absl::SimpleAtoi(fields[kUtime], &utime) ||
+      !absl::SimpleAtoi(fields[kUtime + 1], &stime)) {
+    return absl::InternalError(
+        absl::StrCat("no utime and stime in ", path, ": \"", line, "\""));
+  }
+  const int64_t ticks_per_second = sysconf(_SC_CLK_TCK);
+  return absl::Seconds(static_cast<double>(utime + stime) /
+                       static_cast<double>(ticks_per_second));
 }
 
 absl::Status ServerProcess::Stop() {

@@ -39,6 +39,10 @@ class ServerProcess {
   absl::Duration ready_after() const { return ready_after_; }
   // RssBytes reads VmRSS from /proc/PID/status.
   absl::StatusOr<int64_t> RssBytes() const;
+  // CpuTime is the CPU time the child has used so far, user and system, all
+  // its threads (utime + stime of /proc/PID/stat, in clock ticks: 10 ms on
+  // Linux, so time runs of seconds).
+  absl::StatusOr<absl::Duration> CpuTime() const;
   // Stop sends SIGTERM and reaps the child. Returns Internal when it exits
   // with a failure status.
   absl::Status Stop();

@@ -66,17 +66,27 @@ namespace proto_convert_internal {
 class AttributeReader {
  public:
   explicit AttributeReader(const v1::SparseAttributes& attributes)
-      : attributes_(attributes) {}
+      : attributes_(attributes), next_row_(RowOfEntry(0)) {}
 
   // Read consumes the entry of `row`, if it has one, setting its fields in
   // `sample` (nullptr: a hand-over row, whose values are skipped). Rows
-  // come in increasing order.
+  // come in increasing order. Inline, with the entry's row at hand: most
+  // rows have no entry, and a call per row was 7% of the server's
+  // instructions.
   void Read(int row, Sample* sample) {
-    if (entry_ == attributes_.row_size() ||
-        attributes_.row(entry_) != static_cast<uint32_t>(row)) {
-      return;
-    }
+    if (static_cast<int64_t>(row) == next_row_) ReadEntry(sample);
+  }
+
+ private:
+  // RowOfEntry is the row of entry `entry`, or -1 past the last.
+  int64_t RowOfEntry(int entry) const {
+    return entry < attributes_.row_size() ? int64_t{attributes_.row(entry)}
+                                          : -1;
+  }
+  // ReadEntry consumes the next entry into `sample` (nullptr: skipped).
+  void ReadEntry(Sample* sample) {
     const uint32_t fields = attributes_.fields(entry_++);
+    next_row_ = RowOfEntry(entry_);
     Sample ignored;
     Sample& out = sample != nullptr ? *sample : ignored;
     if (fields & v1::ATTRIBUTE_BIT_NR_THREADS) {
@@ -94,9 +104,9 @@ class AttributeReader {
     }
   }
 
- private:
   const v1::SparseAttributes& attributes_;
   int entry_ = 0;
+  int64_t next_row_;  // the row of entry_, -1 when none is left
   int nr_threads_ = 0;
   int numa_node_ = 0;
   int footprint_pages_ = 0;

@@ -1,5 +1,6 @@
 // The client's Sample/HandOver -> EventColumns encoding and the server's
-// reading of it are inverses, "unchanged" markers included; and the
+// reading of it are inverses, "unchanged" markers included, and attributes
+// a batch has sent for a process are not repeated; and the
 // server's Event -> Sample reading of the simple form.
 #include <type_traits>
 #include <variant>
@@ -123,6 +124,94 @@ TEST(ColumnsRoundTrip, ClearStartsTheNextBatchAfresh) {
   const std::vector<Event> back = RoundTrip(batch);
   ASSERT_EQ(back.size(), 1u);
   ExpectSameSample(std::get<Sample>(back[0]), next);
+}
+
+// Unchanged is `sample` as the server reads a row that repeats every
+// attribute already sent: the same sample with all of them unset.
+Sample Unchanged(Sample sample) {
+  sample.nr_threads = kUnchangedNrThreads;
+  sample.numa_node = kUnchangedNumaNode;
+  sample.footprint_pages = kUnchangedFootprint;
+  sample.comm = Comm();
+  return sample;
+}
+
+TEST(ColumnsRoundTrip, RepeatedAttributesAreSentOncePerBatch) {
+  const Sample first = FullSample();
+  Sample again = FullSample();
+  again.timestamp_ns += 1000;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  encoder.Add(first);
+  encoder.Add(again);
+  // Row 0 carries all four attributes, row 1 none (no entry at all).
+  ASSERT_EQ(batch.columns().attributes().row_size(), 1);
+  EXPECT_EQ(batch.columns().attributes().row(0), 0u);
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 2u);
+  ExpectSameSample(std::get<Sample>(back[0]), first);
+  ExpectSameSample(std::get<Sample>(back[1]), Unchanged(again));
+}
+
+TEST(ColumnsRoundTrip, AChangedAttributeIsStillSentAlone) {
+  Sample grown = FullSample();
+  grown.timestamp_ns += 1000;
+  grown.nr_threads = 9;  // was 8; numa_node, footprint and comm the same
+  Sample renamed = grown;
+  renamed.timestamp_ns += 1000;
+  renamed.comm.Assign("redis-bio");
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  encoder.Add(FullSample());
+  encoder.Add(grown);
+  encoder.Add(renamed);
+  const v1::SparseAttributes& attributes = batch.columns().attributes();
+  ASSERT_EQ(attributes.row_size(), 3);
+  EXPECT_EQ(attributes.fields(1), uint32_t{v1::ATTRIBUTE_BIT_NR_THREADS});
+  EXPECT_EQ(attributes.fields(2), uint32_t{v1::ATTRIBUTE_BIT_COMM});
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 3u);
+  Sample grown_read = Unchanged(grown);
+  grown_read.nr_threads = 9;
+  ExpectSameSample(std::get<Sample>(back[1]), grown_read);
+  Sample renamed_read = Unchanged(renamed);
+  renamed_read.comm.Assign("redis-bio");
+  ExpectSameSample(std::get<Sample>(back[2]), renamed_read);
+}
+
+TEST(ColumnsRoundTrip, NumaNodeIsPerThreadTheRestPerProcess) {
+  Sample other_thread = FullSample();
+  other_thread.tid = 44;  // same process 42, same values
+  Sample other_process = FullSample();
+  other_process.tgid = 50;
+  other_process.tid = 50;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  encoder.Add(FullSample());
+  encoder.Add(other_thread);
+  encoder.Add(other_process);
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 3u);
+  // Thread 44 has no numa_node on the server yet; process 42 has the rest.
+  Sample thread_read = Unchanged(other_thread);
+  thread_read.numa_node = -1;
+  ExpectSameSample(std::get<Sample>(back[1]), thread_read);
+  ExpectSameSample(std::get<Sample>(back[2]), other_process);
+}
+
+TEST(ColumnsRoundTrip, AProcessExitForgetsWhatWasSent) {
+  const ProcessExit exit{.timestamp_ns = FullSample().timestamp_ns + 1,
+                         .tgid = FullSample().tgid};
+  Sample reused = FullSample();  // a new process with the old tgid
+  reused.timestamp_ns += 2;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  encoder.Add(FullSample());
+  encoder.Add(exit);
+  encoder.Add(reused);
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 3u);
+  ExpectSameSample(std::get<Sample>(back[2]), reused);
 }
 
 TEST(ColumnsRoundTrip, ExtremeTimesSurviveDeltaCoding) {

@@ -20,34 +20,57 @@ void ColumnsEncoder::AddRow(int64_t timestamp_ns, int32_t cpu, int32_t tgid,
   columns_.add_kind(kind);
 }
 
+uint32_t ColumnsEncoder::NewAttributes(const Sample& sample) {
+  uint32_t fields = 0;
+  SentAttributes& sent = sent_[sample.tgid];
+  if (sample.nr_threads != kUnchangedNrThreads &&
+      sample.nr_threads != sent.nr_threads) {
+    fields |= v1::ATTRIBUTE_BIT_NR_THREADS;
+    sent.nr_threads = sample.nr_threads;
+  }
+  if (sample.footprint_pages != kUnchangedFootprint &&
+      sample.footprint_pages != sent.footprint_pages) {
+    fields |= v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES;
+    sent.footprint_pages = sample.footprint_pages;
+  }
+  if (!sample.comm.empty() && sample.comm.view() != sent.comm.view()) {
+    fields |= v1::ATTRIBUTE_BIT_COMM;
+    sent.comm = sample.comm;
+  }
+  if (sample.numa_node != kUnchangedNumaNode) {
+    auto [numa, first] = sent_numa_.try_emplace(
+        ThreadKey(sample.tgid, sample.tid), sample.numa_node);
+    if (first || numa->second != sample.numa_node) {
+      fields |= v1::ATTRIBUTE_BIT_NUMA_NODE;
+      numa->second = sample.numa_node;
+    }
+  }
+  return fields;
+}
+
 void ColumnsEncoder::Add(const Sample& sample) {
   const int row = rows();
   AddRow(sample.timestamp_ns, sample.cpu, sample.tgid, sample.tid,
          sample.delta_ns,
          sample.tick ? v1::EVENT_KIND_TICK : v1::EVENT_KIND_SWITCH_OUT);
-  uint32_t fields = 0;
+  const uint32_t fields = NewAttributes(sample);
+  if (fields == 0) return;
   v1::SparseAttributes& attributes = *columns_.mutable_attributes();
-  if (sample.nr_threads != kUnchangedNrThreads) {
-    fields |= v1::ATTRIBUTE_BIT_NR_THREADS;
+  if ((fields & v1::ATTRIBUTE_BIT_NR_THREADS) != 0) {
     attributes.add_nr_threads(sample.nr_threads);
   }
-  if (sample.numa_node != kUnchangedNumaNode) {
-    fields |= v1::ATTRIBUTE_BIT_NUMA_NODE;
+  if ((fields & v1::ATTRIBUTE_BIT_NUMA_NODE) != 0) {
     attributes.add_numa_node(sample.numa_node);
   }
-  if (sample.footprint_pages != kUnchangedFootprint) {
-    fields |= v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES;
+  if ((fields & v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES) != 0) {
     attributes.add_footprint_pages(sample.footprint_pages);
   }
-  if (!sample.comm.empty()) {
-    fields |= v1::ATTRIBUTE_BIT_COMM;
+  if ((fields & v1::ATTRIBUTE_BIT_COMM) != 0) {
     const std::string_view comm = sample.comm.view();
     attributes.add_comm()->assign(comm.data(), comm.size());
   }
-  if (fields != 0) {
-    attributes.add_row(static_cast<uint32_t>(row));
-    attributes.add_fields(fields);
-  }
+  attributes.add_row(static_cast<uint32_t>(row));
+  attributes.add_fields(fields);
 }
 
 void ColumnsEncoder::Add(const HandOver& handover) {
@@ -56,6 +79,16 @@ void ColumnsEncoder::Add(const HandOver& handover) {
 }
 
 void ColumnsEncoder::Add(const ProcessExit& exit) {
+  // The server forgets the process: a later one with its tgid starts with
+  // nothing known, so it must be sent everything again.
+  sent_.erase(exit.tgid);
+  for (auto it = sent_numa_.begin(); it != sent_numa_.end();) {
+    if (static_cast<int32_t>(it->first >> 32) == exit.tgid) {
+      sent_numa_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
   AddRow(exit.timestamp_ns, /*cpu=*/0, exit.tgid, /*tid=*/0, /*delta_ns=*/0,
          v1::EVENT_KIND_PROCESS_EXIT);
 }
@@ -71,6 +104,8 @@ void ColumnsEncoder::Clear() {
   columns_.clear_kind();
   columns_.mutable_attributes()->Clear();
   last_timestamp_ns_ = 0;
+  sent_.clear();
+  sent_numa_.clear();
 }
 
 }  // namespace schedcache::client

@@ -2,11 +2,21 @@
 // the ingest path (the server's inverse is server/proto_convert.h). Appends
 // to columns the batch already holds, so a reused batch allocates nothing
 // per event once its columns have grown.
+//
+// Attributes are sent only when they change: within one batch, a row
+// carries a process's nr_threads, footprint_pages or comm (a thread's
+// numa_node) only when it differs from what an earlier row of the batch
+// sent for that process (thread); unset means unchanged to the server, so
+// it keeps the value. Every batch starts afresh (its first row of each
+// process sends what the sample sets), so a value the server lost (a row
+// rejected, a process evicted and seen again) is back with the next batch;
+// a process exit forgets the process at once.
 #ifndef SCHEDCACHE_CLIENT_LIB_COLUMNS_ENCODER_H_
 #define SCHEDCACHE_CLIENT_LIB_COLUMNS_ENCODER_H_
 
 #include <cstdint>
 
+#include "absl/container/flat_hash_map.h"
 #include "events/event.h"
 #include "schedcache/v1/schedcache.pb.h"
 
@@ -18,22 +28,42 @@ class ColumnsEncoder {
  public:
   explicit ColumnsEncoder(v1::EventColumns& columns) : columns_(columns) {}
 
-  // Add appends a row; the "unchanged" markers of Sample become unset
+  // Add appends a row; the "unchanged" markers of Sample, and values this
+  // batch has already sent for the process or thread, become unset
   // attributes, and a row with none set gets no SparseAttributes entry.
   void Add(const Sample& sample);
   void Add(const HandOver& handover);
   void Add(const ProcessExit& exit);
   int rows() const { return columns_.timestamp_delta_ns_size(); }
   // Clear empties the columns, keeping their storage, for the next batch
-  // (whose row 0 holds its full time again).
+  // (whose row 0 holds its full time again and which sends every attribute
+  // again).
   void Clear();
 
  private:
   void AddRow(int64_t timestamp_ns, int32_t cpu, int32_t tgid, int32_t tid,
               int64_t delta_ns, v1::EventKind kind);
 
+  // SentAttributes is what this batch has sent for one process.
+  struct SentAttributes {
+    int32_t nr_threads = kUnchangedNrThreads;
+    int64_t footprint_pages = kUnchangedFootprint;
+    Comm comm;
+  };
+  // ThreadKey is (tgid, tid) in one word: thread ids are per process in
+  // the engine.
+  static uint64_t ThreadKey(int32_t tgid, int32_t tid) {
+    return (uint64_t{static_cast<uint32_t>(tgid)} << 32) |
+           static_cast<uint32_t>(tid);
+  }
+  // NewAttributes is the bit set of the attributes of `sample` to send,
+  // and notes them as sent.
+  uint32_t NewAttributes(const Sample& sample);
+
   v1::EventColumns& columns_;
   int64_t last_timestamp_ns_ = 0;  // of the last row; 0 before row 0
+  absl::flat_hash_map<int32_t, SentAttributes> sent_;  // by tgid
+  absl::flat_hash_map<uint64_t, int32_t> sent_numa_;   // by ThreadKey
 };
 
 }  // namespace schedcache::client
