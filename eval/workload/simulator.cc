@@ -41,13 +41,22 @@ int Simulator::AddThread(int32_t tgid, int32_t tid, std::string comm) {
 }
 
 absl::Status Simulator::Run(Behavior& behavior) {
-  while (!events_.empty() && events_.top().time_ns <= params_.end_ns) {
-    const BurstEnd e = events_.top();
-    events_.pop();
-    if (e.token != threads_[e.thread].burst_token) continue;  // stale
+  while (!events_.empty() && events_.Top().time_ns <= params_.end_ns) {
+    const BurstEnd e = events_.Top();
+    Thread& t = threads_[e.thread];
+    if (e.seq != t.burst_seq) {  // stale
+      events_.Pop();
+      continue;
+    }
     now_ns_ = e.time_ns;
-    threads_[e.thread].burst_left_ns = 0;
+    t.burst_left_ns = 0;
+    t.burst_seq = kNoBurst;
+    top_handled_ = true;
     RETURN_IF_ERROR(behavior.OnBurstEnd(*this, e.thread));
+    if (top_handled_) {  // no burst started: the top still has to go
+      top_handled_ = false;
+      events_.Pop();
+    }
   }
   now_ns_ = params_.end_ns;
   return machine_.Finish(params_.end_ns);
@@ -86,7 +95,7 @@ absl::Status Simulator::Continue(int thread, int64_t burst_ns) {
 absl::Status Simulator::Block(int thread) {
   Thread& t = threads_[thread];
   t.state = State::kAsleep;
-  ++t.burst_token;  // no burst is pending; make sure of it
+  t.burst_seq = kNoBurst;  // no burst is pending; make sure of it
   return SwitchTo(t.cpu, PickNext(t.cpu));
 }
 
@@ -139,8 +148,14 @@ int Simulator::PickNext(int cpu) {
 
 void Simulator::StartBurst(int thread) {
   Thread& t = threads_[thread];
-  events_.push(BurstEnd{now_ns_ + t.burst_left_ns, next_seq_++, thread,
-                        ++t.burst_token});
+  const BurstEnd burst{now_ns_ + t.burst_left_ns, next_seq_++, thread};
+  t.burst_seq = burst.seq;
+  if (top_handled_) {
+    top_handled_ = false;
+    events_.ReplaceTop(burst);
+  } else {
+    events_.Push(burst);
+  }
 }
 
 Simulator::Target Simulator::TargetLlc(const Thread& t, int waker_cpu) {
