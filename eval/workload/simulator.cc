@@ -21,6 +21,7 @@ Simulator::Simulator(const Topology& topology, const Params& params,
   for (const Llc& llc : topology.llcs()) {
     llc_cpus_.push_back(llc.cpus.ToVector());
   }
+  queued_in_llc_.assign(llc_cpus_.size(), 0);
   core_cpus_.resize(topology.num_cores());
   for (const schedcache::Cpu& cpu : topology.cpus()) {
     core_cpus_[cpu.core].push_back(cpu.os_index);
@@ -73,6 +74,7 @@ absl::Status Simulator::Wake(int thread, int waker, int64_t burst_ns) {
   if (cpus_[cpu].current < 0) return SwitchTo(cpu, thread);
   t.state = State::kQueued;
   cpus_[cpu].queue.push_back(thread);
+  ++queued_in_llc_[topology_.LlcOf(cpu)];
   return absl::OkStatus();
 }
 
@@ -126,14 +128,18 @@ absl::Status Simulator::SwitchTo(int cpu, int next) {
 
 int Simulator::PickNext(int cpu) {
   Cpu& c = cpus_[cpu];
+  const int llc = topology_.LlcOf(cpu);
   if (!c.queue.empty()) {
     const int next = c.queue.front();
     c.queue.pop_front();
+    --queued_in_llc_[llc];
     return next;
   }
+  // Most wake-ups find an idle CPU, so most LLCs have nothing queued.
+  if (queued_in_llc_[llc] == 0) return -1;
   int busiest = -1;
   size_t longest = 0;
-  for (int other : llc_cpus_[topology_.LlcOf(cpu)]) {
+  for (int other : llc_cpus_[llc]) {
     if (cpus_[other].queue.size() > longest) {
       longest = cpus_[other].queue.size();
       busiest = other;
@@ -143,6 +149,7 @@ int Simulator::PickNext(int cpu) {
   ++counters_.steals;
   const int next = cpus_[busiest].queue.back();
   cpus_[busiest].queue.pop_back();
+  --queued_in_llc_[llc];
   return next;
 }
 

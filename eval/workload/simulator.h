@@ -179,6 +179,7 @@ class Simulator {
   std::vector<std::vector<int>> core_cpus_; // dense core -> CPU os indexes
   std::vector<Thread> threads_;
   std::vector<Cpu> cpus_;                   // by os index
+  std::vector<int> queued_in_llc_;          // LLC id -> threads queued
   std::vector<std::pair<int32_t, int>> start_llc_;  // tgid -> LLC
   BurstQueue events_;
   // top_handled_: Run is handling the queue's top, which is logically
