@@ -82,7 +82,12 @@ TEST_P(WorkloadTraceTest, ReplayRepeatsTheGeneratorsAccounting) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, WorkloadTraceTest,
                          ::testing::Values(WorkloadKind::kRedis,
-                                           WorkloadKind::kHackbench));
+                                           WorkloadKind::kHackbench),
+                         [](const auto& info) {
+                           return info.param == WorkloadKind::kRedis
+                                      ? "redis"
+                                      : "hackbench";
+                         });
 
 TEST(WorkloadTrace, NamesThePathItCannotWrite) {
   absl::StatusOr<Topology> topology = LoadTopology("synthetic:pack:1 l3:1 core:2 pu:1");
