@@ -22,6 +22,10 @@ Simulator::Simulator(const Topology& topology, const Params& params,
     llc_cpus_.push_back(llc.cpus.ToVector());
   }
   queued_in_llc_.assign(llc_cpus_.size(), 0);
+  position_in_llc_.assign(topology.max_cpu() + 1, 0);
+  for (const std::vector<int>& cpus : llc_cpus_) {
+    for (size_t i = 0; i < cpus.size(); ++i) position_in_llc_[cpus[i]] = i;
+  }
   core_cpus_.resize(topology.num_cores());
   for (const schedcache::Cpu& cpu : topology.cpus()) {
     core_cpus_[cpu.core].push_back(cpu.os_index);
@@ -186,9 +190,13 @@ int Simulator::TargetCpu(int llc, const Thread& t, int waker_cpu) const {
   return llc_cpus_[llc].front();
 }
 
-size_t Simulator::WrapFrom(const std::vector<int>& cpus, int target) {
-  const auto it = std::find(cpus.begin(), cpus.end(), target);
-  return it == cpus.end() ? 0 : (it - cpus.begin() + 1) % cpus.size();
+size_t Simulator::WrapFrom(const std::vector<int>& cpus, int target) const {
+  if (target < 0) return 0;
+  // A CPU is listed in its own LLC only: elsewhere its position names
+  // another CPU, or none.
+  const size_t at = position_in_llc_[target];
+  if (at >= cpus.size() || cpus[at] != target) return 0;
+  return (at + 1) % cpus.size();
 }
 
 int Simulator::IdleCoreIn(const std::vector<int>& cpus, int target) const {

@@ -159,7 +159,7 @@ class Simulator {
   // WrapFrom is the position in `cpus` after `target` (the kernel's
   // for_each_cpu_wrap(cpu, span, target + 1)), or 0 when `target` is not
   // in `cpus`.
-  static size_t WrapFrom(const std::vector<int>& cpus, int target);
+  size_t WrapFrom(const std::vector<int>& cpus, int target) const;
   bool Idle(int cpu) const {
     return cpus_[cpu].current < 0 && cpus_[cpu].queue.empty();
   }
@@ -180,6 +180,9 @@ class Simulator {
   std::vector<Thread> threads_;
   std::vector<Cpu> cpus_;                   // by os index
   std::vector<int> queued_in_llc_;          // LLC id -> threads queued
+  // CPU os index -> its position in its LLC's llc_cpus_ entry, so WrapFrom
+  // needs no search.
+  std::vector<size_t> position_in_llc_;
   std::vector<std::pair<int32_t, int>> start_llc_;  // tgid -> LLC
   BurstQueue events_;
   // top_handled_: Run is handling the queue's top, which is logically
