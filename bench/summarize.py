@@ -79,6 +79,21 @@ def main():
         f"{statistics.median(f384):.0f} ns per scan",
         per_cpu, "x", "<= 1.2x (linear)", per_cpu, lambda x: x <= 1.2, 2)
 
+    # Issue 16 target 1: `schedcache ab` as a whole process on one core
+    # (bench/ab_end_to_end.py): the report's samples over wall time.
+    ab = [load(raw, "ab", i) for i in r]
+    for key, what, goal in (("redis", "workload:redis", 10),
+                            ("hackbench", "workload:hackbench", 10),
+                            ("trace", "gzip ftrace text of workload:redis", 5)):
+        rate = [d[key]["samples_per_second"] / 1e6 for d in ab]
+        cpu_rate = statistics.median(d[key]["samples_per_cpu_second"] / 1e6 for d in ab)
+        enough = all(d[key]["enough_samples"] for d in ab)
+        row("16.1 ab", f"{what}: {ab[0][key]['samples'] / 1e6:.1f} M samples, "
+            f"{statistics.median(d[key]['wall_s'] for d in ab):.1f} s wall "
+            f"({cpu_rate:.2f} M samples per CPU second)",
+            rate, "M/s", f">= {goal} M samples/s, >= 10 M samples",
+            [x / goal for x in rate], lambda x: x >= 1 and enough, 2)
+
     # 2. Ingest over the Unix socket, 1024-event batches.
     none = [load(raw, "ingest-none", i) for i in r]
     both = [load(raw, "ingest-both", i) for i in r]

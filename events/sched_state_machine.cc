@@ -53,7 +53,8 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
       const CpuState& c = cpus_[cpu];
       // A thread switched in exactly on the grid point gets no tick there.
       if (!c.known || c.tid == 0 || c.accounted_ns >= grid) continue;
-      RETURN_IF_ERROR(EmitSample(static_cast<int32_t>(cpu), c.tid, grid,
+      ThreadInfo* info = threads_.Find(c.tid);
+      RETURN_IF_ERROR(EmitSample(static_cast<int32_t>(cpu), c.tid, info, grid,
                                  /*tick=*/true));
     }
     // Past the last representable grid point no tick is left.
@@ -82,19 +83,18 @@ absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
 
   int32_t next_tgid = 0;
   if (event.next_tid > 0) {
-    const int32_t elsewhere =
-        threads_.Learn(event.next_tid, event.next_tgid, event.next_comm)
-            .running_cpu;
-    if (elsewhere >= 0) {
+    ThreadInfo* next =
+        &threads_.Learn(event.next_tid, event.next_tgid, event.next_comm);
+    if (const int32_t elsewhere = next->running_cpu; elsewhere >= 0) {
       ++counters_.moved_running_threads;
       RETURN_IF_ERROR(SwitchOut(elsewhere, t, /*runnable=*/false));
+      // Learn again: SwitchOut may have forgotten an exited thread.
+      next = &threads_.Learn(event.next_tid, event.next_tgid,
+                             std::string_view());
     }
-    // Learn again: SwitchOut may have forgotten an exited thread.
-    ThreadInfo& next =
-        threads_.Learn(event.next_tid, event.next_tgid, std::string_view());
-    next.running_cpu = event.cpu;
-    if (!next.tgid_known) ++counters_.guessed_tgid_hand_overs;
-    next_tgid = next.tgid;
+    next->running_cpu = event.cpu;
+    if (!next->tgid_known) ++counters_.guessed_tgid_hand_overs;
+    next_tgid = next->tgid;
     ++running_cpus_;
   }
   CpuState& c = cpus_[event.cpu];
@@ -141,16 +141,16 @@ absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns,
   c.tid = 0;
   if (!running) return absl::OkStatus();
   --running_cpus_;
-  RETURN_IF_ERROR(EmitSample(cpu, tid, timestamp_ns, /*tick=*/false));
   ThreadInfo* info = threads_.Find(tid);
+  RETURN_IF_ERROR(EmitSample(cpu, tid, info, timestamp_ns, /*tick=*/false));
   info->running_cpu = -1;
   if (info->exited && !runnable) return ForgetExited(tid, timestamp_ns);
   return absl::OkStatus();
 }
 
 absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
+                                           const ThreadInfo* info,
                                            int64_t timestamp_ns, bool tick) {
-  ThreadInfo* info = threads_.Find(tid);
   if (info == nullptr) {  // broken invariant: running threads have entries
     return absl::InternalError(absl::StrCat("running thread ", tid,
                                             " has no thread table entry"));

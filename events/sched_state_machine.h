@@ -145,8 +145,10 @@ class SchedStateMachine {
   // any, and leaves the CPU with no known current thread. An exited thread
   // is forgotten (ending its process) unless it left `runnable`.
   absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns, bool runnable);
-  absl::Status EmitSample(int32_t cpu, int32_t tid, int64_t timestamp_ns,
-                          bool tick);
+  // EmitSample emits the sample of `tid`, whose entry is `info` (nullptr:
+  // none, an internal error), running on `cpu`.
+  absl::Status EmitSample(int32_t cpu, int32_t tid, const ThreadInfo* info,
+                          int64_t timestamp_ns, bool tick);
   // ForgetExited drops exited thread `tid`, which runs nowhere, and ends its
   // process at `timestamp_ns` when it is the group leader.
   absl::Status ForgetExited(int32_t tid, int64_t timestamp_ns);

@@ -18,7 +18,8 @@ ThreadInfo& ThreadTable::Learn(int32_t tid, int32_t tgid,
     info.tgid = tgid;
     info.tgid_known = true;
   }
-  if (!comm.empty()) info.comm.Assign(comm);
+  // Most events repeat the stored comm; comparing is cheaper than copying.
+  if (!comm.empty() && info.comm.view() != comm) info.comm.Assign(comm);
   return info;
 }
 

@@ -14,21 +14,37 @@
 
 namespace schedcache {
 
+// UniformRange is [lo, hi] prepared for DeterministicRandom::Uniform: the
+// rejection limit costs a 64-bit division, paid once per range here rather
+// than once per draw. REQUIRES: lo <= hi.
+struct UniformRange {
+  UniformRange(int64_t lo, int64_t hi)
+      : lo(lo),
+        range(static_cast<uint64_t>(hi - lo) + 1),
+        limit(range == 0 ? 0 : UINT64_MAX - UINT64_MAX % range) {}
+  int64_t lo;
+  uint64_t range;  // hi - lo + 1; 0: all 2^64 values
+  uint64_t limit;  // draws at or above it are rejected (no modulo bias)
+};
+
 class DeterministicRandom {
  public:
   explicit DeterministicRandom(uint64_t seed) : engine_(seed) {}
 
-  // UniformInt returns an integer in [lo, hi], each equally likely
-  // (rejection sampling, no modulo bias). REQUIRES: lo <= hi.
-  int64_t UniformInt(int64_t lo, int64_t hi) {
-    const uint64_t range = static_cast<uint64_t>(hi - lo) + 1;
-    if (range == 0) return static_cast<int64_t>(engine_());  // full 64 bits
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % range;
+  // Uniform returns an integer in the range, each equally likely
+  // (rejection sampling, no modulo bias).
+  int64_t Uniform(const UniformRange& r) {
+    if (r.range == 0) return static_cast<int64_t>(engine_());  // full 64 bits
     uint64_t x;
     do {
       x = engine_();
-    } while (x >= limit);
-    return lo + static_cast<int64_t>(x % range);
+    } while (x >= r.limit);
+    return r.lo + static_cast<int64_t>(x % r.range);
+  }
+
+  // UniformInt is Uniform(UniformRange(lo, hi)), for a range drawn from once.
+  int64_t UniformInt(int64_t lo, int64_t hi) {
+    return Uniform(UniformRange(lo, hi));
   }
 
   // UniformUnit returns a double in [0, 1) with 53 random bits (exact).

@@ -21,6 +21,11 @@ Simulator::Simulator(const Topology& topology, const Params& params,
   for (const Llc& llc : topology.llcs()) {
     llc_cpus_.push_back(llc.cpus.ToVector());
   }
+  queued_in_llc_.assign(llc_cpus_.size(), 0);
+  position_in_llc_.assign(topology.max_cpu() + 1, 0);
+  for (const std::vector<int>& cpus : llc_cpus_) {
+    for (size_t i = 0; i < cpus.size(); ++i) position_in_llc_[cpus[i]] = i;
+  }
   core_cpus_.resize(topology.num_cores());
   for (const schedcache::Cpu& cpu : topology.cpus()) {
     core_cpus_[cpu.core].push_back(cpu.os_index);
@@ -41,13 +46,22 @@ int Simulator::AddThread(int32_t tgid, int32_t tid, std::string comm) {
 }
 
 absl::Status Simulator::Run(Behavior& behavior) {
-  while (!events_.empty() && events_.top().time_ns <= params_.end_ns) {
-    const BurstEnd e = events_.top();
-    events_.pop();
-    if (e.token != threads_[e.thread].burst_token) continue;  // stale
+  while (!events_.empty() && events_.Top().time_ns <= params_.end_ns) {
+    const BurstEnd e = events_.Top();
+    Thread& t = threads_[e.thread];
+    if (e.seq != t.burst_seq) {  // stale
+      events_.Pop();
+      continue;
+    }
     now_ns_ = e.time_ns;
-    threads_[e.thread].burst_left_ns = 0;
+    t.burst_left_ns = 0;
+    t.burst_seq = kNoBurst;
+    top_handled_ = true;
     RETURN_IF_ERROR(behavior.OnBurstEnd(*this, e.thread));
+    if (top_handled_) {  // no burst started: the top still has to go
+      top_handled_ = false;
+      events_.Pop();
+    }
   }
   now_ns_ = params_.end_ns;
   return machine_.Finish(params_.end_ns);
@@ -64,6 +78,7 @@ absl::Status Simulator::Wake(int thread, int waker, int64_t burst_ns) {
   if (cpus_[cpu].current < 0) return SwitchTo(cpu, thread);
   t.state = State::kQueued;
   cpus_[cpu].queue.push_back(thread);
+  ++queued_in_llc_[topology_.LlcOf(cpu)];
   return absl::OkStatus();
 }
 
@@ -86,7 +101,7 @@ absl::Status Simulator::Continue(int thread, int64_t burst_ns) {
 absl::Status Simulator::Block(int thread) {
   Thread& t = threads_[thread];
   t.state = State::kAsleep;
-  ++t.burst_token;  // no burst is pending; make sure of it
+  t.burst_seq = kNoBurst;  // no burst is pending; make sure of it
   return SwitchTo(t.cpu, PickNext(t.cpu));
 }
 
@@ -117,14 +132,18 @@ absl::Status Simulator::SwitchTo(int cpu, int next) {
 
 int Simulator::PickNext(int cpu) {
   Cpu& c = cpus_[cpu];
+  const int llc = topology_.LlcOf(cpu);
   if (!c.queue.empty()) {
     const int next = c.queue.front();
     c.queue.pop_front();
+    --queued_in_llc_[llc];
     return next;
   }
+  // Most wake-ups find an idle CPU, so most LLCs have nothing queued.
+  if (queued_in_llc_[llc] == 0) return -1;
   int busiest = -1;
   size_t longest = 0;
-  for (int other : llc_cpus_[topology_.LlcOf(cpu)]) {
+  for (int other : llc_cpus_[llc]) {
     if (cpus_[other].queue.size() > longest) {
       longest = cpus_[other].queue.size();
       busiest = other;
@@ -134,13 +153,20 @@ int Simulator::PickNext(int cpu) {
   ++counters_.steals;
   const int next = cpus_[busiest].queue.back();
   cpus_[busiest].queue.pop_back();
+  --queued_in_llc_[llc];
   return next;
 }
 
 void Simulator::StartBurst(int thread) {
   Thread& t = threads_[thread];
-  events_.push(BurstEnd{now_ns_ + t.burst_left_ns, next_seq_++, thread,
-                        ++t.burst_token});
+  const BurstEnd burst{now_ns_ + t.burst_left_ns, next_seq_++, thread};
+  t.burst_seq = burst.seq;
+  if (top_handled_) {
+    top_handled_ = false;
+    events_.ReplaceTop(burst);
+  } else {
+    events_.Push(burst);
+  }
 }
 
 Simulator::Target Simulator::TargetLlc(const Thread& t, int waker_cpu) {
@@ -164,9 +190,13 @@ int Simulator::TargetCpu(int llc, const Thread& t, int waker_cpu) const {
   return llc_cpus_[llc].front();
 }
 
-size_t Simulator::WrapFrom(const std::vector<int>& cpus, int target) {
-  const auto it = std::find(cpus.begin(), cpus.end(), target);
-  return it == cpus.end() ? 0 : (it - cpus.begin() + 1) % cpus.size();
+size_t Simulator::WrapFrom(const std::vector<int>& cpus, int target) const {
+  if (target < 0) return 0;
+  // A CPU is listed in its own LLC only: elsewhere its position names
+  // another CPU, or none.
+  const size_t at = position_in_llc_[target];
+  if (at >= cpus.size() || cpus[at] != target) return 0;
+  return (at + 1) % cpus.size();
 }
 
 int Simulator::IdleCoreIn(const std::vector<int>& cpus, int target) const {

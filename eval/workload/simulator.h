@@ -41,11 +41,11 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <queue>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "eval/workload/burst_queue.h"
 #include "eval/workload/random.h"
 #include "events/sched_state_machine.h"
 #include "topology/topology.h"
@@ -126,20 +126,14 @@ class Simulator {
     int cpu = -1;             // running or queued on; else last ran on
     int64_t burst_left_ns = 0;
     int64_t on_cpu_since_ns = 0;
-    uint64_t burst_token = 0; // invalidates stale burst-end events
+    // seq of the thread's pending burst end; a queued one with another seq
+    // is stale. kNoBurst: none pending.
+    uint64_t burst_seq = kNoBurst;
   };
+  static constexpr uint64_t kNoBurst = UINT64_MAX;
   struct Cpu {
     int current = -1;         // thread index, -1: idle
     std::deque<int> queue;
-  };
-  struct BurstEnd {
-    int64_t time_ns;
-    uint64_t seq;
-    int thread;
-    uint64_t token;
-    bool operator>(const BurstEnd& o) const {
-      return time_ns != o.time_ns ? time_ns > o.time_ns : seq > o.seq;
-    }
   };
 
   // Target is the LLC a wake-up aims at, and whether it is the process's
@@ -165,7 +159,7 @@ class Simulator {
   // WrapFrom is the position in `cpus` after `target` (the kernel's
   // for_each_cpu_wrap(cpu, span, target + 1)), or 0 when `target` is not
   // in `cpus`.
-  static size_t WrapFrom(const std::vector<int>& cpus, int target);
+  size_t WrapFrom(const std::vector<int>& cpus, int target) const;
   bool Idle(int cpu) const {
     return cpus_[cpu].current < 0 && cpus_[cpu].queue.empty();
   }
@@ -185,9 +179,15 @@ class Simulator {
   std::vector<std::vector<int>> core_cpus_; // dense core -> CPU os indexes
   std::vector<Thread> threads_;
   std::vector<Cpu> cpus_;                   // by os index
+  std::vector<int> queued_in_llc_;          // LLC id -> threads queued
+  // CPU os index -> its position in its LLC's llc_cpus_ entry, so WrapFrom
+  // needs no search.
+  std::vector<size_t> position_in_llc_;
   std::vector<std::pair<int32_t, int>> start_llc_;  // tgid -> LLC
-  std::priority_queue<BurstEnd, std::vector<BurstEnd>, std::greater<>>
-      events_;
+  BurstQueue events_;
+  // top_handled_: Run is handling the queue's top, which is logically
+  // gone; the first burst started meanwhile takes its slot (ReplaceTop).
+  bool top_handled_ = false;
   uint64_t next_seq_ = 0;
   int64_t now_ns_ = 0;
   SimulatorCounters counters_;

@@ -52,7 +52,10 @@ class RedisBehavior : public Behavior {
  public:
   RedisBehavior(Simulator& sim, DeterministicRandom& random,
                 const WorkloadOptions& options, const RedisShape& shape)
-      : random_(random), options_(options) {
+      : random_(random),
+        client_burst_(options.client_burst_min_ns, options.client_burst_max_ns),
+        server_burst_(options.server_burst_min_ns,
+                      options.server_burst_max_ns) {
     const int servers = shape.instances * shape.server_threads;
     const int32_t first_client_tgid =
         kRedisServerTgid + (servers + kIdBlock - 1) / kIdBlock * kIdBlock;
@@ -108,17 +111,12 @@ class RedisBehavior : public Behavior {
   const std::vector<WorkloadProcess>& processes() const { return processes_; }
 
  private:
-  int64_t ClientBurst() {
-    return random_.UniformInt(options_.client_burst_min_ns,
-                              options_.client_burst_max_ns);
-  }
-  int64_t ServerBurst() {
-    return random_.UniformInt(options_.server_burst_min_ns,
-                              options_.server_burst_max_ns);
-  }
+  int64_t ClientBurst() { return random_.Uniform(client_burst_); }
+  int64_t ServerBurst() { return random_.Uniform(server_burst_); }
 
   DeterministicRandom& random_;
-  const WorkloadOptions& options_;
+  const UniformRange client_burst_;
+  const UniformRange server_burst_;
   // Thread indexes: every server thread (instance by instance) from 0, then
   // every client thread from first_client_.
   int first_client_ = 0;
@@ -133,7 +131,10 @@ class HackbenchBehavior : public Behavior {
  public:
   HackbenchBehavior(Simulator& sim, DeterministicRandom& random,
                     const WorkloadOptions& options)
-      : random_(random), options_(options) {
+      : random_(random),
+        options_(options),
+        message_burst_(options.message_burst_min_ns,
+                       options.message_burst_max_ns) {
     int32_t tid = kHackbenchTgid;
     first_ = sim.AddThread(kHackbenchTgid, tid++, "hackbench");  // main
     ++first_;
@@ -191,13 +192,11 @@ class HackbenchBehavior : public Behavior {
     std::vector<int> waiters;  // receiver: senders blocked on it
   };
 
-  int64_t MessageBurst() {
-    return random_.UniformInt(options_.message_burst_min_ns,
-                              options_.message_burst_max_ns);
-  }
+  int64_t MessageBurst() { return random_.Uniform(message_burst_); }
 
   DeterministicRandom& random_;
   const WorkloadOptions& options_;
+  const UniformRange message_burst_;
   int first_ = 0;  // thread index of the first worker
   std::vector<Role> role_;
 };
