@@ -37,6 +37,20 @@ def fmt(values, unit, digits=1):
             f"{min(values):,.{digits}f}..{max(values):,.{digits}f}")
 
 
+# Where each target's profile is written: what a miss is made of and what
+# would close it. bench/run cannot profile on a loaded machine, so the
+# profiles are callgrind counts kept with their method in these sections.
+PROFILES = {
+    "16.1 ab": "\"Issue 16 target 1: ab end to end\"",
+    "16.2 engine": "\"Issue 16 target 2: the engine\"",
+    "16.3 scan": "\"Issue 16 targets 3a and 5: visited-scan and memory\"",
+    "16.4 server": "\"Issue 16 target 4: the server\"",
+    "16.5 memory": "\"Issue 16 targets 3a and 5: visited-scan and memory\"",
+    "16.6 live": "\"Live collector\"",
+    "2 ingest": "\"Issue 16 target 4: the server\" (the same ingest path)",
+}
+
+
 def main():
     raw, reps, run_seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     r = range(1, reps + 1)
@@ -143,6 +157,21 @@ def main():
     row("16.2 engine", f"samples/s on one core, both policies ({statistics.median(ev):.1f} M events/s with hand-overs)",
         eng, "M/s", ">= 20 M samples/s", [e / 20 for e in eng], lambda x: x >= 1)
 
+    # Issue 16 target 6: the live collector, recorded sub-buffers through
+    # LiveConverter (bench/tracefs_parse_benchmark: root and tracefs).
+    live = [next(b for b in load(raw, "live", i)["benchmarks"]
+                 if b["name"] == "BM_ConvertSubbuffers/real") for i in r]
+    if any(b.get("error_occurred") for b in live):
+        rows.append(("16.6 live", "conversion path: not measured, "
+                     + live[0].get("error_message", "the benchmark failed"),
+                     "-", "-", ">= 2 M events/s per core", "-", "MISS"))
+    else:
+        lr = [b["events_per_second"] / 1e6 for b in live]
+        row("16.6 live", "events/s on one core through the conversion path "
+            "(parse, merge by time, tgid look-ups, state machine)",
+            lr, "M/s", ">= 2 M events/s per core", [x / 2 for x in lr],
+            lambda x: x >= 1, 2)
+
     # 4. Query latency at half the ingest maximum.
     q = [load(raw, "query", i) for i in r]
     qr = [x["recommend_p99_us"] / x["health_p99_us"] for x in q]
@@ -173,6 +202,12 @@ def main():
     for t in rows:
         print("| " + " | ".join(t) + " |")
 
+    missed = sorted({t[0] for t in rows if t[6] == "MISS"})
+    if missed:
+        print("\nMissed, with the profile that says why and what would close it "
+              "(docs/PERFORMANCE.md, section of each issue-16 target):")
+        for target in missed:
+            print(f"- {target}: {PROFILES.get(target, 'no profile written yet')}")
     print("\nOther figures (medians):\n")
     print("| benchmark | CPU time | counters |")
     print("|---|---|---|")
