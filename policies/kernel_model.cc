@@ -74,8 +74,7 @@ CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   // move up by one.
   for (uint32_t& visited : mm.visited_entries) visited += visited >= index;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
-  return *mm.cpus.insert(it,
-      CpuEntry{.cpu = cpu, .epoch = epoch, .last_visit_epoch = epoch});
+  return *mm.cpus.insert(it, CpuEntry{.cpu = cpu, .epoch = epoch});
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
@@ -115,10 +114,17 @@ inline uint64_t KernelModel::OccupancyOf(CpuEntry* entry, int cpu,
   // {cpu_epoch, 0}: its occupancy is 0 and creating it changes nothing.
   if (entry == nullptr) return 0;
   const RqState& rq = context_.rq(cpu);
-  CatchUpEntry(rq, *entry);
+  if (const int64_t behind = rq.cpu_epoch - entry->epoch; behind > 0) {
+    // After the catch-up the lag is the CPU's epoch minus the last visit,
+    // what the kernel compares with the timeout.
+    if (scope_ == ScanScope::kVisitedCpus) {
+      entry->visit_lag = static_cast<uint32_t>(std::min<int64_t>(
+          entry->visit_lag + behind, CpuEntry::kMaxVisitLag));
+    }
+    CatchUpEntry(rq, *entry);
+  }
   if (scope_ == ScanScope::kVisitedCpus &&
-      rq.cpu_epoch - entry->last_visit_epoch >
-          context_.tunables().affinity_timeout_epochs) {
+      entry->visit_lag > context_.tunables().affinity_timeout_epochs) {
     entry->visited = false;
     return 0;
   }

@@ -23,14 +23,24 @@ namespace schedcache {
 // CpuEntry is one process's state on one CPU it ran on (kernel: struct
 // sched_cache_time). Entries are created lazily, when the CPU first runs the
 // process: {epoch = cpu_epoch, runtime = 0} is what the kernel's eager
-// initialisation decays to, so sparse storage costs no fidelity.
+// initialisation decays to, so sparse storage costs no fidelity. 24 bytes:
+// a process holds one per CPU it ran on, in every cache-aware policy.
 struct CpuEntry {
+  // kMaxVisitLag caps visit_lag; every lag that large is past any
+  // affinity_timeout_epochs (at most 10^6), so the cap changes no result.
+  static constexpr uint32_t kMaxVisitLag = (uint32_t{1} << 31) - 1;
+
   int32_t cpu = 0;
-  bool visited = false;  // visited-scan only: in MmState::visited_entries
+  // visited-scan only. visited: in MmState::visited_entries. visit_lag:
+  // the kernel's epoch_last_visit kept as `epoch` minus it, in 31 bits
+  // where the epoch itself needs 64 (it is 0 when an account visits, and
+  // a scan adds the epochs its catch-up moves `epoch` by).
+  uint32_t visited : 1 = 0;
+  uint32_t visit_lag : 31 = 0;
   int64_t epoch = 0;
-  uint64_t runtime = 0;           // decayed ns
-  int64_t last_visit_epoch = 0;   // visited-scan only (epoch_last_visit)
+  uint64_t runtime = 0;  // decayed ns
 };
+static_assert(sizeof(CpuEntry) == 24);
 
 // CatchUpEntry is the per-process half of decay() (kernel
 // __update_mm_sched): the entry follows its CPU's epoch. Inline: every
@@ -280,7 +290,7 @@ inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
   CatchUpEntry(rq, entry);
   entry.runtime = AddRuntime(entry.runtime, static_cast<uint64_t>(delta_ns));
   if (scope_ == ScanScope::kVisitedCpus) {
-    entry.last_visit_epoch = rq.cpu_epoch;
+    entry.visit_lag = 0;  // CatchUpEntry brought `epoch` to the CPU's
     if (!entry.visited) MarkVisited(mm, entry);
   }
   NoPreferenceReason reset = NoPreferenceReason::kNone;

@@ -350,6 +350,15 @@ TEST_F(VisitedTest, EvictsACpuOneEpochPastTheTimeout) {
   EXPECT_THAT(VisitedCpus(mm_), IsEmpty());
 }
 
+TEST_F(VisitedTest, EvictsACpuWhoseLagOverflowsThirtyOneBits) {
+  // The entry keeps the epochs since its last visit in 31 bits,
+  // saturating. 2^31 + 2 epochs later (t = 10 * (2^31 + 2)) a wrapping lag
+  // would read 2 and keep the CPU; the saturated one is past the timeout.
+  Charge(1, 1000, 0);
+  model_.Occupancy(mm_, 1, int64_t{10} * ((int64_t{1} << 31) + 2));
+  EXPECT_THAT(VisitedCpus(mm_), IsEmpty());
+}
+
 TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
   // The v5 review's race: CPU 1 runs the process at epoch 0, then goes
   // idle, so nothing advances its rq. The process keeps running on CPU 0.

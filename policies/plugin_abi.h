@@ -19,7 +19,7 @@
 namespace schedcache {
 
 // 6: MmState::visited_entries (indexes into MmState::cpus) replaces
-// visited_cpus. 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
+// visited_cpus; CpuEntry keeps visit_lag (31 bits) for last_visit_epoch. 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
 // MmState::visited_cpus is a sorted vector of CPUs, CpuEntry has a
 // `visited` flag and KernelModel new scratch members (the sparse visited
 // scan). 4: Policy::Account and Policy::CurrentPreference return a
