@@ -45,7 +45,7 @@ class ScanState {
   int PreferredLlc(ScanScope scope) const;
   // visited_cpus is the size of the visited set (visited-scan's view).
   int visited_cpus() const {
-    return static_cast<int>(visited_.mm.visited_cpus.size());
+    return static_cast<int>(visited_.mm.visited_entries.size());
   }
   int num_cpus() const { return context_.online().Count(); }
 

@@ -190,6 +190,16 @@ def main():
     row("5 memory", f"server RSS with {m[0]['processes']:,} processes tracked",
         rss, "MiB", "<= 512 MiB", [x / 512 for x in rss], lambda x: x <= 1)
 
+    # Issue 16 target 5: 1,000,000 processes, each scanned.
+    big = [load(raw, "memory-1m", i) for i in r]
+    big_per = [x["bytes_per_process"] / 2 for x in big]
+    row("16.5 memory", f"server RSS growth per tracked process, per policy, {big[0]['processes']:,} processes "
+        "after each one's scan (2 policies; engine share included)",
+        big_per, "B", "<= 1024 B", [p / 1024 for p in big_per], lambda x: x <= 1, 0)
+    big_rss = [x["rss_after_mib"] / 1024 for x in big]
+    row("16.5 memory", f"server RSS with {big[0]['processes']:,} processes tracked, both policies, each scanned",
+        big_rss, "GiB", "<= 1.5 GiB", [x / 1.5 for x in big_rss], lambda x: x <= 1, 2)
+
     # 6. Start-up.
     st = [load(raw, "startup", i)["ready_ms_median"] for i in r]
     row("6 start-up", "exec to first SERVING health check, host topology",

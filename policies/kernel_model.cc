@@ -5,6 +5,25 @@
 #include "policies/scan_stopwatch.h"
 
 namespace schedcache {
+namespace {
+
+// DivideByAvgScale is x / divisor, truncating toward zero, for the divisors
+// update_avg_scale uses (2 to 8): each case divides by a constant, which
+// the compiler turns into a multiply and shifts, where one 64-bit idiv of
+// a run-time divisor takes tens of cycles on the critical path of a scan.
+int64_t DivideByAvgScale(int64_t x, int divisor) {
+  switch (divisor) {
+    case 2: return x / 2;
+    case 3: return x / 3;
+    case 4: return x / 4;
+    case 5: return x / 5;
+    case 6: return x / 6;
+    case 7: return x / 7;
+    default: return x / 8;
+  }
+}
+
+}  // namespace
 
 KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     : context_(context),
@@ -47,12 +66,15 @@ CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
   auto it = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpu,
       [](const CpuEntry& e, int c) { return e.cpu < c; });
+  const uint32_t index = static_cast<uint32_t>(it - mm.cpus.begin());
   hint.older = hint.recent;
-  hint.recent = static_cast<uint32_t>(it - mm.cpus.begin());
+  hint.recent = index;
   if (it != mm.cpus.end() && it->cpu == cpu) return *it;
+  // The visited set names entries by index: those at or after the new one
+  // move up by one.
+  for (uint32_t& visited : mm.visited_entries) visited += visited >= index;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
-  return *mm.cpus.insert(it,
-      CpuEntry{.cpu = cpu, .epoch = epoch, .last_visit_epoch = epoch});
+  return *mm.cpus.insert(it, CpuEntry{.cpu = cpu, .epoch = epoch});
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
@@ -92,10 +114,17 @@ inline uint64_t KernelModel::OccupancyOf(CpuEntry* entry, int cpu,
   // {cpu_epoch, 0}: its occupancy is 0 and creating it changes nothing.
   if (entry == nullptr) return 0;
   const RqState& rq = context_.rq(cpu);
-  CatchUpEntry(rq, *entry);
+  if (const int64_t behind = rq.cpu_epoch - entry->epoch; behind > 0) {
+    // After the catch-up the lag is the CPU's epoch minus the last visit,
+    // what the kernel compares with the timeout.
+    if (scope_ == ScanScope::kVisitedCpus) {
+      entry->visit_lag = static_cast<uint32_t>(std::min<int64_t>(
+          entry->visit_lag + behind, CpuEntry::kMaxVisitLag));
+    }
+    CatchUpEntry(rq, *entry);
+  }
   if (scope_ == ScanScope::kVisitedCpus &&
-      rq.cpu_epoch - entry->last_visit_epoch >
-          context_.tunables().affinity_timeout_epochs) {
+      entry->visit_lag > context_.tunables().affinity_timeout_epochs) {
     entry->visited = false;
     return 0;
   }
@@ -104,21 +133,16 @@ inline uint64_t KernelModel::OccupancyOf(CpuEntry* entry, int cpu,
 
 void KernelModel::MarkVisited(MmState& mm, CpuEntry& entry) {
   entry.visited = true;
-  mm.visited_cpus.insert(std::lower_bound(mm.visited_cpus.begin(),
-                                          mm.visited_cpus.end(), entry.cpu),
-                         entry.cpu);
+  const uint32_t index = static_cast<uint32_t>(&entry - mm.cpus.data());
+  mm.visited_entries.insert(
+      std::lower_bound(mm.visited_entries.begin(), mm.visited_entries.end(),
+                       index),
+      index);
 }
 
 void KernelModel::DropUnvisited(MmState& mm) {
-  // Both lists are sorted by CPU and every visited CPU has an entry: one
-  // walk over both.
-  auto entry = mm.cpus.begin();
-  size_t kept = 0;
-  for (const int32_t cpu : mm.visited_cpus) {
-    while (entry->cpu < cpu) ++entry;
-    if (entry->visited) mm.visited_cpus[kept++] = cpu;
-  }
-  mm.visited_cpus.resize(kept);
+  std::erase_if(mm.visited_entries,
+                [&](uint32_t index) { return !mm.cpus[index].visited; });
 }
 
 // ScanTally is one scan's running state: the LLC being visited and the
@@ -130,6 +154,10 @@ struct KernelModel::ScanTally {
   int best_cpu = -1;
   int nr_running = 0;
   ScanCost cost;
+  // A visited CPU timed out (visited-scan): the set drops it after the
+  // loop. A scan that starts over meets the same entries again, with
+  // their flags already cleared, so it sets this again.
+  bool evicted = false;
   // The LLC being visited.
   uint64_t llc_occ = 0;
   uint64_t top_occ = 0;
@@ -169,9 +197,10 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
   mm.reason = mm.pref_cpu >= 0 ? NoPreferenceReason::kNone
                                : NoPreferenceReason::kNoData;
   // Kernel update_avg_scale, with sd_llc_size of the scanning thread's CPU.
-  const int64_t divisor =
+  const int divisor =
       std::clamp(context_.llc_size(context_.llc_of(thread.cpu)) >> 2, 2, 8);
-  mm.nr_running_avg += (tally.nr_running - mm.nr_running_avg) / divisor;
+  mm.nr_running_avg +=
+      DivideByAvgScale(tally.nr_running - mm.nr_running_avg, divisor);
   mm.last_nr_running = tally.nr_running;
   ScanOutcome outcome{ScanOutcome::Kind::kExecuted, tally.cost};
   outcome.cost.scan_ns = stopwatch.ElapsedNs();
@@ -206,15 +235,15 @@ inline void KernelModel::EndLlc(MmState& mm, int llc, ScanTally& tally) {
   tally.top_cpu = -1;
 }
 
-template <typename Cpus>
-bool KernelModel::VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
-                            bool give_up_if_an_llc_returns, int64_t now,
-                            ScanTally& tally, bool& evicted) {
+template <typename Keys>
+bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
+                               bool give_up_if_an_llc_returns, int64_t now,
+                               ScanTally& tally) {
   if (give_up_if_an_llc_returns) ++passes_;
   int llc = -1;
-  auto entry = mm.cpus.begin();
-  for (const auto cpu_or_key : cpus) {
-    const int cpu = static_cast<int>(static_cast<uint32_t>(cpu_or_key));
+  for (const auto key : keys) {
+    CpuEntry& entry = mm.cpus[static_cast<uint32_t>(key)];
+    const int cpu = entry.cpu;
     if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc) {
       if (give_up_if_an_llc_returns) {
         LlcMark& mark = llc_mark_[cpu_llc];
@@ -223,20 +252,28 @@ bool KernelModel::VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
       }
       if (llc >= 0) EndLlc(mm, llc, tally);
       llc = cpu_llc;
-      // The entries are sorted by CPU too: one search per LLC, then a walk.
-      entry = std::lower_bound(
-          mm.cpus.begin(), mm.cpus.end(), cpu,
-          [](const CpuEntry& e, int c) { return e.cpu < c; });
     }
-    while (entry != mm.cpus.end() && entry->cpu < cpu) ++entry;
-    CpuEntry* const found =
-        entry != mm.cpus.end() && entry->cpu == cpu ? &*entry : nullptr;
-    const bool was_visited = found != nullptr && found->visited;
-    VisitCpu(tgid, found, cpu, now, tally);
-    evicted = evicted || (was_visited && !found->visited);
+    VisitCpu(tgid, &entry, cpu, now, tally);
+    tally.evicted |= !entry.visited;
   }
   if (llc >= 0) EndLlc(mm, llc, tally);
   return true;
+}
+
+void KernelModel::VisitLlcSpan(MmState& mm, int32_t tgid, int llc,
+                               int64_t now, ScanTally& tally) {
+  const std::span<const int32_t> cpus = LlcCpus(llc);
+  // The entries are sorted by CPU too: one search per LLC, then a walk.
+  auto entry = std::lower_bound(
+      mm.cpus.begin(), mm.cpus.end(), cpus.front(),
+      [](const CpuEntry& e, int c) { return e.cpu < c; });
+  for (const int cpu : cpus) {
+    while (entry != mm.cpus.end() && entry->cpu < cpu) ++entry;
+    VisitCpu(tgid,
+             entry != mm.cpus.end() && entry->cpu == cpu ? &*entry : nullptr,
+             cpu, now, tally);
+  }
+  EndLlc(mm, llc, tally);
 }
 
 void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
@@ -245,20 +282,20 @@ void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
   // One look per CPU of the mask finds its LLCs in the loop's order;
   // every CPU of each LLC counts.
   ++passes_;
-  bool evicted = false;  // full-scan keeps no visited set
   ScanMask(mm, thread).ForEach([&](int cpu) {
-    LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
+    const int llc = context_.llc_of(cpu);
+    LlcMark& mark = llc_mark_[llc];
     if (mark.seen == passes_) return;
     mark.seen = passes_;
-    VisitLlcs(mm, process.tgid, LlcCpus(context_.llc_of(cpu)),
-              /*give_up_if_an_llc_returns=*/false, now, tally, evicted);
+    VisitLlcSpan(mm, process.tgid, llc, now, tally);
   });
 }
 
 void KernelModel::SortVisitedByLlc(const MmState& mm, const CpuSet& mask) {
   ++passes_;
   uint32_t next_rank = 0;
-  for (const int32_t cpu : mm.visited_cpus) {
+  for (const uint32_t index : mm.visited_entries) {
+    const int cpu = mm.cpus[index].cpu;
     LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
     if (mark.in_scan != passes_ && mask.Test(cpu)) {
       mark.in_scan = passes_;
@@ -266,11 +303,10 @@ void KernelModel::SortVisitedByLlc(const MmState& mm, const CpuSet& mask) {
     }
   }
   visit_order_.clear();
-  for (const int32_t cpu : mm.visited_cpus) {
-    const LlcMark& mark = llc_mark_[context_.llc_of(cpu)];
+  for (const uint32_t index : mm.visited_entries) {
+    const LlcMark& mark = llc_mark_[context_.llc_of(mm.cpus[index].cpu)];
     if (mark.in_scan == passes_) {
-      visit_order_.push_back(uint64_t{mark.rank} << 32 |
-                             static_cast<uint32_t>(cpu));
+      visit_order_.push_back(uint64_t{mark.rank} << 32 | index);
     }
   }
   std::sort(visit_order_.begin(), visit_order_.end());
@@ -286,18 +322,17 @@ void KernelModel::ScanVisitedCpus(MmState& mm, const ProcessRef& process,
   // or under a NUMA-restricted mask, is the order sorted by LLC. The loop
   // reads the list unchanged: a CPU that times out only loses its flag,
   // and leaves the list after the loop.
-  bool evicted = false;
   const ScanTally start = tally;
   if (!ScanMaskIsWholeMachine(thread) ||
-      !VisitLlcs(mm, process.tgid, mm.visited_cpus,
-                 /*give_up_if_an_llc_returns=*/true, now, tally, evicted)) {
+      !VisitEntries(mm, process.tgid, mm.visited_entries,
+                    /*give_up_if_an_llc_returns=*/true, now, tally)) {
     tally = start;
     mm.last_occupancy.clear();
     SortVisitedByLlc(mm, ScanMask(mm, thread));
-    VisitLlcs(mm, process.tgid, visit_order_,
-              /*give_up_if_an_llc_returns=*/false, now, tally, evicted);
+    VisitEntries(mm, process.tgid, visit_order_,
+                 /*give_up_if_an_llc_returns=*/false, now, tally);
   }
-  if (evicted) DropUnvisited(mm);
+  if (tally.evicted) DropUnvisited(mm);
 }
 
 int KernelModel::ThreadPreferredLlc(const MmState& mm,

@@ -23,14 +23,24 @@ namespace schedcache {
 // CpuEntry is one process's state on one CPU it ran on (kernel: struct
 // sched_cache_time). Entries are created lazily, when the CPU first runs the
 // process: {epoch = cpu_epoch, runtime = 0} is what the kernel's eager
-// initialisation decays to, so sparse storage costs no fidelity.
+// initialisation decays to, so sparse storage costs no fidelity. 24 bytes:
+// a process holds one per CPU it ran on, in every cache-aware policy.
 struct CpuEntry {
+  // kMaxVisitLag caps visit_lag; every lag that large is past any
+  // affinity_timeout_epochs (at most 10^6), so the cap changes no result.
+  static constexpr uint32_t kMaxVisitLag = (uint32_t{1} << 31) - 1;
+
   int32_t cpu = 0;
-  bool visited = false;           // visited-scan only: in MmState::visited_cpus
+  // visited-scan only. visited: in MmState::visited_entries. visit_lag:
+  // the kernel's epoch_last_visit kept as `epoch` minus it, in 31 bits
+  // where the epoch itself needs 64 (it is 0 when an account visits, and
+  // a scan adds the epochs its catch-up moves `epoch` by).
+  uint32_t visited : 1 = 0;
+  uint32_t visit_lag : 31 = 0;
   int64_t epoch = 0;
-  uint64_t runtime = 0;           // decayed ns
-  int64_t last_visit_epoch = 0;   // visited-scan only (epoch_last_visit)
+  uint64_t runtime = 0;  // decayed ns
 };
+static_assert(sizeof(CpuEntry) == 24);
 
 // CatchUpEntry is the per-process half of decay() (kernel
 // __update_mm_sched): the entry follows its CPU's epoch. Inline: every
@@ -71,11 +81,12 @@ struct MmState {
   int64_t next_scan = 0;
   int64_t nr_running_avg = 0;
   std::vector<CpuEntry> cpus;   // sorted by cpu, only CPUs it ran on
-  // visited_cpus is visited-scan's set, kept sparse (sorted CPU numbers,
-  // exactly the entries marked `visited`) so that a scan costs the same on
-  // any machine for the same visited set; a whole-machine mask would make
-  // every set operation of a 4096-CPU scan walk 64 words.
-  std::vector<int32_t> visited_cpus;
+  // visited_entries is visited-scan's set, kept sparse: the indexes in
+  // `cpus` of exactly the entries marked `visited`, increasing (so in CPU
+  // order). A scan then costs the same on any machine for the same visited
+  // set (a whole-machine mask would make every set operation of a 4096-CPU
+  // scan walk 64 words), and reaches each entry without searching `cpus`.
+  std::vector<uint32_t> visited_entries;
   std::vector<LlcOccupancy> last_occupancy;  // of the last executed scan
   ScanCost last_cost;
 };
@@ -151,11 +162,13 @@ class KernelModel {
   // OccupancyOf is Occupancy with the entry of `cpu` already found
   // (nullptr: the process never ran there). A visited CPU that times out
   // only loses its `visited` flag: the caller drops it from
-  // mm.visited_cpus (DropUnvisited), so a scan's loop can read that list.
+  // mm.visited_entries (DropUnvisited), so a scan's loop can read that
+  // list.
   uint64_t OccupancyOf(CpuEntry* entry, int cpu, int64_t now);
-  // EntryFor finds or lazily creates the entry of `cpu`. A hint is only
-  // ever a guess: an index whose entry is `cpu` is the entry (they are
-  // unique and sorted), whichever process set the hint.
+  // EntryFor finds or lazily creates the entry of `cpu` (a new entry
+  // moves the visited indexes after it up by one). A hint is only ever a
+  // guess: an index whose entry is `cpu` is the entry (they are unique and
+  // sorted), whichever process set the hint.
   CpuEntry& EntryFor(MmState& mm, int cpu) {
     EntryHint& hint = entry_hint_[cpu];
     if (hint.recent < mm.cpus.size() && mm.cpus[hint.recent].cpu == cpu) {
@@ -192,25 +205,29 @@ class KernelModel {
   // lists, so its cost is linear in the CPUs of the mask.
   void ScanAllCpus(MmState& mm, const ProcessRef& process,
                    const ThreadRef& thread, int64_t now, ScanTally& tally);
+  // VisitLlcSpan is ScanAllCpus's body for one LLC: every online CPU of
+  // `llc`, then the LLC's close.
+  void VisitLlcSpan(MmState& mm, int32_t tgid, int llc, int64_t now,
+                    ScanTally& tally);
   // ScanVisitedCpus runs it from the sparse visited set alone: whatever
   // the machine's size, it costs what the visited set does.
   void ScanVisitedCpus(MmState& mm, const ProcessRef& process,
                        const ThreadRef& thread, int64_t now, ScanTally& tally);
-  // SortVisitedByLlc puts the visited CPUs to scan in the loop's order in
-  // visit_order_ (for a NUMA-restricted mask, or when an LLC's visited
+  // SortVisitedByLlc puts the visited entries to scan in the loop's order
+  // in visit_order_ (for a NUMA-restricted mask, or when an LLC's visited
   // CPUs have another LLC's between them).
   void SortVisitedByLlc(const MmState& mm, const CpuSet& mask);
-  // VisitLlcs runs the loop body over `cpus` in order (CPU numbers in the
-  // low 32 bits), LLC by LLC: each LLC's CPUs consecutive and increasing.
-  // With `give_up_if_an_llc_returns` it returns false at a CPU of an LLC
-  // it has closed, leaving a tally to throw away: every step is
-  // idempotent at `now` (decay to the same time; a time-out clears the
-  // same flag), so the scan may start over in the loop's order. Sets
-  // `evicted` when a visited CPU timed out.
-  template <typename Cpus>
-  bool VisitLlcs(MmState& mm, int32_t tgid, const Cpus& cpus,
-                 bool give_up_if_an_llc_returns, int64_t now,
-                 ScanTally& tally, bool& evicted);
+  // VisitEntries runs the loop body over the entries `keys` name in order
+  // (indexes into mm.cpus in the low 32 bits), LLC by LLC: each LLC's
+  // CPUs consecutive and increasing. With `give_up_if_an_llc_returns` it
+  // returns false at a CPU of an LLC it has closed, leaving a tally to
+  // throw away: every step is idempotent at `now` (decay to the same time;
+  // a time-out clears the same flag), so the scan may start over in the
+  // loop's order.
+  template <typename Keys>
+  bool VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
+                    bool give_up_if_an_llc_returns, int64_t now,
+                    ScanTally& tally);
   // VisitCpu is the loop body for CPU `cpu` of process `tgid` (`entry`:
   // its entry, nullptr when the process never ran there).
   void VisitCpu(int32_t tgid, CpuEntry* entry, int cpu, int64_t now,
@@ -226,8 +243,9 @@ class KernelModel {
     return std::span<const int32_t>(llc_cpus_).subspan(
         llc_cpus_begin_[llc], llc_cpus_begin_[llc + 1] - llc_cpus_begin_[llc]);
   }
-  // MarkVisited adds `entry`'s CPU to the visited set; DropUnvisited
-  // removes the CPUs whose entries lost the flag (visited-scan only).
+  // MarkVisited adds `entry` (one of mm.cpus) to the visited set;
+  // DropUnvisited removes the entries that lost the flag (visited-scan
+  // only).
   void MarkVisited(MmState& mm, CpuEntry& entry);
   void DropUnvisited(MmState& mm);
 
@@ -246,8 +264,8 @@ class KernelModel {
   // from llc_cpus_begin_[l] to llc_cpus_begin_[l + 1].
   std::vector<int32_t> llc_cpus_;
   std::vector<uint32_t> llc_cpus_begin_;
-  // visit_order_ holds SortVisitedByLlc's result, each CPU as
-  // (LLC rank << 32 | cpu), so sorting orders LLCs then CPUs.
+  // visit_order_ holds SortVisitedByLlc's result, each entry as
+  // (LLC rank << 32 | index in mm.cpus), so sorting orders LLCs then CPUs.
   std::vector<uint64_t> visit_order_;
   std::vector<LlcMark> llc_mark_;  // by LLC id
   uint64_t passes_ = 0;            // passes over CPUs, for LlcMark
@@ -272,7 +290,7 @@ inline void KernelModel::Account(MmState& mm, const ProcessRef& process,
   CatchUpEntry(rq, entry);
   entry.runtime = AddRuntime(entry.runtime, static_cast<uint64_t>(delta_ns));
   if (scope_ == ScanScope::kVisitedCpus) {
-    entry.last_visit_epoch = rq.cpu_epoch;
+    entry.visit_lag = 0;  // CatchUpEntry brought `epoch` to the CPU's
     if (!entry.visited) MarkVisited(mm, entry);
   }
   NoPreferenceReason reset = NoPreferenceReason::kNone;

@@ -19,6 +19,15 @@ using test_support::MakeGrid;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
+// VisitedCpus is the CPUs of mm's visited set, in increasing order.
+std::vector<int> VisitedCpus(const MmState& mm) {
+  std::vector<int> cpus;
+  for (const uint32_t index : mm.visited_entries) {
+    cpus.push_back(mm.cpus[index].cpu);
+  }
+  return cpus;
+}
+
 constexpr int64_t kP = 10;  // epoch period for the pure decay tests
 constexpr uint64_t kAllOnes = std::numeric_limits<uint64_t>::max();
 
@@ -311,18 +320,43 @@ class VisitedTest : public ::testing::Test {
 
 TEST_F(VisitedTest, KeepsACpuAtExactlyTheTimeout) {
   Charge(1, 1000, 0);  // epoch 0: last visit 0
-  ASSERT_THAT(mm_.visited_cpus, ElementsAre(1));
+  ASSERT_THAT(VisitedCpus(mm_), ElementsAre(1));
   // t = 50: ceil(50/10) = 5 epochs; 5 - 0 > 5 is false: kept. Entry and rq
   // both decay to 1000 >> 5 = 31: 2^20 * 31 / 32 = 1015808.
   EXPECT_EQ(model_.Occupancy(mm_, 1, 50), 1015808u);
-  EXPECT_THAT(mm_.visited_cpus, ElementsAre(1));
+  EXPECT_THAT(VisitedCpus(mm_), ElementsAre(1));
+}
+
+TEST_F(VisitedTest, KeepsTheSetWhenANewCpuSortsBeforeVisitedOnes) {
+  // The set names entries by their index in the CPU-sorted entries: CPU
+  // 1's new entry goes before CPU 3's, and CPU 3 must stay in the set.
+  Charge(3, 1000, 0);
+  Charge(2, 1000, 0);
+  Charge(1, 1000, 0);
+  ASSERT_THAT(VisitedCpus(mm_), ElementsAre(1, 2, 3));
+  // Each CPU holds 2^20 * 1000 / 1001 = 1047528, all in LLC 0 (CPUs 0-3).
+  const ScanOutcome outcome =
+      model_.Scan(mm_, process_, ThreadRef{1, -1, 1}, 0);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(outcome.cost.cpus_scanned, 3);
+  ASSERT_EQ(mm_.last_occupancy.size(), 1u);
+  EXPECT_EQ(mm_.last_occupancy[0].occupancy, 3u * 1047528u);
 }
 
 TEST_F(VisitedTest, EvictsACpuOneEpochPastTheTimeout) {
   Charge(1, 1000, 0);
   // t = 51: 6 epochs; 6 - 0 > 5: evicted, occupancy 0.
   EXPECT_EQ(model_.Occupancy(mm_, 1, 51), 0u);
-  EXPECT_THAT(mm_.visited_cpus, IsEmpty());
+  EXPECT_THAT(VisitedCpus(mm_), IsEmpty());
+}
+
+TEST_F(VisitedTest, EvictsACpuWhoseLagOverflowsThirtyOneBits) {
+  // The entry keeps the epochs since its last visit in 31 bits,
+  // saturating. 2^31 + 2 epochs later (t = 10 * (2^31 + 2)) a wrapping lag
+  // would read 2 and keep the CPU; the saturated one is past the timeout.
+  Charge(1, 1000, 0);
+  model_.Occupancy(mm_, 1, int64_t{10} * ((int64_t{1} << 31) + 2));
+  EXPECT_THAT(VisitedCpus(mm_), IsEmpty());
 }
 
 TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
@@ -341,7 +375,7 @@ TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
       model_.Scan(mm_, process_, ThreadRef{1, -1, 0}, 101);
   ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(context_.rq(1).cpu_epoch, 11);
-  EXPECT_THAT(mm_.visited_cpus, ElementsAre(0));
+  EXPECT_THAT(VisitedCpus(mm_), ElementsAre(0));
   // The evicted CPU still counts as scanned, as the patch counts it.
   EXPECT_EQ(outcome.cost.cpus_scanned, 2);
   EXPECT_EQ(mm_.last_nr_running, 1);
@@ -396,7 +430,7 @@ TEST_F(VisitedEpycTest, MeetsLlcsInTheOrderOfTheirLowestVisitedCpu) {
   // meets LLC 0 first (its lowest CPU, 0, is in the mask): 197 wins there.
   ChargeBoth(197);
   ChargeBoth(9);
-  ASSERT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 197));
+  ASSERT_THAT(VisitedCpus(visited_mm_), ElementsAre(9, 197));
   const ThreadRef thread{1, -1, 9};  // no preferred node: every CPU
   ASSERT_EQ(visited_.Scan(visited_mm_, process_, thread, 0).kind,
             ScanOutcome::Kind::kExecuted);
@@ -451,7 +485,7 @@ TEST_F(VisitedEpycTest, ATimedOutCpuCountsOnceWhenTheOrderIsSortedByLlc) {
   EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 1047528u);
   EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
   EXPECT_EQ(visited_mm_.pref_cpu, 197);
-  EXPECT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 197));
+  EXPECT_THAT(VisitedCpus(visited_mm_), ElementsAre(9, 197));
 }
 
 TEST_F(VisitedEpycTest, ScansOnlyTheVisitedCpusOfTheScanMask) {
@@ -461,7 +495,7 @@ TEST_F(VisitedEpycTest, ScansOnlyTheVisitedCpusOfTheScanMask) {
   ChargeBoth(100);
   ChargeBoth(200);
   ChargeBoth(9);
-  ASSERT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 100, 200));
+  ASSERT_THAT(VisitedCpus(visited_mm_), ElementsAre(9, 100, 200));
   const ScanOutcome outcome =
       visited_.Scan(visited_mm_, process_, ThreadRef{1, 0, 9}, 0);
   ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
@@ -472,7 +506,7 @@ TEST_F(VisitedEpycTest, ScansOnlyTheVisitedCpusOfTheScanMask) {
   EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 2u * 1047528u);
   EXPECT_EQ(visited_mm_.pref_cpu, 9);
   // CPU 100 stays visited: leaving it out of the mask is no time-out.
-  EXPECT_THAT(visited_mm_.visited_cpus, ElementsAre(9, 100, 200));
+  EXPECT_THAT(VisitedCpus(visited_mm_), ElementsAre(9, 100, 200));
 }
 
 }  // namespace

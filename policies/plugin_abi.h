@@ -18,13 +18,14 @@
 
 namespace schedcache {
 
-// 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
+// 6: MmState::visited_entries (indexes into MmState::cpus) replaces
+// visited_cpus; CpuEntry keeps visit_lag (31 bits) for last_visit_epoch. 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
 // MmState::visited_cpus is a sorted vector of CPUs, CpuEntry has a
 // `visited` flag and KernelModel new scratch members (the sparse visited
 // scan). 4: Policy::Account and Policy::CurrentPreference return a
 // Preference (LLC, CPU, reason), and Account reads the CPU from
 // ThreadRef::cpu.
-inline constexpr uint32_t kPolicyPluginAbiVersion = 5;
+inline constexpr uint32_t kPolicyPluginAbiVersion = 6;
 // kPolicyPluginEntryPoint is the name of the one exported symbol.
 inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";
 

@@ -43,8 +43,7 @@ class LlcMostRuntimePolicy final : public Policy {
         [](const CpuEntry& e, int c) { return e.cpu < c; });
     if (it == p.cpus.end() || it->cpu != cpu) {
       const int64_t epoch = model_.rq(cpu).cpu_epoch;
-      it = p.cpus.insert(it,
-          CpuEntry{.cpu = cpu, .epoch = epoch, .last_visit_epoch = epoch});
+      it = p.cpus.insert(it, CpuEntry{.cpu = cpu, .epoch = epoch});
     }
     CatchUpEntry(model_.rq(cpu), *it);
     it->runtime = AddRuntime(it->runtime, static_cast<uint64_t>(delta_ns));
