@@ -42,7 +42,7 @@ PolicyDecision CacheAwarePolicy::Decide(const ProcessRef& process,
     decision.preferred_llc = -1;
     decision.reason = NoPreferenceReason::kOtherNumaNode;
   }
-  decision.llc_occupancy = mm.last_occupancy;
+  decision.llc_occupancy = model_.Evidence(mm);
   decision.nr_running = mm.last_nr_running;
   decision.nr_running_avg = mm.nr_running_avg;
   decision.cost = mm.last_cost;

@@ -1,6 +1,7 @@
 #include "policies/kernel_model.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "policies/scan_stopwatch.h"
 
@@ -52,6 +53,12 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
     context.llc_span(llc).ForEach([&](int cpu) { llc_cpus_.push_back(cpu); });
   }
   llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
+  context.online().ForEach([&](int cpu) {
+    const int llc = context.llc_of(cpu);
+    if (llc_cpus_[llc_cpus_begin_[llc]] == cpu) {
+      online_llc_order_.push_back(llc);
+    }
+  });
   // exceed_llc_capacity's scale and product, once per CPU.
   const ModelTunables& tunables = context.tunables();
   capacity_bounded_ = tunables.numa_balancing && tolerance < 100;
@@ -185,12 +192,14 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
   const ScanStopwatch stopwatch;
   ScanTally tally;
   tally.current_llc = PreferredLlc(mm);
-  mm.last_occupancy.clear();
+  occupancy_.clear();
   if (scope_ == ScanScope::kVisitedCpus) {
     ScanVisitedCpus(mm, process, thread, now, tally);
   } else {
     ScanAllCpus(mm, process, thread, now, tally);
   }
+  KeepEvidence(mm, scope_ == ScanScope::kAllCpus &&
+                       ScanMaskIsWholeMachine(thread));
   // The 2x rule: keep the preferred LLC unless another has more than twice
   // its occupancy.
   if (tally.best_occ > 2 * tally.current_llc_occ) mm.pref_cpu = tally.best_cpu;
@@ -205,8 +214,37 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
   ScanOutcome outcome{ScanOutcome::Kind::kExecuted, tally.cost};
   outcome.cost.scan_ns = stopwatch.ElapsedNs();
   mm.last_cost = outcome.cost;
-  outcome.llc_occupancy = mm.last_occupancy;
+  outcome.llc_occupancy = occupancy_;
   return outcome;
+}
+
+void KernelModel::KeepEvidence(MmState& mm, bool every_online_llc) {
+  mm.last_occupancy_sparse = every_online_llc;
+  if (!every_online_llc) {
+    mm.last_occupancy.assign(occupancy_.begin(), occupancy_.end());
+    return;
+  }
+  mm.last_occupancy.clear();
+  std::copy_if(occupancy_.begin(), occupancy_.end(),
+               std::back_inserter(mm.last_occupancy),
+               [](const LlcOccupancy& llc) { return llc.occupancy != 0; });
+}
+
+std::vector<LlcOccupancy> KernelModel::Evidence(const MmState& mm) const {
+  if (!mm.last_occupancy_sparse) return mm.last_occupancy;
+  // Both lists are in machine order: one walk fills in the zeros.
+  std::vector<LlcOccupancy> evidence;
+  evidence.reserve(online_llc_order_.size());
+  auto occupied = mm.last_occupancy.begin();
+  for (const int32_t llc : online_llc_order_) {
+    uint64_t occupancy = 0;
+    if (occupied != mm.last_occupancy.end() && occupied->llc == llc) {
+      occupancy = occupied->occupancy;
+      ++occupied;
+    }
+    evidence.push_back(LlcOccupancy{llc, occupancy});
+  }
+  return evidence;
 }
 
 inline void KernelModel::VisitCpu(int32_t tgid, CpuEntry* entry, int cpu,
@@ -221,9 +259,9 @@ inline void KernelModel::VisitCpu(int32_t tgid, CpuEntry* entry, int cpu,
   }
 }
 
-inline void KernelModel::EndLlc(MmState& mm, int llc, ScanTally& tally) {
+inline void KernelModel::EndLlc(int llc, ScanTally& tally) {
   ++tally.cost.llcs_scanned;
-  mm.last_occupancy.push_back(LlcOccupancy{llc, tally.llc_occ});
+  occupancy_.push_back(LlcOccupancy{llc, tally.llc_occ});
   // A later LLC needs strictly more occupancy to win.
   if (tally.llc_occ > tally.best_occ) {
     tally.best_occ = tally.llc_occ;
@@ -250,13 +288,13 @@ bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
         if (mark.seen == passes_) return false;
         mark.seen = passes_;
       }
-      if (llc >= 0) EndLlc(mm, llc, tally);
+      if (llc >= 0) EndLlc(llc, tally);
       llc = cpu_llc;
     }
     VisitCpu(tgid, &entry, cpu, now, tally);
     tally.evicted |= !entry.visited;
   }
-  if (llc >= 0) EndLlc(mm, llc, tally);
+  if (llc >= 0) EndLlc(llc, tally);
   return true;
 }
 
@@ -273,7 +311,7 @@ void KernelModel::VisitLlcSpan(MmState& mm, int32_t tgid, int llc,
              entry != mm.cpus.end() && entry->cpu == cpu ? &*entry : nullptr,
              cpu, now, tally);
   }
-  EndLlc(mm, llc, tally);
+  EndLlc(llc, tally);
 }
 
 void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
@@ -327,7 +365,7 @@ void KernelModel::ScanVisitedCpus(MmState& mm, const ProcessRef& process,
       !VisitEntries(mm, process.tgid, mm.visited_entries,
                     /*give_up_if_an_llc_returns=*/true, now, tally)) {
     tally = start;
-    mm.last_occupancy.clear();
+    occupancy_.clear();
     SortVisitedByLlc(mm, ScanMask(mm, thread));
     VisitEntries(mm, process.tgid, visit_order_,
                  /*give_up_if_an_llc_returns=*/false, now, tally);

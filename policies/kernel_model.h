@@ -78,6 +78,8 @@ struct MmState {
   NoPreferenceReason reason = NoPreferenceReason::kNoData;
   int32_t pref_cpu = -1;
   int32_t last_nr_running = 0;  // evidence of the last executed scan
+  // last_occupancy_sparse: see last_occupancy.
+  bool last_occupancy_sparse = false;
   int64_t next_scan = 0;
   int64_t nr_running_avg = 0;
   std::vector<CpuEntry> cpus;   // sorted by cpu, only CPUs it ran on
@@ -87,7 +89,13 @@ struct MmState {
   // set (a whole-machine mask would make every set operation of a 4096-CPU
   // scan walk 64 words), and reaches each entry without searching `cpus`.
   std::vector<uint32_t> visited_entries;
-  std::vector<LlcOccupancy> last_occupancy;  // of the last executed scan
+  // last_occupancy is the evidence of the last executed scan: each LLC it
+  // examined, in its order. A full-scan over every online CPU examines
+  // every online LLC in one fixed order, mostly with nothing there, so it
+  // keeps only the LLCs of nonzero occupancy (last_occupancy_sparse);
+  // storing each of a 384-CPU machine's 24 LLCs would cost every process
+  // 384 bytes. KernelModel::Evidence gives the full list either way.
+  std::vector<LlcOccupancy> last_occupancy;
   ScanCost last_cost;
 };
 
@@ -141,6 +149,10 @@ class KernelModel {
   // ThreadPreferredLlc is the per-thread preference account_mm_sched sets
   // (p->preferred_llc), evaluated against the current mm.pref_cpu.
   int ThreadPreferredLlc(const MmState& mm, const ThreadRef& thread) const;
+
+  // Evidence is mm's last_occupancy in full (every LLC the last executed
+  // scan examined, in its order, zeros included).
+  std::vector<LlcOccupancy> Evidence(const MmState& mm) const;
 
   // PreferredLlc is the LLC of mm.pref_cpu, or -1.
   int PreferredLlc(const MmState& mm) const {
@@ -233,7 +245,10 @@ class KernelModel {
   void VisitCpu(int32_t tgid, CpuEntry* entry, int cpu, int64_t now,
                 ScanTally& tally);
   // EndLlc closes LLC `llc`: its evidence, and the best LLC so far.
-  void EndLlc(MmState& mm, int llc, ScanTally& tally);
+  void EndLlc(int llc, ScanTally& tally);
+  // KeepEvidence stores the scan's evidence (occupancy_) in mm, sparse
+  // when the scan examined every online LLC in machine order.
+  void KeepEvidence(MmState& mm, bool every_online_llc);
   // ScanMaskIsWholeMachine is true when ScanMask is every online CPU.
   bool ScanMaskIsWholeMachine(const ThreadRef& thread) const {
     return !context_.tunables().numa_balancing || thread.numa_node < 0;
@@ -268,6 +283,12 @@ class KernelModel {
   // (LLC rank << 32 | index in mm.cpus), so sorting orders LLCs then CPUs.
   std::vector<uint64_t> visit_order_;
   std::vector<LlcMark> llc_mark_;  // by LLC id
+  // occupancy_ is the evidence of the policy's last executed scan, in
+  // full (ScanOutcome::llc_occupancy views it).
+  std::vector<LlcOccupancy> occupancy_;
+  // online_llc_order_ is every LLC with an online CPU, by its lowest one:
+  // the order a scan over every online CPU examines them in.
+  std::vector<int32_t> online_llc_order_;
   uint64_t passes_ = 0;            // passes over CPUs, for LlcMark
   std::vector<EntryHint> entry_hint_;  // by CPU
   // too_many_running_ is, by CPU, the smallest nr_running_avg that

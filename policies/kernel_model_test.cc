@@ -410,9 +410,10 @@ class VisitedEpycTest : public ::testing::Test {
     full_.Account(full_mm_, process_, cpu, 1000);
     context_.mutable_rq(cpu).cpu_runtime += 1000 + other_ns;
   }
-  static std::vector<int> LlcsMet(const MmState& mm) {
+  static std::vector<int> LlcsMet(const KernelModel& model,
+                                  const MmState& mm) {
     std::vector<int> llcs;
-    for (const LlcOccupancy& o : mm.last_occupancy) llcs.push_back(o.llc);
+    for (const LlcOccupancy& o : model.Evidence(mm)) llcs.push_back(o.llc);
     return llcs;
   }
   ModelContext context_{test_support::MakeEpyc384(), Tunables()};
@@ -435,13 +436,50 @@ TEST_F(VisitedEpycTest, MeetsLlcsInTheOrderOfTheirLowestVisitedCpu) {
   ASSERT_EQ(visited_.Scan(visited_mm_, process_, thread, 0).kind,
             ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(visited_mm_.pref_cpu, 9);
-  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(1, 0));
+  EXPECT_THAT(LlcsMet(visited_, visited_mm_), ElementsAre(1, 0));
   EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 1047528u);
   EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
   ASSERT_EQ(full_.Scan(full_mm_, process_, thread, 0).kind,
             ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(full_mm_.pref_cpu, 197);
-  EXPECT_EQ(LlcsMet(full_mm_).front(), 0);
+  EXPECT_EQ(LlcsMet(full_, full_mm_).front(), 0);
+}
+
+TEST_F(VisitedEpycTest, FullScanOfTheWholeMachineKeepsOnlyOccupiedLlcs) {
+  // CPU 197 (LLC 0) and CPU 9 (LLC 1) each hold 1047528 (see above). A
+  // full scan of every online CPU examines all 24 LLCs in machine order
+  // (LLC k's lowest CPU is 8k); the process keeps the 2 occupied ones, and
+  // Evidence and the scan's own view give all 24, zeros included.
+  ChargeBoth(197);
+  ChargeBoth(9);
+  const ScanOutcome outcome =
+      full_.Scan(full_mm_, process_, ThreadRef{1, -1, 9}, 0);
+  ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
+  EXPECT_EQ(full_mm_.last_occupancy.size(), 2u);
+  const std::vector<LlcOccupancy> evidence = full_.Evidence(full_mm_);
+  ASSERT_EQ(evidence.size(), 24u);
+  ASSERT_EQ(outcome.llc_occupancy.size(), 24u);
+  for (int llc = 0; llc < 24; ++llc) {
+    const uint64_t expected = llc <= 1 ? 1047528u : 0u;
+    EXPECT_EQ(evidence[llc].llc, llc);
+    EXPECT_EQ(evidence[llc].occupancy, expected) << "LLC " << llc;
+    EXPECT_EQ(outcome.llc_occupancy[llc].llc, llc);
+    EXPECT_EQ(outcome.llc_occupancy[llc].occupancy, expected);
+  }
+}
+
+TEST_F(VisitedEpycTest, FullScanOfOneNodeKeepsEveryLlcItExamined) {
+  // A thread that prefers node 1 (LLCs 12-23) on CPU 100 (LLC 12): the
+  // mask is node 1 alone, not the machine's order, so all 12 LLCs it
+  // examined are kept, zeros included.
+  ChargeBoth(100);
+  ASSERT_EQ(full_.Scan(full_mm_, process_, ThreadRef{1, 1, 100}, 0).kind,
+            ScanOutcome::Kind::kExecuted);
+  ASSERT_EQ(full_mm_.last_occupancy.size(), 12u);
+  EXPECT_EQ(full_mm_.last_occupancy[0].llc, 12);
+  EXPECT_EQ(full_mm_.last_occupancy[0].occupancy, 1047528u);
+  EXPECT_EQ(full_mm_.last_occupancy[1].occupancy, 0u);
+  EXPECT_EQ(full_.Evidence(full_mm_).size(), 12u);
 }
 
 TEST_F(VisitedEpycTest, GroupsAnLlcWhoseCpusHaveAnotherLlcBetweenThem) {
@@ -458,7 +496,7 @@ TEST_F(VisitedEpycTest, GroupsAnLlcWhoseCpusHaveAnotherLlcBetweenThem) {
   ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(outcome.cost.cpus_scanned, 3);
   EXPECT_EQ(outcome.cost.llcs_scanned, 2);
-  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(0, 1));
+  EXPECT_THAT(LlcsMet(visited_, visited_mm_), ElementsAre(0, 1));
   EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 524156u);
   EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
   EXPECT_EQ(visited_mm_.pref_cpu, 9);
@@ -481,7 +519,7 @@ TEST_F(VisitedEpycTest, ATimedOutCpuCountsOnceWhenTheOrderIsSortedByLlc) {
       visited_.Scan(visited_mm_, process_, ThreadRef{1, -1, 9}, kLater);
   ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(outcome.cost.cpus_scanned, 3);
-  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(0, 1));
+  EXPECT_THAT(LlcsMet(visited_, visited_mm_), ElementsAre(0, 1));
   EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 1047528u);
   EXPECT_EQ(visited_mm_.last_occupancy[1].occupancy, 1047528u);
   EXPECT_EQ(visited_mm_.pref_cpu, 197);
@@ -501,7 +539,7 @@ TEST_F(VisitedEpycTest, ScansOnlyTheVisitedCpusOfTheScanMask) {
   ASSERT_EQ(outcome.kind, ScanOutcome::Kind::kExecuted);
   EXPECT_EQ(outcome.cost.cpus_scanned, 2);
   EXPECT_EQ(outcome.cost.llcs_scanned, 1);
-  EXPECT_THAT(LlcsMet(visited_mm_), ElementsAre(1));
+  EXPECT_THAT(LlcsMet(visited_, visited_mm_), ElementsAre(1));
   // 2 * 1047528 on LLC 1; its first CPU met with the top occupancy wins.
   EXPECT_EQ(visited_mm_.last_occupancy[0].occupancy, 2u * 1047528u);
   EXPECT_EQ(visited_mm_.pref_cpu, 9);
