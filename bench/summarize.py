@@ -44,10 +44,10 @@ PROFILES = {
     "16.1 ab": "\"Issue 16 target 1: ab end to end\"",
     "16.2 engine": "\"Issue 16 target 2: the engine\"",
     "16.3 scan": "\"Issue 16 targets 3a and 5: visited-scan and memory\"",
-    "16.4 server": "\"Issue 16 target 4: the server\"",
+    "16.4 server": "\"Issue 16: server\"",
     "16.5 memory": "\"Issue 16 targets 3a and 5: visited-scan and memory\"",
     "16.6 live": "\"Live collector\"",
-    "2 ingest": "\"Issue 16 target 4: the server\" (the same ingest path)",
+    "2 ingest": "\"Issue 16: server\" (the same ingest path)",
 }
 
 
