@@ -106,6 +106,12 @@ TEST(TraceDatReplay, ExtractedDatReplaysExactlyAsItsReportText) {
       {"/bin/sh", "-c",
        "timeout 0.3 /bin/sh -c 'echo $$ > " + pid_file +
            "; while :; do :; done'; exit 0"});
+  // The busy task's runtime is sampled at its last, dead switch-out, which
+  // can come after its parent has reaped it: a task preempted after
+  // sched_process_exit (R+) runs its final schedule later, and replay ends
+  // it only there. One more short command with tracing on gives that
+  // switch-out its CPU time before the instance stops.
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c", "exit 0"}).exit_code, 0);
   ASSERT_TRUE(instance.SetTracing(false));
   ASSERT_EQ(workload.exit_code, 0) << workload.err;
   const int busy_tid = std::atoi(ReadFile(pid_file).c_str());
