@@ -8,17 +8,20 @@
 namespace schedcache {
 namespace {
 
-// TgidFilter reads a request's repeated tgid filter; InvalidArgument names
-// one that is not > 0.
-absl::StatusOr<absl::flat_hash_set<int32_t>> TgidFilter(
-    const google::protobuf::RepeatedField<int32_t>& tgids) {
-  absl::flat_hash_set<int32_t> filter;
-  for (int i = 0; i < tgids.size(); ++i) {
-    if (tgids[i] <= 0) {
+// FilterFromProto reads the policy and tgid filters that WatchPreferences
+// and WatchScans requests share; InvalidArgument names a tgid that is not
+// > 0.
+template <typename Request>
+absl::StatusOr<WatchFilter> FilterFromProto(const Request& request) {
+  WatchFilter filter;
+  filter.policy = request.policy();
+  for (int i = 0; i < request.tgid_size(); ++i) {
+    const int32_t tgid = request.tgid(i);
+    if (tgid <= 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("tgid[", i, "] ", tgids[i], " is not > 0"));
+          absl::StrCat("tgid[", i, "] ", tgid, " is not > 0"));
     }
-    filter.insert(tgids[i]);
+    filter.tgids.insert(tgid);
   }
   return filter;
 }
@@ -27,27 +30,19 @@ absl::StatusOr<absl::flat_hash_set<int32_t>> TgidFilter(
 
 absl::StatusOr<WatchSpec> WatchSpecFromProto(
     const v1::WatchPreferencesRequest& request) {
+  absl::StatusOr<WatchFilter> filter = FilterFromProto(request);
+  if (!filter.ok()) return filter.status();
   WatchSpec spec;
   spec.snapshot = request.snapshot();
   spec.resume_incarnation = request.resume_incarnation();
   spec.resume_after_sequence = request.resume_after_sequence();
-  spec.filter.policy = request.policy();
-  absl::StatusOr<absl::flat_hash_set<int32_t>> tgids =
-      TgidFilter(request.tgid());
-  if (!tgids.ok()) return tgids.status();
-  spec.filter.tgids = *std::move(tgids);
+  spec.filter = *std::move(filter);
   return spec;
 }
 
 absl::StatusOr<WatchFilter> ScanFilterFromProto(
     const v1::WatchScansRequest& request) {
-  WatchFilter filter;
-  filter.policy = request.policy();
-  absl::StatusOr<absl::flat_hash_set<int32_t>> tgids =
-      TgidFilter(request.tgid());
-  if (!tgids.ok()) return tgids.status();
-  filter.tgids = *std::move(tgids);
-  return filter;
+  return FilterFromProto(request);
 }
 
 grpc::ServerWriteReactor<v1::WatchPreferencesResponse>* WatchStream::Start(
