@@ -1,15 +1,19 @@
-// Renders the HTML report in headless Chromium (Debian's `chromium`) to prove
-// that a real browser builds the charts from it, and leaves screenshots in
-// the test's temporary directory for a human to look at.
+// Renders the HTML reports (the A/B's and the sweep's) in headless Chromium
+// (Debian's `chromium`) to prove that a real browser builds the charts from
+// them, and leaves screenshots in the test's temporary directory for a
+// human to look at.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "eval/report/html_report.h"
 #include "eval/report/internal/example_result.h"
 #include "eval/report/internal/test_util.h"
+#include "eval/report/sweep_html.h"
 #include "gtest/gtest.h"
 
 namespace schedcache {
@@ -43,10 +47,10 @@ class HtmlReportInChromium : public ::testing::Test {
 
   // WriteReport writes `result` as HTML and returns its path.
   std::string WriteReport(const AbResult& result, const std::string& name) {
-    const std::string path = absl::StrCat(dir_, "/", name, ".html");
-    std::ofstream out(path);
-    EXPECT_TRUE(WriteHtml(result, out).ok());
-    return path;
+    return Write(name, [&](std::ostream& out) { return WriteHtml(result, out); });
+  }
+  std::string WriteReport(const SweepResult& result, const std::string& name) {
+    return Write(name, [&](std::ostream& out) { return WriteSweepHtml(result, out); });
   }
 
   // Chromium runs `flags` on file://`path` with a private profile and no
@@ -58,6 +62,29 @@ class HtmlReportInChromium : public ::testing::Test {
         " --disable-background-networking --disable-component-update --disable-sync"
         " --user-data-dir=",
         dir_, "/profile ", flags, " file://", path, " 2>", dir_, "/chromium.log"));
+  }
+
+  // ExpectScreenshotNotBlank has Chromium screenshot `path` into
+  // `name`.png and checks that the picture holds more than a blank page.
+  void ExpectScreenshotNotBlank(const std::string& path, const std::string& name) {
+    const std::string png = absl::StrCat(dir_, "/", name, ".png");
+    std::filesystem::remove(png);
+    absl::StatusOr<std::string> printed =
+        Chromium(absl::StrCat("--screenshot=", png, " --window-size=1200,3200"), path);
+    ASSERT_TRUE(printed.ok()) << printed.status();
+    ASSERT_TRUE(std::filesystem::exists(png)) << png;
+    // A blank 1200x3200 page compresses to a few kilobytes; text, tables
+    // and charts do not.
+    EXPECT_GT(std::filesystem::file_size(png), 40'000u) << png;
+  }
+
+ private:
+  std::string Write(const std::string& name,
+                    const std::function<absl::Status(std::ostream&)>& write) {
+    const std::string path = absl::StrCat(dir_, "/", name, ".html");
+    std::ofstream out(path);
+    EXPECT_TRUE(write(out).ok());
+    return path;
   }
 
   std::string dir_;
@@ -135,17 +162,26 @@ TEST_F(HtmlReportInChromium, ScreenshotsAreNotBlank) {
   for (const auto& [name, result] :
        {std::pair{"example", report_internal::ExampleResult()},
         std::pair{"redis-like", RedisLikeResult()}}) {
-    const std::string path = WriteReport(result, name);
-    const std::string png = absl::StrCat(dir_, "/", name, ".png");
-    std::filesystem::remove(png);
-    absl::StatusOr<std::string> printed =
-        Chromium(absl::StrCat("--screenshot=", png, " --window-size=1200,3200"), path);
-    ASSERT_TRUE(printed.ok()) << printed.status();
-    ASSERT_TRUE(std::filesystem::exists(png)) << png;
-    // A blank 1200x3200 page compresses to a few kilobytes; text, tables
-    // and charts do not.
-    EXPECT_GT(std::filesystem::file_size(png), 40'000u) << png;
+    ExpectScreenshotNotBlank(WriteReport(result, name), name);
   }
+}
+
+// The sweep of ExampleSweep: one key, so one chart; two panels (agreement,
+// CPUs scanned) with a line per policy in each: 4 lines, and a dot per
+// point: 2 values x 2 policies x 2 panels, less visited-scan's agreement
+// at timeout 5 (no decisions): 7. Its table has a row per combination (2)
+// and policy (2) under the heading row: 5 rows.
+TEST_F(HtmlReportInChromium, SweepHasAChartPerKeyWithALinePerPolicyAndPanel) {
+  const std::string path = WriteReport(report_internal::ExampleSweep(), "sweep");
+  absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
+  ASSERT_TRUE(dom.ok()) << dom.status();
+  EXPECT_EQ(Count(*dom, "<svg class=\"chart\""), 1u);
+  EXPECT_EQ(Count(*dom, "id=\"sweep-affinity_timeout_epochs\""), 1u);
+  EXPECT_EQ(Count(*dom, "<path class=\"line\""), 4u);
+  EXPECT_EQ(Count(*dom, "<circle class=\"point\""), 7u);
+  EXPECT_EQ(Count(*dom, "<table class=\"sweep\""), 1u);
+  EXPECT_EQ(Count(*dom, "<tr>"), 5u);
+  ExpectScreenshotNotBlank(path, "sweep");
 }
 
 }  // namespace

@@ -70,27 +70,34 @@ Series MeanAgainst(const SweepResult& result, size_t axis, size_t policy,
   return series;
 }
 
-// Path draws `series` as a line, broken where a point is missing.
+// Path draws `series` as a line, broken where a point is missing, with a
+// dot at each point: a point between two missing ones has no line to show
+// it.
 std::string Path(const Series& series, const Frame& frame, double y_top,
                  size_t policy, absl::string_view name) {
   const double step = frame.width / std::max<size_t>(series.size(), 1);
+  const absl::string_view color = report_internal::PolicyColor(policy);
   std::string d;
+  std::string dots;
   bool pen_down = false;
   for (size_t i = 0; i < series.size(); ++i) {
     if (!series[i].has_value()) {
       pen_down = false;
       continue;
     }
-    absl::StrAppendFormat(&d, "%s%.1f %.1f ", pen_down ? "L" : "M",
-                          frame.left + (i + 0.5) * step,
-                          frame.bottom() - *series[i] / y_top * frame.height);
+    const double x = frame.left + (i + 0.5) * step;
+    const double y = frame.bottom() - *series[i] / y_top * frame.height;
+    absl::StrAppendFormat(&d, "%s%.1f %.1f ", pen_down ? "L" : "M", x, y);
+    absl::StrAppendFormat(&dots,
+                          "<circle class=\"point\" data-policy=\"%s\" "
+                          "cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+                          HtmlEscape(name), x, y, color);
     pen_down = true;
   }
   return absl::StrFormat(
       "<path class=\"line\" data-policy=\"%s\" d=\"%s\" stroke=\"%s\">"
-      "<title>%s</title></path>\n",
-      HtmlEscape(name), d, report_internal::PolicyColor(policy),
-      HtmlEscape(name));
+      "<title>%s</title></path>\n%s",
+      HtmlEscape(name), d, color, HtmlEscape(name), dots);
 }
 
 // Panel draws one metric of every policy against axis `axis`, its frame's

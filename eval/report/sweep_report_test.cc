@@ -15,18 +15,7 @@ using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// TwoRows: ExampleResult (full-scan 8.0 CPUs mean, p50 8, 10 scans, agrees
-// 100%; visited-scan 3.6, p50 3, 10 scans, agrees 90%) at timeout 1, and
-// the same at timeout 5 with visited-scan's agreement gone (no decisions).
-SweepResult TwoRows() {
-  SweepResult sweep;
-  sweep.input = "workload:hackbench";
-  sweep.axes = {{"affinity_timeout_epochs", {"1", "5"}}};
-  AbResult second = report_internal::ExampleResult();
-  second.policies[1].report.agreement.reset();
-  sweep.rows = {{{"1"}, report_internal::ExampleResult()}, {{"5"}, second}};
-  return sweep;
-}
+using report_internal::ExampleSweep;
 
 std::string Text(const SweepResult& sweep, SweepLayout layout) {
   std::ostringstream out;
@@ -35,7 +24,7 @@ std::string Text(const SweepResult& sweep, SweepLayout layout) {
 }
 
 TEST(SweepReport, TextHasARowPerCombinationAndPolicy) {
-  const std::string text = Text(TwoRows(), SweepLayout::kSweep);
+  const std::string text = Text(ExampleSweep(), SweepLayout::kSweep);
   EXPECT_THAT(text, HasSubstr("sweep:     workload:hackbench over "
                               "affinity_timeout_epochs: 2 combinations\n"));
   EXPECT_THAT(text, ContainsRegex("\n +1  full-scan +\\| +8\\.0 +8 \\| +10 \\| +100\\.00\n"));
@@ -45,7 +34,7 @@ TEST(SweepReport, TextHasARowPerCombinationAndPolicy) {
 }
 
 TEST(SweepReport, HackbenchLayoutIsTheSeedsRowPerGroupsAndFds) {
-  SweepResult sweep = TwoRows();
+  SweepResult sweep = ExampleSweep();
   sweep.axes = {{"groups", {"1"}}, {"fds", {"2", "4"}}};
   sweep.rows[0].values = {"1", "2"};
   sweep.rows[1].values = {"1", "4"};
@@ -56,16 +45,16 @@ TEST(SweepReport, HackbenchLayoutIsTheSeedsRowPerGroupsAndFds) {
   EXPECT_THAT(text, ContainsRegex("\nthreads +1 +4 \\| .* \\| +3\\.6 +3 +-\n"));
   std::ostringstream out;
   EXPECT_TRUE(absl::IsInvalidArgument(
-      WriteSweepText(TwoRows(), SweepLayout::kHackbench, out)));
+      WriteSweepText(ExampleSweep(), SweepLayout::kHackbench, out)));
 }
 
 TEST(SweepReport, CsvAndJsonCarryTheValuesByKey) {
   std::ostringstream csv, json;
-  ASSERT_TRUE(WriteSweepCsv(TwoRows(), csv).ok());
+  ASSERT_TRUE(WriteSweepCsv(ExampleSweep(), csv).ok());
   EXPECT_THAT(csv.str(), HasSubstr("affinity_timeout_epochs,policy,"
                                    "cpus_scanned_mean,cpus_scanned_p50,scans,"
                                    "agreement_pct\n1,full-scan,8.0,8,10,100.00\n"));
-  ASSERT_TRUE(WriteSweepJson(TwoRows(), json).ok());
+  ASSERT_TRUE(WriteSweepJson(ExampleSweep(), json).ok());
   EXPECT_THAT(json.str(), HasSubstr("{\"values\":{\"affinity_timeout_epochs\":"
                                     "\"5\"},\"policy\":\"visited-scan\","
                                     "\"agreement\":null"));
@@ -73,7 +62,7 @@ TEST(SweepReport, CsvAndJsonCarryTheValuesByKey) {
 }
 
 TEST(SweepReport, RefusesRowsThatDoNotMatchTheAxes) {
-  SweepResult sweep = TwoRows();
+  SweepResult sweep = ExampleSweep();
   sweep.rows[1].values = {"5", "extra"};
   std::ostringstream out;
   absl::Status status = WriteSweepJson(sweep, out);
@@ -84,7 +73,7 @@ TEST(SweepReport, RefusesRowsThatDoNotMatchTheAxes) {
 
 TEST(SweepHtml, ChartsEachKeyWithALinePerPolicyAndPanel) {
   std::ostringstream out;
-  ASSERT_TRUE(WriteSweepHtml(TwoRows(), out).ok());
+  ASSERT_TRUE(WriteSweepHtml(ExampleSweep(), out).ok());
   const std::string html = out.str();
   EXPECT_THAT(html, HasSubstr("id=\"sweep-affinity_timeout_epochs\""));
   // Agreement panel: plot 30..190 px, 0..100 %; x centres of 2 values in
@@ -95,6 +84,9 @@ TEST(SweepHtml, ChartsEachKeyWithALinePerPolicyAndPanel) {
   // CPUs panel (second, 238 px lower, top 8 -> ceiling 10): full-scan at 8
   // is 238 + 190 - 0.8 * 160 = 300.
   EXPECT_THAT(html, HasSubstr("d=\"M279.0 300.0 L677.0 300.0 \""));
+  // Each point has its dot, so visited-scan's lone agreement point shows.
+  EXPECT_THAT(html, HasSubstr("<circle class=\"point\" data-policy=\"visited-scan\" "
+                              "cx=\"279.0\" cy=\"46.0\""));
   EXPECT_THAT(html, Not(HasSubstr("<script")));
 }
 

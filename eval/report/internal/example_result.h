@@ -2,11 +2,12 @@
 // two policies on a 2-LLC, 8-CPU machine (one package, one node, 4 CPUs per
 // LLC) and three processes, one of them with a comm that needs escaping
 // everywhere; the busiest one's last scans saw both LLCs (full-scan) and
-// LLC 1 only (visited-scan).
+// LLC 1 only (visited-scan). ExampleSweep: two of them as a sweep's rows.
 #ifndef SCHEDCACHE_EVAL_REPORT_INTERNAL_EXAMPLE_RESULT_H_
 #define SCHEDCACHE_EVAL_REPORT_INTERNAL_EXAMPLE_RESULT_H_
 
 #include "eval/report/ab_result.h"
+#include "eval/report/sweep_result.h"
 
 namespace schedcache::report_internal {
 
@@ -69,6 +70,20 @@ inline AbResult ExampleResult() {
   r.llcs = {{0, 0, 0, 4}, {1, 0, 0, 4}};
   r.busiest_last_scan = {100, {{{0, 262144}, {1, 1048576}}, {{1, 524288}}}};
   return r;
+}
+
+// ExampleSweep: ExampleResult (full-scan 8.0 CPUs mean, p50 8, 10 scans,
+// agrees 100%; visited-scan 3.6, p50 3, 10 scans, agrees 90%) at timeout 1,
+// and the same at timeout 5 with visited-scan's agreement gone (no
+// decisions).
+inline SweepResult ExampleSweep() {
+  SweepResult sweep;
+  sweep.input = "workload:hackbench";
+  sweep.axes = {{"affinity_timeout_epochs", {"1", "5"}}};
+  AbResult second = ExampleResult();
+  second.policies[1].report.agreement.reset();
+  sweep.rows = {{{"1"}, ExampleResult()}, {{"5"}, second}};
+  return sweep;
 }
 
 }  // namespace schedcache::report_internal
