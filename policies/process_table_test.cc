@@ -109,12 +109,19 @@ TEST(ProcessTable, AFullTableAdmitsNoNewProcessUntilOneIsRemoved) {
   EXPECT_EQ(table.RefOf(back.slot).nr_threads, 1);
 }
 
-TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
-  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(context.num_cpu_slots(), 8);
+// CurrentThreads: threads 6 and 7 of process 5 and thread 9 of process 8,
+// admitted (by hand-overs: no process is started) on 2 LLCs of 4 CPUs, for
+// the tests of which thread is current where.
+class CurrentThreads : public ::testing::Test {
+ protected:
+  ModelContext context{test_support::MakeGrid({1, 2, 4}), ModelTunables{}};
+  ProcessTable table{context.num_cpu_slots(), 8};
   const ProcessTable::Admission a = table.Admit(5, 6, 0);
   const ProcessTable::Admission b = table.Admit(5, 7, 0);
   const ProcessTable::Admission other = table.Admit(8, 9, 0);
+};
+
+TEST_F(CurrentThreads, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
   table.SwitchIn(a.slot, a.thread, 0, context);
   table.SwitchIn(b.slot, b.thread, 1, context);
   table.SwitchIn(other.slot, other.thread, 1, context);  // took CPU 1 over
@@ -127,11 +134,7 @@ TEST(ProcessTable, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) {
   EXPECT_EQ(table.FindRecord(5), ProcessTable::kNoSlot);
 }
 
-TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
-  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(context.num_cpu_slots(), 8);
-  const ProcessTable::Admission a = table.Admit(5, 6, 0);
-  const ProcessTable::Admission b = table.Admit(5, 7, 0);
+TEST_F(CurrentThreads, AThreadIsCurrentOnOneCpuAtATime) {
   table.SwitchIn(a.slot, a.thread, 0, context);
   EXPECT_EQ(context.rq(0).curr_tgid, 5);
   EXPECT_EQ(context.rq(0).curr_tid, 6);
@@ -150,16 +153,11 @@ TEST(ProcessTable, AThreadIsCurrentOnOneCpuAtATime) {
   EXPECT_EQ(table.process(a.slot).last_tid, 6);
 }
 
-TEST(ProcessTable, ASwitchedOutThreadLeavesItsCpuToTheNextOne) {
+TEST_F(CurrentThreads, ASwitchedOutThreadLeavesItsCpuToTheNextOne) {
   // Thread 6 runs on CPU 0 and is switched out; thread 7 takes CPU 0.
   // When 6 comes back on CPU 2, CPU 0 keeps 7: 6 stopped being current
   // there at its switch-out. Removing process 5 then leaves CPU 0 to 8,
   // which took it over, and empties CPU 2.
-  ModelContext context(test_support::MakeGrid({1, 2, 4}), ModelTunables{});
-  ProcessTable table(context.num_cpu_slots(), 8);
-  const ProcessTable::Admission a = table.Admit(5, 6, 0);
-  const ProcessTable::Admission b = table.Admit(5, 7, 0);
-  const ProcessTable::Admission other = table.Admit(8, 9, 0);
   table.SwitchIn(a.slot, a.thread, 0, context);
   table.SwitchOut(0, context);
   EXPECT_EQ(context.rq(0).curr_tgid, 0);
