@@ -1,5 +1,7 @@
 // schedcached: the schedcache server. Flags are absl flags (`--help`);
 // everything else is schedcache::Server.
+#include <malloc.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
@@ -269,9 +271,22 @@ int ServeUntilStopped(schedcache::TlsCredentials* tls) {
   }
 }
 
+// KeepFreedMemoryForReuse raises glibc's trim threshold from its 128 KiB
+// default to 16 MiB. gRPC's reading threads allocate and free each
+// batch's buffers in their own malloc arenas; at the default, the free
+// hands the arena's top back to the kernel (madvise) and the next
+// socket read into it faults every page in afresh: 6.5 page faults per
+// 1000 samples ingested, 0.6 with this (docs/PERFORMANCE.md, "Issue 16:
+// server, second round"). At most 16 MiB per arena stays resident unused.
+void KeepFreedMemoryForReuse() {
+  constexpr int kTrimThresholdBytes = 16 << 20;
+  mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  KeepFreedMemoryForReuse();
   schedcache::SetFlagsUsage(
       "the schedcache server: runs Linux's cache-aware scheduling model "
       "(CONFIG_SCHED_CACHE) over runtime samples sent by gRPC clients.\n"

@@ -214,6 +214,41 @@ TEST(ColumnsRoundTrip, AProcessExitForgetsWhatWasSent) {
   ExpectSameSample(std::get<Sample>(back[2]), reused);
 }
 
+TEST(ColumnsRoundTrip, AProcessExitForgetsAllItsThreadsAndNoOtherOnes) {
+  Sample second_thread = FullSample();
+  second_thread.tid = 44;
+  // Process 50's thread has tid 42, the exiting process's tgid, so an exit
+  // that forgot threads by tid rather than by process would forget it.
+  Sample other_process = FullSample();
+  other_process.tgid = 50;
+  other_process.tid = FullSample().tgid;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  encoder.Add(FullSample());
+  encoder.Add(second_thread);
+  encoder.Add(other_process);
+  encoder.Add(ProcessExit{.timestamp_ns = FullSample().timestamp_ns,
+                          .tgid = FullSample().tgid});
+  encoder.Add(FullSample());
+  encoder.Add(second_thread);
+  encoder.Add(other_process);
+  const v1::SparseAttributes& attributes = batch.columns().attributes();
+  // Rows 0-2 send what is new; after the exit, rows 4 and 5 (process 42
+  // again, both threads) send it again, row 6 (process 50) nothing, so it
+  // has no entry.
+  ASSERT_EQ(attributes.row_size(), 5);
+  EXPECT_EQ(attributes.row(3), 4u);
+  EXPECT_EQ(attributes.row(4), 5u);
+  EXPECT_EQ(attributes.fields(4), uint32_t{v1::ATTRIBUTE_BIT_NUMA_NODE});
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 7u);
+  ExpectSameSample(std::get<Sample>(back[4]), FullSample());
+  Sample second_thread_read = Unchanged(second_thread);
+  second_thread_read.numa_node = second_thread.numa_node;
+  ExpectSameSample(std::get<Sample>(back[5]), second_thread_read);
+  ExpectSameSample(std::get<Sample>(back[6]), Unchanged(other_process));
+}
+
 TEST(ColumnsRoundTrip, ExtremeTimesSurviveDeltaCoding) {
   Sample low;
   low.timestamp_ns = INT64_MIN;

@@ -38,8 +38,8 @@ uint32_t ColumnsEncoder::NewAttributes(const Sample& sample) {
     sent.comm = sample.comm;
   }
   if (sample.numa_node != kUnchangedNumaNode) {
-    auto [numa, first] = sent_numa_.try_emplace(
-        ThreadKey(sample.tgid, sample.tid), sample.numa_node);
+    auto [numa, first] =
+        sent.numa_node_by_tid.try_emplace(sample.tid, sample.numa_node);
     if (first || numa->second != sample.numa_node) {
       fields |= v1::ATTRIBUTE_BIT_NUMA_NODE;
       numa->second = sample.numa_node;
@@ -82,13 +82,6 @@ void ColumnsEncoder::Add(const ProcessExit& exit) {
   // The server forgets the process: a later one with its tgid starts with
   // nothing known, so it must be sent everything again.
   sent_.erase(exit.tgid);
-  for (auto it = sent_numa_.begin(); it != sent_numa_.end();) {
-    if (static_cast<int32_t>(it->first >> 32) == exit.tgid) {
-      sent_numa_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
   AddRow(exit.timestamp_ns, /*cpu=*/0, exit.tgid, /*tid=*/0, /*delta_ns=*/0,
          v1::EVENT_KIND_PROCESS_EXIT);
 }
@@ -105,7 +98,6 @@ void ColumnsEncoder::Clear() {
   columns_.mutable_attributes()->Clear();
   last_timestamp_ns_ = 0;
   sent_.clear();
-  sent_numa_.clear();
 }
 
 }  // namespace schedcache::client

@@ -44,18 +44,15 @@ class ColumnsEncoder {
   void AddRow(int64_t timestamp_ns, int32_t cpu, int32_t tgid, int32_t tid,
               int64_t delta_ns, v1::EventKind kind);
 
-  // SentAttributes is what this batch has sent for one process.
+  // SentAttributes is what this batch has sent for one process and, by
+  // tid, its threads (thread ids are per process in the engine), so a
+  // process exit forgets them all in one erase.
   struct SentAttributes {
     int32_t nr_threads = kUnchangedNrThreads;
     int64_t footprint_pages = kUnchangedFootprint;
     Comm comm;
+    absl::flat_hash_map<int32_t, int32_t> numa_node_by_tid;
   };
-  // ThreadKey is (tgid, tid) in one word: thread ids are per process in
-  // the engine.
-  static uint64_t ThreadKey(int32_t tgid, int32_t tid) {
-    return (uint64_t{static_cast<uint32_t>(tgid)} << 32) |
-           static_cast<uint32_t>(tid);
-  }
   // NewAttributes is the bit set of the attributes of `sample` to send,
   // and notes them as sent.
   uint32_t NewAttributes(const Sample& sample);
@@ -63,7 +60,6 @@ class ColumnsEncoder {
   v1::EventColumns& columns_;
   int64_t last_timestamp_ns_ = 0;  // of the last row; 0 before row 0
   absl::flat_hash_map<int32_t, SentAttributes> sent_;  // by tgid
-  absl::flat_hash_map<uint64_t, int32_t> sent_numa_;   // by ThreadKey
 };
 
 }  // namespace schedcache::client
