@@ -70,18 +70,42 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
 }
 
 CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
-  auto it = std::lower_bound(
-      mm.cpus.begin(), mm.cpus.end(), cpu,
-      [](const CpuEntry& e, int c) { return e.cpu < c; });
+  const auto lower_bound = [&] {
+    return std::lower_bound(
+        mm.cpus.begin(), mm.cpus.end(), cpu,
+        [](const CpuEntry& e, int c) { return e.cpu < c; });
+  };
+  auto it = lower_bound();
+  const bool found = it != mm.cpus.end() && it->cpu == cpu;
+  // A process that moves to a new CPU first forgets the CPUs it no longer
+  // occupies, so its state follows where it runs, not everywhere it ran.
+  if (!found && DropSpentEntries(mm)) it = lower_bound();
   const uint32_t index = static_cast<uint32_t>(it - mm.cpus.begin());
   hint.older = hint.recent;
   hint.recent = index;
-  if (it != mm.cpus.end() && it->cpu == cpu) return *it;
+  if (found) return *it;
   // The visited set names entries by index: those at or after the new one
   // move up by one.
   for (uint32_t& visited : mm.visited_entries) visited += visited >= index;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{.cpu = cpu, .epoch = epoch});
+}
+
+bool KernelModel::DropSpentEntries(MmState& mm) {
+  size_t kept = 0;
+  for (CpuEntry& entry : mm.cpus) {
+    // Decay to the CPU's epoch now or at the entry's next use gives the
+    // same runtime: halvings compose.
+    if (!entry.visited) CatchUpEntry(context_.rq(entry.cpu), entry);
+    if (entry.visited || entry.runtime != 0) mm.cpus[kept++] = entry;
+  }
+  if (kept == mm.cpus.size()) return false;
+  mm.cpus.resize(kept);
+  mm.visited_entries.clear();
+  for (uint32_t index = 0; index < kept; ++index) {
+    if (mm.cpus[index].visited) mm.visited_entries.push_back(index);
+  }
+  return true;
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,

@@ -23,7 +23,9 @@ namespace schedcache {
 // CpuEntry is one process's state on one CPU it ran on (kernel: struct
 // sched_cache_time). Entries are created lazily, when the CPU first runs the
 // process: {epoch = cpu_epoch, runtime = 0} is what the kernel's eager
-// initialisation decays to, so sparse storage costs no fidelity. 24 bytes:
+// initialisation decays to, so sparse storage costs no fidelity; for the
+// same reason an entry decayed to runtime 0 is dropped (unless visited-scan
+// holds it as visited) when the process moves to a new CPU. 24 bytes:
 // a process holds one per CPU it ran on, in every cache-aware policy.
 struct CpuEntry {
   // kMaxVisitLag caps visit_lag; every lag that large is past any
@@ -200,8 +202,17 @@ class KernelModel {
     }
     return SearchEntry(mm, cpu, hint);
   }
-  // SearchEntry is EntryFor when neither hint holds.
+  // SearchEntry is EntryFor when neither hint holds. Before it creates an
+  // entry, it drops the spent ones (DropSpentEntries).
   CpuEntry& SearchEntry(MmState& mm, int cpu, EntryHint& hint);
+  // DropSpentEntries removes the entries whose runtime has decayed to zero
+  // at their CPU's epoch, but for visited-scan's visited ones, and says
+  // whether it removed any. Such an entry is what the kernel's per-CPU
+  // state holds for a CPU the process never ran on ({cpu_epoch, 0}, which
+  // a lazily created entry reproduces), and visited-scan reads an entry
+  // out of its visited set only when an account makes it visited again:
+  // dropping it changes no occupancy, evidence or decision.
+  bool DropSpentEntries(MmState& mm);
   // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone (kernel
   // invalid_llc_nr, with the per-CPU threshold of the constructor).
   NoPreferenceReason InvalidNrReason(const MmState& mm,
