@@ -70,18 +70,42 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
 }
 
 CpuEntry& KernelModel::SearchEntry(MmState& mm, int cpu, EntryHint& hint) {
-  auto it = std::lower_bound(
-      mm.cpus.begin(), mm.cpus.end(), cpu,
-      [](const CpuEntry& e, int c) { return e.cpu < c; });
+  const auto lower_bound = [&] {
+    return std::lower_bound(
+        mm.cpus.begin(), mm.cpus.end(), cpu,
+        [](const CpuEntry& e, int c) { return e.cpu < c; });
+  };
+  auto it = lower_bound();
+  const bool found = it != mm.cpus.end() && it->cpu == cpu;
+  // A process that moves to a new CPU first forgets the CPUs it no longer
+  // occupies, so its state follows where it runs, not everywhere it ran.
+  if (!found && DropSpentEntries(mm)) it = lower_bound();
   const uint32_t index = static_cast<uint32_t>(it - mm.cpus.begin());
   hint.older = hint.recent;
   hint.recent = index;
-  if (it != mm.cpus.end() && it->cpu == cpu) return *it;
+  if (found) return *it;
   // The visited set names entries by index: those at or after the new one
   // move up by one.
   for (uint32_t& visited : mm.visited_entries) visited += visited >= index;
   const int64_t epoch = context_.rq(cpu).cpu_epoch;
   return *mm.cpus.insert(it, CpuEntry{.cpu = cpu, .epoch = epoch});
+}
+
+bool KernelModel::DropSpentEntries(MmState& mm) {
+  size_t kept = 0;
+  for (CpuEntry& entry : mm.cpus) {
+    // Decay to the CPU's epoch now or at the entry's next use gives the
+    // same runtime: halvings compose.
+    if (!entry.visited) CatchUpEntry(context_.rq(entry.cpu), entry);
+    if (entry.visited || entry.runtime != 0) mm.cpus[kept++] = entry;
+  }
+  if (kept == mm.cpus.size()) return false;
+  mm.cpus.resize(kept);
+  mm.visited_entries.clear();
+  for (uint32_t index = 0; index < kept; ++index) {
+    if (mm.cpus[index].visited) mm.visited_entries.push_back(index);
+  }
+  return true;
 }
 
 bool KernelModel::InvalidNr(const MmState& mm, const ProcessRef& process,
@@ -116,26 +140,40 @@ uint64_t KernelModel::Occupancy(MmState& mm, int cpu, int64_t now) {
 inline uint64_t KernelModel::OccupancyOf(CpuEntry* entry, int cpu,
                                          int64_t now) {
   // Kernel fraction_mm_sched (v6 for visited-scan: decay, then time out).
+  if (scope_ == ScanScope::kAllCpus) return SpanOccupancy(entry, cpu, now);
   context_.Advance(cpu, now);
   // A CPU that never ran the process holds the lazily-created entry
   // {cpu_epoch, 0}: its occupancy is 0 and creating it changes nothing.
   if (entry == nullptr) return 0;
+  return VisitedOccupancy(context_.rq(cpu), *entry,
+                          context_.tunables().affinity_timeout_epochs);
+}
+
+inline uint64_t KernelModel::SpanOccupancy(CpuEntry* entry, int cpu,
+                                           int64_t now) {
+  context_.Advance(cpu, now);
+  if (entry == nullptr) return 0;  // see OccupancyOf
   const RqState& rq = context_.rq(cpu);
-  if (const int64_t behind = rq.cpu_epoch - entry->epoch; behind > 0) {
-    // After the catch-up the lag is the CPU's epoch minus the last visit,
-    // what the kernel compares with the timeout.
-    if (scope_ == ScanScope::kVisitedCpus) {
-      entry->visit_lag = static_cast<uint32_t>(std::min<int64_t>(
-          entry->visit_lag + behind, CpuEntry::kMaxVisitLag));
-    }
-    CatchUpEntry(rq, *entry);
+  CatchUpEntry(rq, *entry);
+  return OccupancyRatio(entry->runtime, rq.cpu_runtime);
+}
+
+inline uint64_t KernelModel::VisitedOccupancy(const RqState& rq,
+                                              CpuEntry& entry,
+                                              int64_t timeout_epochs) {
+  if (const int64_t behind = rq.cpu_epoch - entry.epoch; behind > 0) {
+    // CatchUpEntry, and the lag follows: it is the CPU's epoch minus the
+    // last visit, what the kernel compares with the timeout.
+    entry.epoch = rq.cpu_epoch;
+    entry.runtime = ShiftDecay(entry.runtime, behind);
+    entry.visit_lag = static_cast<uint32_t>(std::min<int64_t>(
+        entry.visit_lag + behind, CpuEntry::kMaxVisitLag));
   }
-  if (scope_ == ScanScope::kVisitedCpus &&
-      entry->visit_lag > context_.tunables().affinity_timeout_epochs) {
-    entry->visited = false;
+  if (entry.visit_lag > timeout_epochs) {
+    entry.visited = false;
     return 0;
   }
-  return OccupancyRatio(entry->runtime, rq.cpu_runtime);
+  return OccupancyRatio(entry.runtime, rq.cpu_runtime);
 }
 
 void KernelModel::MarkVisited(MmState& mm, CpuEntry& entry) {
@@ -152,8 +190,8 @@ void KernelModel::DropUnvisited(MmState& mm) {
                 [&](uint32_t index) { return !mm.cpus[index].visited; });
 }
 
-// ScanTally is one scan's running state: the LLC being visited and the
-// best one so far.
+// ScanTally is one scan's running state but for the LLC being visited:
+// the best LLC so far and the evidence.
 struct KernelModel::ScanTally {
   int current_llc = -1;  // the LLC of mm.pref_cpu, -1 for none
   uint64_t best_occ = 0;
@@ -165,10 +203,26 @@ struct KernelModel::ScanTally {
   // loop. A scan that starts over meets the same entries again, with
   // their flags already cleared, so it sets this again.
   bool evicted = false;
-  // The LLC being visited.
-  uint64_t llc_occ = 0;
+  // evidence receives each LLC's occupancy as the LLC closes.
+  std::vector<LlcOccupancy>* evidence = nullptr;
+};
+
+// LlcTally is the loop's state in the LLC being visited. The loops keep it
+// in a local, apart from the ScanTally they reach by reference, so that the
+// stores into CPU entries cannot make the compiler reload it.
+struct KernelModel::LlcTally {
+  int llc = -1;
+  uint64_t occupancy = 0;
   uint64_t top_occ = 0;
   int top_cpu = -1;
+
+  void Add(int cpu, uint64_t occ) {
+    occupancy += occ;
+    if (occ > top_occ) {
+      top_occ = occ;
+      top_cpu = cpu;
+    }
+  }
 };
 
 ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
@@ -192,14 +246,19 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
   const ScanStopwatch stopwatch;
   ScanTally tally;
   tally.current_llc = PreferredLlc(mm);
-  occupancy_.clear();
+  // Only a scan of every online LLC keeps sparse evidence; any other
+  // writes its full evidence in place.
+  const bool sparse_evidence =
+      scope_ == ScanScope::kAllCpus && ScanMaskIsWholeMachine(thread);
+  tally.evidence = sparse_evidence ? &occupancy_ : &mm.last_occupancy;
+  tally.evidence->clear();
   if (scope_ == ScanScope::kVisitedCpus) {
     ScanVisitedCpus(mm, process, thread, now, tally);
   } else {
     ScanAllCpus(mm, process, thread, now, tally);
   }
-  KeepEvidence(mm, scope_ == ScanScope::kAllCpus &&
-                       ScanMaskIsWholeMachine(thread));
+  mm.last_occupancy_sparse = sparse_evidence;
+  if (sparse_evidence) KeepSparseEvidence(mm);
   // The 2x rule: keep the preferred LLC unless another has more than twice
   // its occupancy.
   if (tally.best_occ > 2 * tally.current_llc_occ) mm.pref_cpu = tally.best_cpu;
@@ -214,16 +273,11 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
   ScanOutcome outcome{ScanOutcome::Kind::kExecuted, tally.cost};
   outcome.cost.scan_ns = stopwatch.ElapsedNs();
   mm.last_cost = outcome.cost;
-  outcome.llc_occupancy = occupancy_;
+  outcome.llc_occupancy = *tally.evidence;
   return outcome;
 }
 
-void KernelModel::KeepEvidence(MmState& mm, bool every_online_llc) {
-  mm.last_occupancy_sparse = every_online_llc;
-  if (!every_online_llc) {
-    mm.last_occupancy.assign(occupancy_.begin(), occupancy_.end());
-    return;
-  }
+void KernelModel::KeepSparseEvidence(MmState& mm) {
   mm.last_occupancy.clear();
   std::copy_if(occupancy_.begin(), occupancy_.end(),
                std::back_inserter(mm.last_occupancy),
@@ -247,30 +301,15 @@ std::vector<LlcOccupancy> KernelModel::Evidence(const MmState& mm) const {
   return evidence;
 }
 
-inline void KernelModel::VisitCpu(int32_t tgid, CpuEntry* entry, int cpu,
-                                  int64_t now, ScanTally& tally) {
-  ++tally.cost.cpus_scanned;
-  if (context_.rq(cpu).curr_tgid == tgid) ++tally.nr_running;
-  const uint64_t occ = OccupancyOf(entry, cpu, now);
-  tally.llc_occ += occ;
-  if (occ > tally.top_occ) {
-    tally.top_occ = occ;
-    tally.top_cpu = cpu;
-  }
-}
-
-inline void KernelModel::EndLlc(int llc, ScanTally& tally) {
+inline void KernelModel::EndLlc(const LlcTally& llc, ScanTally& tally) {
   ++tally.cost.llcs_scanned;
-  occupancy_.push_back(LlcOccupancy{llc, tally.llc_occ});
+  tally.evidence->push_back(LlcOccupancy{llc.llc, llc.occupancy});
   // A later LLC needs strictly more occupancy to win.
-  if (tally.llc_occ > tally.best_occ) {
-    tally.best_occ = tally.llc_occ;
-    tally.best_cpu = tally.top_cpu;
+  if (llc.occupancy > tally.best_occ) {
+    tally.best_occ = llc.occupancy;
+    tally.best_cpu = llc.top_cpu;
   }
-  if (llc == tally.current_llc) tally.current_llc_occ = tally.llc_occ;
-  tally.llc_occ = 0;
-  tally.top_occ = 0;
-  tally.top_cpu = -1;
+  if (llc.llc == tally.current_llc) tally.current_llc_occ = llc.occupancy;
 }
 
 template <typename Keys>
@@ -278,23 +317,32 @@ bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
                                bool give_up_if_an_llc_returns, int64_t now,
                                ScanTally& tally) {
   if (give_up_if_an_llc_returns) ++passes_;
-  int llc = -1;
+  const int64_t timeout_epochs = context_.tunables().affinity_timeout_epochs;
+  LlcTally llc;
+  int nr_running = 0;
+  bool evicted = false;
   for (const auto key : keys) {
     CpuEntry& entry = mm.cpus[static_cast<uint32_t>(key)];
     const int cpu = entry.cpu;
-    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc) {
+    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc.llc) {
       if (give_up_if_an_llc_returns) {
         LlcMark& mark = llc_mark_[cpu_llc];
         if (mark.seen == passes_) return false;
         mark.seen = passes_;
       }
-      if (llc >= 0) EndLlc(llc, tally);
-      llc = cpu_llc;
+      if (llc.llc >= 0) EndLlc(llc, tally);
+      llc = LlcTally{.llc = cpu_llc};
     }
-    VisitCpu(tgid, &entry, cpu, now, tally);
-    tally.evicted |= !entry.visited;
+    context_.Advance(cpu, now);
+    const RqState& rq = context_.rq(cpu);
+    nr_running += rq.curr_tgid == tgid;
+    llc.Add(cpu, VisitedOccupancy(rq, entry, timeout_epochs));
+    evicted |= !entry.visited;
   }
-  if (llc >= 0) EndLlc(llc, tally);
+  if (llc.llc >= 0) EndLlc(llc, tally);
+  tally.cost.cpus_scanned += static_cast<int>(std::size(keys));
+  tally.nr_running += nr_running;
+  tally.evicted |= evicted;
   return true;
 }
 
@@ -305,13 +353,20 @@ void KernelModel::VisitLlcSpan(MmState& mm, int32_t tgid, int llc,
   auto entry = std::lower_bound(
       mm.cpus.begin(), mm.cpus.end(), cpus.front(),
       [](const CpuEntry& e, int c) { return e.cpu < c; });
+  LlcTally llc_tally{.llc = llc};
+  int nr_running = 0;
   for (const int cpu : cpus) {
     while (entry != mm.cpus.end() && entry->cpu < cpu) ++entry;
-    VisitCpu(tgid,
-             entry != mm.cpus.end() && entry->cpu == cpu ? &*entry : nullptr,
-             cpu, now, tally);
+    // Mostly not the process: a branch costs less than a set and add.
+    if (context_.rq(cpu).curr_tgid == tgid) ++nr_running;
+    llc_tally.Add(cpu, SpanOccupancy(entry != mm.cpus.end() && entry->cpu == cpu
+                                         ? &*entry
+                                         : nullptr,
+                                     cpu, now));
   }
-  EndLlc(llc, tally);
+  tally.cost.cpus_scanned += static_cast<int>(cpus.size());
+  tally.nr_running += nr_running;
+  EndLlc(llc_tally, tally);
 }
 
 void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
@@ -365,7 +420,7 @@ void KernelModel::ScanVisitedCpus(MmState& mm, const ProcessRef& process,
       !VisitEntries(mm, process.tgid, mm.visited_entries,
                     /*give_up_if_an_llc_returns=*/true, now, tally)) {
     tally = start;
-    occupancy_.clear();
+    tally.evidence->clear();
     SortVisitedByLlc(mm, ScanMask(mm, thread));
     VisitEntries(mm, process.tgid, visit_order_,
                  /*give_up_if_an_llc_returns=*/false, now, tally);

@@ -23,7 +23,9 @@ namespace schedcache {
 // CpuEntry is one process's state on one CPU it ran on (kernel: struct
 // sched_cache_time). Entries are created lazily, when the CPU first runs the
 // process: {epoch = cpu_epoch, runtime = 0} is what the kernel's eager
-// initialisation decays to, so sparse storage costs no fidelity. 24 bytes:
+// initialisation decays to, so sparse storage costs no fidelity; for the
+// same reason an entry decayed to runtime 0 is dropped (unless visited-scan
+// holds it as visited) when the process moves to a new CPU. 24 bytes:
 // a process holds one per CPU it ran on, in every cache-aware policy.
 struct CpuEntry {
   // kMaxVisitLag caps visit_lag; every lag that large is past any
@@ -177,6 +179,14 @@ class KernelModel {
   // mm.visited_entries (DropUnvisited), so a scan's loop can read that
   // list.
   uint64_t OccupancyOf(CpuEntry* entry, int cpu, int64_t now);
+  // SpanOccupancy is OccupancyOf's full-scan half.
+  uint64_t SpanOccupancy(CpuEntry* entry, int cpu, int64_t now);
+  // VisitedOccupancy is OccupancyOf's visited-scan half, for an entry of
+  // CPU `rq` (already advanced) and the timeout in epochs: the entry's
+  // decay and visit lag catch up in one step, then the timeout, then the
+  // share.
+  static uint64_t VisitedOccupancy(const RqState& rq, CpuEntry& entry,
+                                   int64_t timeout_epochs);
   // EntryFor finds or lazily creates the entry of `cpu` (a new entry
   // moves the visited indexes after it up by one). A hint is only ever a
   // guess: an index whose entry is `cpu` is the entry (they are unique and
@@ -192,8 +202,17 @@ class KernelModel {
     }
     return SearchEntry(mm, cpu, hint);
   }
-  // SearchEntry is EntryFor when neither hint holds.
+  // SearchEntry is EntryFor when neither hint holds. Before it creates an
+  // entry, it drops the spent ones (DropSpentEntries).
   CpuEntry& SearchEntry(MmState& mm, int cpu, EntryHint& hint);
+  // DropSpentEntries removes the entries whose runtime has decayed to zero
+  // at their CPU's epoch, but for visited-scan's visited ones, and says
+  // whether it removed any. Such an entry is what the kernel's per-CPU
+  // state holds for a CPU the process never ran on ({cpu_epoch, 0}, which
+  // a lazily created entry reproduces), and visited-scan reads an entry
+  // out of its visited set only when an account makes it visited again:
+  // dropping it changes no occupancy, evidence or decision.
+  bool DropSpentEntries(MmState& mm);
   // InvalidNrReason is kSingleThread / kTooManyThreads, or kNone (kernel
   // invalid_llc_nr, with the per-CPU threshold of the constructor).
   NoPreferenceReason InvalidNrReason(const MmState& mm,
@@ -206,9 +225,10 @@ class KernelModel {
                ? NoPreferenceReason::kNone
                : NoPreferenceReason::kTooManyThreads;
   }
-  // ScanTally is what the loop of task_cache_work accumulates (defined in
-  // kernel_model.cc).
+  // ScanTally is what the loop of task_cache_work accumulates, LlcTally
+  // its part for the LLC being visited (both defined in kernel_model.cc).
   struct ScanTally;
+  struct LlcTally;
   // The loop meets the LLCs that have a CPU in the scan mask in order of
   // their lowest such CPU, and in each the CPUs of its span (full-scan)
   // or its visited CPUs, in or out of the mask (visited-scan), in
@@ -229,26 +249,23 @@ class KernelModel {
   // in visit_order_ (for a NUMA-restricted mask, or when an LLC's visited
   // CPUs have another LLC's between them).
   void SortVisitedByLlc(const MmState& mm, const CpuSet& mask);
-  // VisitEntries runs the loop body over the entries `keys` name in order
-  // (indexes into mm.cpus in the low 32 bits), LLC by LLC: each LLC's
-  // CPUs consecutive and increasing. With `give_up_if_an_llc_returns` it
-  // returns false at a CPU of an LLC it has closed, leaving a tally to
-  // throw away: every step is idempotent at `now` (decay to the same time;
-  // a time-out clears the same flag), so the scan may start over in the
-  // loop's order.
+  // VisitEntries runs visited-scan's loop body over the entries `keys`
+  // name in order (indexes into mm.cpus in the low 32 bits), LLC by LLC:
+  // each LLC's CPUs consecutive and increasing. With
+  // `give_up_if_an_llc_returns` it returns false at a CPU of an LLC it has
+  // closed, leaving a tally to throw away: every step is idempotent at
+  // `now` (decay to the same time; a time-out clears the same flag), so the
+  // scan may start over in the loop's order.
   template <typename Keys>
   bool VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
                     bool give_up_if_an_llc_returns, int64_t now,
                     ScanTally& tally);
-  // VisitCpu is the loop body for CPU `cpu` of process `tgid` (`entry`:
-  // its entry, nullptr when the process never ran there).
-  void VisitCpu(int32_t tgid, CpuEntry* entry, int cpu, int64_t now,
-                ScanTally& tally);
-  // EndLlc closes LLC `llc`: its evidence, and the best LLC so far.
-  void EndLlc(int llc, ScanTally& tally);
-  // KeepEvidence stores the scan's evidence (occupancy_) in mm, sparse
-  // when the scan examined every online LLC in machine order.
-  void KeepEvidence(MmState& mm, bool every_online_llc);
+  // EndLlc closes the LLC that `llc` tallies: its evidence, and the best LLC
+  // so far.
+  static void EndLlc(const LlcTally& llc, ScanTally& tally);
+  // KeepSparseEvidence stores in mm the occupied LLCs of occupancy_, the
+  // evidence of a scan that examined every online LLC in machine order.
+  void KeepSparseEvidence(MmState& mm);
   // ScanMaskIsWholeMachine is true when ScanMask is every online CPU.
   bool ScanMaskIsWholeMachine(const ThreadRef& thread) const {
     return !context_.tunables().numa_balancing || thread.numa_node < 0;
@@ -283,8 +300,9 @@ class KernelModel {
   // (LLC rank << 32 | index in mm.cpus), so sorting orders LLCs then CPUs.
   std::vector<uint64_t> visit_order_;
   std::vector<LlcMark> llc_mark_;  // by LLC id
-  // occupancy_ is the evidence of the policy's last executed scan, in
-  // full (ScanOutcome::llc_occupancy views it).
+  // occupancy_ is the full evidence of the policy's last scan of every
+  // online LLC (ScanOutcome::llc_occupancy views it); any other scan
+  // writes its evidence straight into MmState::last_occupancy.
   std::vector<LlcOccupancy> occupancy_;
   // online_llc_order_ is every LLC with an online CPU, by its lowest one:
   // the order a scan over every online CPU examines them in.

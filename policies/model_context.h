@@ -105,8 +105,8 @@ struct ScanOutcome {
   ScanCost cost;  // zero unless executed
   // llc_occupancy is the summed occupancy of each LLC an executed scan
   // examined, in its visiting order; a view of the policy's own record,
-  // valid until the policy's next scan (of any process). Empty when not
-  // executed, or for a policy that keeps no occupancy.
+  // valid until the policy's next scan or Forget (of any process). Empty
+  // when not executed, or for a policy that keeps no occupancy.
   absl::Span<const LlcOccupancy> llc_occupancy = {};
 
   // skipped is true for either kind of skip.
