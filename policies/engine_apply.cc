@@ -1,0 +1,279 @@
+// The engine's event path: the batch loop, samples, hand-overs, process
+// exits, ticks, admission and eviction.
+#include <cstdint>
+#include <limits>
+#include <variant>
+
+#include "absl/base/attributes.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "common/status_macros.h"
+#include "events/event.h"
+#include "policies/engine.h"
+#include "policies/engine_impl.h"
+
+namespace schedcache {
+namespace {
+
+// InvalidField is the error for an event field out of its range, e.g.
+// "tgid 0 must be > 0". Out of line and cold, so the event path carries no
+// message building.
+ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status InvalidField(
+    absl::string_view field, int64_t value, absl::string_view rule) {
+  return absl::InvalidArgumentError(absl::StrCat(field, " ", value, " ", rule));
+}
+
+// HandOverIdsError rejects a hand-over that is neither a thread nor idle.
+ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status HandOverIdsError(
+    int32_t tgid, int32_t tid) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("hand-over tgid ", tgid, " tid ", tid,
+                   ": both must be > 0, or both 0 for idle"));
+}
+
+}  // namespace
+
+absl::Status Engine::Impl::CpuError(int32_t cpu, int64_t timestamp_ns) const {
+  // The rejection's reason, checked in the order the messages name.
+  if (!context_.topology().HasCpu(cpu)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cpu ", cpu, " is not a CPU of topology ", context_.topology().source()));
+  }
+  if (!context_.online().Test(cpu)) {
+    return absl::InvalidArgumentError(absl::StrCat("cpu ", cpu, " is offline"));
+  }
+  const int64_t last = cpu_gates_[cpu].last_timestamp;
+  return absl::InvalidArgumentError(
+      absl::StrCat("timestamp_ns ", timestamp_ns, " is before cpu ", cpu,
+                   "'s previous timestamp ", last));
+}
+
+absl::Status Engine::Impl::ClockError(int64_t timestamp_ns) const {
+  if (timestamp_ns < 0 || timestamp_ns > ModelContext::kMaxTimestampNs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("timestamp_ns ", timestamp_ns, " is outside [0, ",
+                     ModelContext::kMaxTimestampNs, "]"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "timestamp_ns ", timestamp_ns, " is ", timestamp_ns - now_,
+      " ns ahead of the session clock ", now_, "; max_clock_jump_ns is ",
+      options_.model.max_clock_jump_ns));
+}
+
+absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "numa_node ", numa_node, " is not an online NUMA node of topology ",
+      context_.topology().source()));
+}
+
+void Engine::Impl::PrepareSlot(uint32_t slot) {
+  // A slot below slots_prepared_ is clean when reused: RemoveProcess reset
+  // it.
+  for (PolicySlot& policy : policies_) policy.pref_llc.resize(slot + 1, -1);
+  slots_prepared_ = slot + 1;
+}
+
+void Engine::Impl::Evict(uint32_t slot, int64_t now) {
+  if (processes_.process(slot).started) ++processes_evicted_;
+  RemoveProcess(slot, NoPreferenceReason::kEvicted, now);
+}
+
+void Engine::Impl::EvictIdleProcesses(int64_t now) {
+  const int64_t timeout = options_.model.process_idle_timeout_ns;
+  int64_t oldest_sample_ns = now;
+  while (!processes_.empty()) {
+    const uint32_t oldest = processes_.least_recently_sampled();
+    oldest_sample_ns = processes_.process(oldest).last_sample_ns;
+    if (now - oldest_sample_ns <= timeout) break;
+    Evict(oldest, now);
+    oldest_sample_ns = now;
+  }
+  // Both terms are at most 2^62, so the sum may reach 2^63: saturate.
+  if (__builtin_add_overflow(oldest_sample_ns, timeout,
+                             &idle_check_after_ns_)) {
+    idle_check_after_ns_ = std::numeric_limits<int64_t>::max();
+  }
+}
+
+void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
+                                 int64_t now) {
+  for (PolicySlot& policy : policies_) {
+    if (policy.pref_llc[slot] != -1) {
+      ChangePreference(policy, slot, Preference{-1, -1, reason}, now);
+    }
+    policy.policy->Forget(slot);
+  }
+  processes_.Remove(slot, context_);
+}
+
+void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
+                                    const Preference& preference,
+                                    int64_t now) {
+  const int old = policy.pref_llc[slot];
+  policy.pref_llc[slot] = preference.llc;
+  if (listener_) {
+    listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old,
+                               preference.llc, preference.cpu,
+                               preference.reason, now});
+  }
+}
+
+void Engine::Impl::Tick(uint32_t slot, const ThreadRef& thread, int64_t now) {
+  // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
+  ProcessState& p = processes_.process(slot);
+  const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
+  if (!TickScans(p.epoch, cpu_epoch)) return;
+  p.epoch = cpu_epoch;
+  const ProcessRef process = processes_.RefOf(slot);
+  RunTrigger(slot, thread, now, [&](Policy& policy) {
+    return policy.Scan(process, thread, now);
+  });
+}
+
+// ApplySample, ApplyHandOver and ApplyBatch are `inline`: always_inline
+// requires it (the library is position-independent code, and GCC inlines
+// no function that another object could interpose), and so Engine's
+// ApplyBatch takes the batch loop in.
+inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
+  RETURN_IF_ERROR(ValidateCpu(s.cpu, s.timestamp_ns));
+  RETURN_IF_ERROR(ValidateClock(s.timestamp_ns));
+  if (s.tgid <= 0) return InvalidField("tgid", s.tgid, "must be > 0");
+  if (s.tid <= 0) return InvalidField("tid", s.tid, "must be > 0");
+  if (s.delta_ns < 0) {
+    return InvalidField("delta_ns", s.delta_ns, "must not be negative");
+  }
+  if (s.nr_threads != kUnchangedNrThreads && s.nr_threads < 1) {
+    return InvalidField("nr_threads", s.nr_threads, "must be >= 1");
+  }
+  if (s.numa_node != kUnchangedNumaNode && s.numa_node != -1 &&
+      context_.node_span(s.numa_node).Empty()) {
+    return NumaNodeError(s.numa_node);
+  }
+  if (s.footprint_pages != kUnchangedFootprint && s.footprint_pages < 0) {
+    return InvalidField("footprint_pages", s.footprint_pages,
+                        "must not be negative");
+  }
+
+  const int64_t now = Clock(s.timestamp_ns);
+  EvictIdle(now);
+  cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
+  const ProcessTable::Admission admission = Admit(s.tgid, s.tid, now);
+  const uint32_t slot = admission.slot;
+  ProcessState& p = processes_.process(slot);
+  if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
+  if (s.footprint_pages != kUnchangedFootprint) {
+    p.footprint_pages = s.footprint_pages;
+  }
+  if (!s.comm.empty()) p.comm = s.comm;
+  ThreadState& t =
+      processes_.SwitchIn(slot, admission.thread, s.cpu, context_);
+  if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
+
+  // Every sample decays its CPU to its time: a process starts at its first
+  // sample, whatever the delta, with that CPU's epoch (DESIGN §1); decay
+  // composes exactly, so this changes no other result.
+  context_.Advance(s.cpu, now);
+  RqState& rq = context_.mutable_rq(s.cpu);
+  processes_.NoteSample(slot, admission.thread, rq.cpu_epoch, now);
+  const ProcessRef process = processes_.RefOf(slot);
+  const ThreadRef thread{s.tid, t.numa_node, s.cpu};
+  if (s.delta_ns > 0) {
+    const int llc = context_.llc_of(s.cpu);
+    const auto delta = static_cast<uint64_t>(s.delta_ns);
+    for (PolicySlot& policy : policies_) {
+      NotePreference(policy, slot,
+                     policy.policy->Account(process, thread, s.delta_ns, now),
+                     now);
+      policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
+      if (policy.pref_llc[slot] == llc) {
+        policy.stats.runtime_on_preferred_llc =
+            AddRuntime(policy.stats.runtime_on_preferred_llc, delta);
+      }
+    }
+    rq.cpu_runtime = AddRuntime(rq.cpu_runtime, delta);
+  }
+  if (s.tick && options_.trigger == ScanTrigger::kTick) Tick(slot, thread, now);
+  if (!s.tick) processes_.SwitchOut(s.cpu, context_);
+  ++samples_applied_;
+  return absl::OkStatus();
+}
+
+inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
+  RETURN_IF_ERROR(ValidateCpu(h.cpu, h.timestamp_ns));
+  RETURN_IF_ERROR(ValidateClock(h.timestamp_ns));
+  const bool idle = h.tgid == 0 && h.tid == 0;
+  if (!idle && (h.tgid <= 0 || h.tid <= 0)) {
+    return HandOverIdsError(h.tgid, h.tid);
+  }
+  const int64_t now = Clock(h.timestamp_ns);
+  EvictIdle(now);
+  cpu_gates_[h.cpu].last_timestamp = h.timestamp_ns;
+  if (idle) {
+    processes_.SwitchOut(h.cpu, context_);
+  } else {
+    // The thread gets a record so rq.curr stays exact, but a hand-over
+    // never starts its process (DESIGN §1).
+    const ProcessTable::Admission admission = Admit(h.tgid, h.tid, now);
+    processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
+  }
+  ++handovers_applied_;
+  return absl::OkStatus();
+}
+
+absl::Status Engine::Impl::ApplyProcessExit(const ProcessExit& exit) {
+  RETURN_IF_ERROR(ValidateClock(exit.timestamp_ns));
+  if (exit.tgid <= 0) return InvalidField("tgid", exit.tgid, "must be > 0");
+  const int64_t now = Clock(exit.timestamp_ns);
+  EvictIdle(now);
+  // A process known only from hand-overs has no preference, but its
+  // threads may be current on a CPU: its record goes too.
+  const uint32_t slot = processes_.FindRecord(exit.tgid);
+  if (slot != ProcessTable::kNoSlot) {
+    RemoveProcess(slot, NoPreferenceReason::kExited, now);
+  }
+  ++exits_applied_;
+  return absl::OkStatus();
+}
+
+inline uint64_t Engine::Impl::ApplyBatch(
+    absl::Span<const Event> events,
+    absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
+  uint64_t applied = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& event = events[i];
+    // Samples first: they are nearly every event.
+    absl::Status status;
+    if (const Sample* sample = std::get_if<Sample>(&event)) {
+      status = ApplySample(*sample);
+    } else if (const HandOver* handover = std::get_if<HandOver>(&event)) {
+      status = ApplyHandOver(*handover);
+    } else {
+      status = ApplyProcessExit(std::get<ProcessExit>(event));
+    }
+    if (status.ok()) {
+      ++applied;
+    } else {
+      on_reject(i, status);
+    }
+  }
+  return applied;
+}
+
+absl::Status Engine::ApplySample(const Sample& sample) {
+  return impl_->ApplySample(sample);
+}
+absl::Status Engine::ApplyHandOver(const HandOver& handover) {
+  return impl_->ApplyHandOver(handover);
+}
+absl::Status Engine::ApplyProcessExit(const ProcessExit& exit) {
+  return impl_->ApplyProcessExit(exit);
+}
+uint64_t Engine::ApplyBatch(
+    absl::Span<const Event> events,
+    absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
+  return impl_->ApplyBatch(events, on_reject);
+}
+
+}  // namespace schedcache

@@ -1,0 +1,281 @@
+// Engine::Impl, the session engine's state and its methods, shared by
+// engine.cc (set-up, Recommend, reports, listeners) and engine_apply.cc
+// (the event path). Private to policies/: nothing outside includes it.
+#ifndef SCHEDCACHE_POLICIES_ENGINE_IMPL_H_
+#define SCHEDCACHE_POLICIES_ENGINE_IMPL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/attributes.h"
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "common/status_macros.h"
+#include "policies/engine.h"
+#include "policies/model_context.h"
+#include "policies/process_table.h"
+#include "policies/stats.h"
+
+namespace schedcache {
+namespace engine_internal {
+
+// PolicySlot is one policy of the session, with its statistics.
+struct PolicySlot {
+  PolicySlot(std::string name_in, std::unique_ptr<Policy> policy_in,
+             int max_cpus, int max_llcs)
+      : name(std::move(name_in)),
+        policy(std::move(policy_in)),
+        stats(max_cpus, max_llcs) {}
+
+  std::string name;
+  std::unique_ptr<Policy> policy;
+  std::vector<int32_t> pref_llc;  // by process slot, last value seen
+  PolicyStats stats;
+};
+
+}  // namespace engine_internal
+
+class Engine::Impl {
+ public:
+  using PolicySlot = engine_internal::PolicySlot;
+
+  Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
+      : options_(options),
+        context_(std::move(topology), options.model),
+        processes_(context_.num_cpu_slots(), options.max_processes,
+                   options.model.epoch_period_ns),
+        idle_check_after_ns_(options.model.process_idle_timeout_ns > 0
+                                 ? std::numeric_limits<int64_t>::min()
+                                 : std::numeric_limits<int64_t>::max()) {
+    cpu_gates_.assign(context_.num_cpu_slots(), CpuGate{});
+    context_.online().ForEach([&](int cpu) {
+      if (context_.topology().HasCpu(cpu)) cpu_gates_[cpu].accepted = true;
+    });
+  }
+
+  absl::Status AddPolicy(const PolicyFactory& factory,
+                         const TunableValues& tunables) {
+    RETURN_IF_ERROR(factory.Validate(tunables));
+    policies_.emplace_back(std::string(factory.name()),
+                           factory.Create(context_, tunables),
+                           context_.topology().max_cpu() + 1,
+                           static_cast<int>(context_.topology().llcs().size()));
+    if (policies_.back().policy == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "policy ", std::string(factory.name()), " created no instance"));
+    }
+    return absl::OkStatus();
+  }
+
+  // ApplySample and ApplyHandOver are forced inline: ApplyBatch takes
+  // them in, so the status of an accepted event is never built in memory
+  // and the calls' entry and exit (a fifth of a hand-over's instructions)
+  // go away.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status ApplySample(const Sample& sample);
+  ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status ApplyHandOver(
+      const HandOver& handover);
+  absl::Status ApplyProcessExit(const ProcessExit& exit);
+  uint64_t ApplyBatch(
+      absl::Span<const Event> events,
+      absl::FunctionRef<void(size_t, const absl::Status&)> on_reject);
+  absl::StatusOr<std::vector<PolicyDecision>> Recommend(
+      const RecommendRequest& request);
+  EngineReport Report() const;
+  uint64_t processes_tracked() const { return processes_.size(); }
+  uint64_t processes_evicted() const { return processes_evicted_; }
+  void ForEachPolicyStats(
+      absl::FunctionRef<void(std::string_view, const PolicyStats&)> visit)
+      const {
+    for (const PolicySlot& policy : policies_) visit(policy.name, policy.stats);
+  }
+  void ForEachPreference(
+      absl::FunctionRef<void(const CurrentPreference&)> fn) const;
+  int64_t now() const { return now_; }
+
+  const EngineOptions& options() const { return options_; }
+  const ModelContext& context() const { return context_; }
+  std::vector<std::string> policy_names() const {
+    std::vector<std::string> names;
+    for (const PolicySlot& p : policies_) names.push_back(p.name);
+    return names;
+  }
+  void set_listener(std::function<void(const PreferenceChange&)> listener) {
+    listener_ = std::move(listener);
+  }
+  void set_scan_listener(std::function<void(const ScanObservation&)> listener) {
+    scan_listener_ = std::move(listener);
+  }
+
+ private:
+  // CpuGate is what validating an event's CPU needs, kept together so the
+  // check is one load: whether events may name the CPU (it exists and is
+  // online) and the CPU's latest timestamp.
+  struct CpuGate {
+    int64_t last_timestamp = std::numeric_limits<int64_t>::min();
+    bool accepted = false;
+  };
+
+  // ValidateCpu accepts an event on `cpu` at `timestamp_ns`; inline, as
+  // every event passes it.
+  absl::Status ValidateCpu(int32_t cpu, int64_t timestamp_ns) const {
+    if (static_cast<uint32_t>(cpu) < cpu_gates_.size() &&
+        cpu_gates_[cpu].accepted &&
+        timestamp_ns >= cpu_gates_[cpu].last_timestamp) {
+      return absl::OkStatus();
+    }
+    return CpuError(cpu, timestamp_ns);
+  }
+  // CpuError is the reason ValidateCpu rejects an event.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status CpuError(
+      int32_t cpu, int64_t timestamp_ns) const;
+  // ValidateClock accepts an event's timestamp: within the model's range,
+  // and at most max_clock_jump_ns ahead of the session clock (DESIGN §1,
+  // one session clock), so one bad value cannot age the whole session.
+  absl::Status ValidateClock(int64_t timestamp_ns) const {
+    if (timestamp_ns >= 0 && timestamp_ns <= ModelContext::kMaxTimestampNs &&
+        (!context_.started() ||
+         timestamp_ns - now_ <= options_.model.max_clock_jump_ns)) {
+      return absl::OkStatus();
+    }
+    return ClockError(timestamp_ns);
+  }
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status ClockError(
+      int64_t timestamp_ns) const;
+  // ValidateRecommendTime accepts a Recommend's timestamp (0: the clock),
+  // which must lie in [clock, clock + max_clock_jump_ns].
+  absl::Status ValidateRecommendTime(int64_t timestamp_ns) const;
+  // NumaNodeError rejects a sample's numa_node that names no online node.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status NumaNodeError(
+      int32_t numa_node) const;
+  // Clock moves the session's clock: the model's time is the latest
+  // timestamp seen, so decay only ever moves forward and composes exactly.
+  // REQUIRES: ValidateClock(timestamp_ns) is OK.
+  int64_t Clock(int64_t timestamp_ns) {
+    if (!context_.started()) {
+      context_.Start(timestamp_ns);
+      now_ = timestamp_ns;
+    }
+    now_ = std::max(now_, timestamp_ns);
+    return now_;
+  }
+  // Admit finds or admits process `tgid` and its thread `tid` at `now`;
+  // when the table is full, the least recently sampled process is evicted
+  // to make room.
+  ProcessTable::Admission Admit(int32_t tgid, int32_t tid, int64_t now) {
+    ProcessTable::Admission admission = processes_.Admit(tgid, tid, now);
+    if (admission.slot == ProcessTable::kNoSlot) {
+      Evict(processes_.least_recently_sampled(), now);
+      admission = processes_.Admit(tgid, tid, now);
+    }
+    if (admission.slot >= slots_prepared_) PrepareSlot(admission.slot);
+    return admission;
+  }
+  // PrepareSlot sizes the policies' per-slot records for a new slot.
+  void PrepareSlot(uint32_t slot);
+  // Evict removes the process in `slot` with reason kEvicted and counts it
+  // when it had started. Out of line: the table is rarely full.
+  ABSL_ATTRIBUTE_NOINLINE void Evict(uint32_t slot, int64_t now);
+  // EvictIdle evicts every process whose last sample is more than
+  // process_idle_timeout_ns before `now`; every event that moves the
+  // clock calls it. The oldest last sample never moves back (a sample or
+  // an admission is at the clock, a removal drops one), so a bound taken
+  // from it stays a bound: until the clock passes idle_check_after_ns_ no
+  // process can be idle, and the common case is one compare, not a walk
+  // to the oldest process's record.
+  void EvictIdle(int64_t now) {
+    if (now > idle_check_after_ns_) EvictIdleProcesses(now);
+  }
+  // EvictIdleProcesses evicts the idle processes, oldest first, then sets
+  // idle_check_after_ns_ from the oldest that remains (or from `now` when
+  // none does: a later admission is at the clock).
+  ABSL_ATTRIBUTE_NOINLINE void EvictIdleProcesses(int64_t now);
+  // RemoveProcess forgets the process in `slot` everywhere: for each policy
+  // where it had a preferred LLC, a change to none with `reason` (which the
+  // report does not count as a policy's change: the policy chose nothing),
+  // then the policy's state, then the table's record.
+  void RemoveProcess(uint32_t slot, NoPreferenceReason reason, int64_t now);
+  // NotePreference records `preference`, the policy's for `slot` after a
+  // call that may change it. The engine keeps only its LLC: a change, the
+  // agreement and the runtime on the preferred LLC are all by LLC.
+  void NotePreference(PolicySlot& policy, uint32_t slot,
+                      const Preference& preference, int64_t now) {
+    if (preference.llc != policy.pref_llc[slot]) {
+      ++policy.stats.preferred_llc_changes;
+      ChangePreference(policy, slot, preference, now);
+    }
+  }
+  // ChangePreference stores `preference`'s LLC for `slot` and tells the
+  // listener.
+  void ChangePreference(PolicySlot& policy, uint32_t slot,
+                        const Preference& preference, int64_t now);
+  // RunTrigger runs one scan trigger through every policy, with statistics
+  // and agreement; outcomes land in outcomes_.
+  template <typename Fn>
+  void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
+                  Fn&& run);
+  // Tick is the kernel's task_tick_cache for `thread` of the process in
+  // `slot` (on thread.cpu): a scan trigger when the process's epoch is
+  // behind the CPU's. Out of line: one sample in hundreds is a tick.
+  ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, const ThreadRef& thread,
+                                    int64_t now);
+
+  const EngineOptions options_;
+  ModelContext context_;                 // outlives policies_
+  std::vector<PolicySlot> policies_;
+  std::vector<CpuGate> cpu_gates_;  // by CPU os index
+  int64_t now_ = 0;
+  ProcessTable processes_;
+  // No process is idle while the clock is at or before this (see
+  // EvictIdle); the first event sets it. The largest value: no timeout.
+  int64_t idle_check_after_ns_;
+  uint32_t slots_prepared_ = 0;  // slots every pref_llc covers
+  std::vector<ScanOutcome> outcomes_;
+  std::function<void(const PreferenceChange&)> listener_;
+  std::function<void(const ScanObservation&)> scan_listener_;
+  uint64_t samples_applied_ = 0;
+  uint64_t handovers_applied_ = 0;
+  uint64_t exits_applied_ = 0;
+  uint64_t processes_evicted_ = 0;  // started processes evicted
+};
+
+template <typename Fn>
+void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
+                              int64_t now, Fn&& run) {
+  outcomes_.resize(policies_.size());
+  for (size_t i = 0; i < policies_.size(); ++i) {
+    PolicySlot& policy = policies_[i];
+    const ScanOutcome outcome = run(*policy.policy);
+    outcomes_[i] = outcome;
+    policy.stats.RecordScan(outcome);
+    const Preference preference = policy.policy->CurrentPreference(slot);
+    if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
+      const ProcessState& p = processes_.process(slot);
+      scan_listener_(ScanObservation{
+          static_cast<int>(i), p.tgid, thread.tid, thread.cpu, now,
+          outcome.cost.cpus_scanned, p.comm.view(), outcome.cost.llcs_scanned,
+          outcome.cost.scan_ns, preference.llc, outcome.llc_occupancy});
+    }
+    NotePreference(policy, slot, preference, now);
+  }
+  // A decision is a trigger where the reference did not skip (DESIGN §1);
+  // a reference that never scans (`none`) decides at every trigger.
+  if (outcomes_[0].skipped()) return;
+  const int reference_llc = policies_[0].pref_llc[slot];
+  for (PolicySlot& policy : policies_) {
+    ++policy.stats.decisions;
+    if (policy.pref_llc[slot] == reference_llc) ++policy.stats.agreements;
+  }
+}
+
+}  // namespace schedcache
+
+#endif  // SCHEDCACHE_POLICIES_ENGINE_IMPL_H_
