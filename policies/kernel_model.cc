@@ -162,12 +162,11 @@ inline uint64_t KernelModel::VisitedOccupancy(const RqState& rq,
                                               CpuEntry& entry,
                                               int64_t timeout_epochs) {
   if (const int64_t behind = rq.cpu_epoch - entry.epoch; behind > 0) {
-    // CatchUpEntry, and the lag follows: it is the CPU's epoch minus the
-    // last visit, what the kernel compares with the timeout.
-    entry.epoch = rq.cpu_epoch;
-    entry.runtime = ShiftDecay(entry.runtime, behind);
+    // After the catch-up the lag is the CPU's epoch minus the last visit,
+    // what the kernel compares with the timeout.
     entry.visit_lag = static_cast<uint32_t>(std::min<int64_t>(
         entry.visit_lag + behind, CpuEntry::kMaxVisitLag));
+    CatchUpEntry(rq, entry);
   }
   if (entry.visit_lag > timeout_epochs) {
     entry.visited = false;
