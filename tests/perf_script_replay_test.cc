@@ -40,12 +40,17 @@ TEST(PerfScriptReplay, RecordedBusyThreadReplaysWithRuntimeAndNoMalformedLine) {
   const std::string text = (dir / "perf.txt").string();
 
   // The busy thread is the inner sh: it writes its pid ($$, also its tid)
-  // and spins until `timeout` ends it after 0.3 s.
+  // and spins until `timeout` ends it after 0.3 s. Its runtime is sampled
+  // at its last, dead switch-out, which can come after its parent has
+  // reaped it (a task preempted after sched_process_exit runs its final
+  // schedule later, and replay ends it only there): the recorded command
+  // sleeps 0.1 s more so that switch-out is in the capture before perf
+  // stops with the command.
   const CommandResult record = RunCommand(
       {*perf, "record", "-q", "-e", "sched:sched_switch", "-a", "-o", data,
        "--", "/bin/sh", "-c",
        "timeout 0.3 /bin/sh -c 'echo $$ > " + pid_file +
-           "; while :; do :; done'; exit 0"});
+           "; while :; do :; done'; sleep 0.1; exit 0"});
   if (record.exit_code != 0) {
     GTEST_SKIP() << "perf record refused (exit " << record.exit_code
                  << "): " << record.err;
