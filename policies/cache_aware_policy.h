@@ -62,7 +62,7 @@ class CacheAwarePolicy final : public Policy {
       preference.reason = mm.reason;
     } else {
       const uint64_t llc_and_cpu =
-          static_cast<uint32_t>(model_.context().llc_of(mm.pref_cpu)) |
+          static_cast<uint32_t>(model_.PreferredLlc(mm)) |
           uint64_t{static_cast<uint32_t>(mm.pref_cpu)} << 32;
       std::memcpy(static_cast<void*>(&preference), &llc_and_cpu,
                   sizeof llc_and_cpu);
