@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "eval/report/html_report.h"
@@ -27,6 +29,13 @@ size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
   return n;
+}
+
+// ExpectCounts checks that `dom` holds each needle exactly as many times as
+// it is paired with.
+void ExpectCounts(const std::string& dom,
+                  std::initializer_list<std::pair<std::string, size_t>> expected) {
+  for (const auto& [needle, count] : expected) EXPECT_EQ(Count(dom, needle), count) << needle;
 }
 
 class HtmlReportInChromium : public ::testing::Test {
@@ -94,17 +103,19 @@ TEST_F(HtmlReportInChromium, DomHasBothChartsWithTheirBarsAndLines) {
   const std::string path = WriteReport(report_internal::ExampleResult(), "example");
   absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
   ASSERT_TRUE(dom.ok()) << dom.status();
-  EXPECT_EQ(Count(*dom, "<svg class=\"chart\" id=\"cpus-scanned\""), 1u);
-  EXPECT_EQ(Count(*dom, "<svg class=\"chart\" id=\"llc-over-time\""), 1u);
-  // One bar per histogram bin (1 + 3), one step line per policy for each of
-  // the two processes with a time series.
-  EXPECT_EQ(Count(*dom, "<rect class=\"bar\""), 4u);
-  EXPECT_EQ(Count(*dom, "<path class=\"step\""), 4u);
-  // The topology view: 2 LLCs in each of the 2 policy panels, and the 3
-  // preferred-LLC markers html_report_test derives.
-  EXPECT_EQ(Count(*dom, "<svg class=\"chart\" id=\"topology\""), 1u);
-  EXPECT_EQ(Count(*dom, "<rect class=\"llc\""), 4u);
-  EXPECT_EQ(Count(*dom, "<g class=\"pref\""), 3u);
+  ExpectCounts(*dom, {{"<svg class=\"chart\" id=\"cpus-scanned\"", 1},
+                      {"<svg class=\"chart\" id=\"llc-over-time\"", 1},
+                      // One bar per histogram bin (1 + 3), one step line per
+                      // policy for each of the two processes with a time
+                      // series.
+                      {"<rect class=\"bar\"", 4},
+                      {"<path class=\"step\"", 4},
+                      // The topology view: 2 LLCs in each of the 2 policy
+                      // panels, and the 3 preferred-LLC markers
+                      // html_report_test derives.
+                      {"<svg class=\"chart\" id=\"topology\"", 1},
+                      {"<rect class=\"llc\"", 4},
+                      {"<g class=\"pref\"", 3}});
   // The browser parsed the escaped comm back to its text.
   EXPECT_NE(dom->find("a&lt;b&amp;c"), std::string::npos);
 }
@@ -153,8 +164,7 @@ TEST_F(HtmlReportInChromium, DomHasTheTopologyGridOfTheRedisShape) {
   const std::string path = WriteReport(RedisLikeResult(), "redis-like");
   absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
   ASSERT_TRUE(dom.ok()) << dom.status();
-  EXPECT_EQ(Count(*dom, "<rect class=\"llc\""), 48u);
-  EXPECT_EQ(Count(*dom, "<g class=\"pref\""), 9u);
+  ExpectCounts(*dom, {{"<rect class=\"llc\"", 48}, {"<g class=\"pref\"", 9}});
   EXPECT_NE(dom->find("package 1 / node 1"), std::string::npos);
 }
 
@@ -175,12 +185,12 @@ TEST_F(HtmlReportInChromium, SweepHasAChartPerKeyWithALinePerPolicyAndPanel) {
   const std::string path = WriteReport(report_internal::ExampleSweep(), "sweep");
   absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
   ASSERT_TRUE(dom.ok()) << dom.status();
-  EXPECT_EQ(Count(*dom, "<svg class=\"chart\""), 1u);
-  EXPECT_EQ(Count(*dom, "id=\"sweep-affinity_timeout_epochs\""), 1u);
-  EXPECT_EQ(Count(*dom, "<path class=\"line\""), 4u);
-  EXPECT_EQ(Count(*dom, "<circle class=\"point\""), 7u);
-  EXPECT_EQ(Count(*dom, "<table class=\"sweep\""), 1u);
-  EXPECT_EQ(Count(*dom, "<tr>"), 5u);
+  ExpectCounts(*dom, {{"<svg class=\"chart\"", 1},
+                      {"id=\"sweep-affinity_timeout_epochs\"", 1},
+                      {"<path class=\"line\"", 4},
+                      {"<circle class=\"point\"", 7},
+                      {"<table class=\"sweep\"", 1},
+                      {"<tr>", 5}});
   ExpectScreenshotNotBlank(path, "sweep");
 }
 
