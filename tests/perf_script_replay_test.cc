@@ -22,6 +22,7 @@ namespace {
 using test_support::CommandResult;
 using test_support::RunCommand;
 using test_support::FindInPath;
+using test_support::PinnedBusyThreadScript;
 using test_support::ReadFile;
 
 TEST(PerfScriptReplay, RecordedBusyThreadReplaysWithRuntimeAndNoMalformedLine) {
@@ -39,18 +40,12 @@ TEST(PerfScriptReplay, RecordedBusyThreadReplaysWithRuntimeAndNoMalformedLine) {
   const std::string pid_file = (dir / "busy.pid").string();
   const std::string text = (dir / "perf.txt").string();
 
-  // The busy thread is the inner sh: it writes its pid ($$, also its tid)
-  // and spins until `timeout` ends it after 0.3 s. Its runtime is sampled
-  // at its last, dead switch-out, which can come after its parent has
-  // reaped it (a task preempted after sched_process_exit runs its final
-  // schedule later, and replay ends it only there): the recorded command
-  // sleeps 0.1 s more so that switch-out is in the capture before perf
-  // stops with the command.
-  const CommandResult record = RunCommand(
-      {*perf, "record", "-q", "-e", "sched:sched_switch", "-a", "-o", data,
-       "--", "/bin/sh", "-c",
-       "timeout 0.3 /bin/sh -c 'echo $$ > " + pid_file +
-           "; while :; do :; done'; sleep 0.1; exit 0"});
+  // The busy thread shares one CPU with another spinner, so perf sees it
+  // come in at every slice (PinnedBusyThreadScript says why that matters).
+  const CommandResult record =
+      RunCommand({*perf, "record", "-q", "-e", "sched:sched_switch", "-a",
+                  "-o", data, "--", "/bin/sh", "-c",
+                  PinnedBusyThreadScript(pid_file)});
   if (record.exit_code != 0) {
     GTEST_SKIP() << "perf record refused (exit " << record.exit_code
                  << "): " << record.err;
@@ -75,8 +70,8 @@ TEST(PerfScriptReplay, RecordedBusyThreadReplaysWithRuntimeAndNoMalformedLine) {
   for (const Sample& sample : sink.Samples()) {
     if (sample.tid == busy_tid) busy_ns += sample.delta_ns;
   }
-  // It spun for 0.3 s of wall time on a shared 2-CPU machine; at least
-  // 10 ms of it on a CPU shows its runtime was attributed, not lost.
+  // It had about half of one CPU for 0.3 s; at least 10 ms of it shows its
+  // runtime was attributed, not lost.
   EXPECT_GE(busy_ns, 10'000'000) << "tid " << busy_tid;
   std::filesystem::remove_all(dir);
 }

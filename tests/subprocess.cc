@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -53,6 +54,19 @@ std::optional<std::string> FindInPath(const std::string& name) {
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string PinnedBusyThreadScript(const std::string& pid_file) {
+  // The first CPU this process may run on (taskset then cannot refuse it).
+  int cpu = 0;
+  cpu_set_t allowed;
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &allowed)) ++cpu;
+  }
+  const std::string pin = "taskset -c " + std::to_string(cpu) + " ";
+  return pin + "timeout 0.4 /bin/sh -c 'while :; do :; done' & " + pin +
+         "timeout 0.3 /bin/sh -c 'echo $$ > " + pid_file +
+         "; while :; do :; done'; wait; exit 0";
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv,

@@ -34,6 +34,20 @@ std::optional<std::string> FindInPath(const std::string& name);
 // empty when it cannot be read.
 std::string ReadFile(const std::string& path);
 
+// PinnedBusyThreadScript returns a /bin/sh script for the tests that record
+// the real scheduler: its busy thread, an inner sh that writes its pid (also
+// its tid) to `pid_file`, spins for 0.3 s on one CPU the test may use, where
+// a second spinner runs from before it starts until 0.1 s after it ends.
+// Why: Linux 6.18 leaves out of perf most sched_switch events whose prev is
+// the idle task (169 of about 5,000 in 26 captures here), and ftrace some
+// (in hackbench traces about 1 in 5), and replay accounts no stretch whose
+// switch-in it did not see. A busy thread that moves to an idle CPU and
+// spins there alone is then never accounted. Sharing its CPU, it comes in
+// from the other spinner at every slice, so one lost switch costs one slice;
+// and its last switch-out, after its exit, falls while the other still runs
+// and tracing is on. Its runtime is about half of the 0.3 s.
+std::string PinnedBusyThreadScript(const std::string& pid_file);
+
 // Process is a started child whose stdout is readable line by line.
 class Process {
  public:
