@@ -67,7 +67,9 @@ absl::StatusOr<Topology> LoadTopology(absl::string_view source,
 
 // CheckSyntheticSource returns the error LoadTopology would give a
 // "synthetic:DESC" source for its form or its CPU count, without building
-// anything (microseconds, where the build may take minutes).
+// anything (microseconds, where the build may take minutes). hwloc's parser
+// reads the levels of a description with attached memory ("[numa]"), so
+// that hwloc never refuses one after reading it whole (it leaks the items).
 absl::Status CheckSyntheticSource(absl::string_view source,
                                   const TopologyLimits& limits = {});
 
