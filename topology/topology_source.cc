@@ -45,23 +45,19 @@ using HwlocTopology =
     std::unique_ptr<std::remove_pointer_t<hwloc_topology_t>,
                     HwlocTopologyDeleter>;
 
-// KeepHwlocPluginsLoaded holds one hwloc topology handle for the life of the
-// process. hwloc loads its plugins (the libxml2 XML backend among them) with
-// the first handle and unloads them when the last is destroyed; unloaded,
-// libxml2's parser state is lost each time (LeakSanitizer reports it), and
-// each topology would pay for loading the plugins again.
-void KeepHwlocPluginsLoaded() {
-  static const hwloc_topology_t kKeeper = [] {
+// NewHwlocTopology returns a fresh hwloc topology handle, or
+// ResourceExhausted naming the source. It keeps one more handle for the
+// life of the process: hwloc loads its plugins (the libxml2 XML backend
+// among them) with the first handle and unloads them when the last is
+// destroyed; unloaded, libxml2's parser state is lost each time
+// (LeakSanitizer reports it), and each topology would pay for loading the
+// plugins again.
+absl::StatusOr<HwlocTopology> NewHwlocTopology(absl::string_view source) {
+  static const hwloc_topology_t kPluginKeeper = [] {
     hwloc_topology_t keeper = nullptr;
     return hwloc_topology_init(&keeper) == 0 ? keeper : nullptr;
   }();
-  (void)kKeeper;
-}
-
-// NewHwlocTopology returns a fresh hwloc topology handle (plugins kept
-// loaded), or ResourceExhausted naming the source.
-absl::StatusOr<HwlocTopology> NewHwlocTopology(absl::string_view source) {
-  KeepHwlocPluginsLoaded();
+  (void)kPluginKeeper;
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) {
     return absl::ResourceExhaustedError(
@@ -73,6 +69,13 @@ absl::StatusOr<HwlocTopology> NewHwlocTopology(absl::string_view source) {
 absl::Status SourceError(absl::string_view source, absl::string_view problem) {
   return absl::InvalidArgumentError(
       absl::StrCat("topology ", source, ": ", problem));
+}
+
+// HwlocRejects is the error for a source hwloc refused to read (its errno
+// says why).
+absl::Status HwlocRejects(absl::string_view source) {
+  return SourceError(
+      source, absl::StrCat("hwloc rejects it (", std::strerror(errno), ")"));
 }
 
 // WithinLimits is true when `cpus` CPUs fit `limits`.
@@ -224,8 +227,7 @@ absl::Status CheckAttachedMemory(absl::string_view source,
   ASSIGN_OR_RETURN(const HwlocTopology levels, NewHwlocTopology(source));
   if (hwloc_topology_set_synthetic(levels.get(), shape.levels_only.c_str()) !=
       0) {
-    return SourceError(source, absl::StrCat("hwloc rejects it (",
-                                            std::strerror(errno), ")"));
+    return HwlocRejects(source);
   }
   return absl::OkStatus();
 }
@@ -394,10 +396,7 @@ absl::StatusOr<TopologySpec> ReadSpec(
   hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_NO_DISTANCES |
                                     HWLOC_TOPOLOGY_FLAG_NO_MEMATTRS |
                                     HWLOC_TOPOLOGY_FLAG_NO_CPUKINDS);
-  if (select(raw) != 0) {
-    return SourceError(source, absl::StrCat("hwloc rejects it (",
-                                            std::strerror(errno), ")"));
-  }
+  if (select(raw) != 0) return HwlocRejects(source);
   if (hwloc_topology_load(raw) != 0) {
     return SourceError(source, absl::StrCat("hwloc cannot load it (",
                                             std::strerror(errno), ")"));
