@@ -78,6 +78,33 @@ struct ProcessExit {
   int32_t tgid = 0;          // > 0
 };
 
+// KernelDecision is one return of the running kernel's task_cache_work
+// (kernel/sched/fair.c, CONFIG_SCHED_CACHE), as `schedcache record
+// --kernel-decisions` observes it with fexit: the state of the calling
+// task's sched_cache_group after the call, and the clocks the call saw. It
+// is the kernel's own decision, the oracle the model is compared with
+// (docs/MODEL.md); only the `kernel` policy takes its preference from it.
+struct KernelDecision {
+  int64_t timestamp_ns = 0;  // CLOCK_MONOTONIC at the return
+  int32_t cpu = 0;           // the CPU the work ran on
+  int32_t tgid = 0;          // > 0
+  int32_t tid = 0;           // > 0
+  // The group's preferred CPU after the call (sched_cache_grp->cpu); -1:
+  // none.
+  int32_t preferred_cpu = -1;
+  bool scanned = false;         // the call moved grp->next_scan (it scanned)
+  int64_t nr_running_avg = 0;   // grp->nr_running_avg after the call
+  int64_t footprint = 0;        // grp->footprint (pages)
+  // The group's identity within one capture (its address, hashed with a
+  // per-capture key); 0: unknown. Threads of one group share it.
+  uint64_t group = 0;
+  int64_t jiffies = 0;          // jiffies at the return
+  int64_t group_epoch = 0;      // grp->epoch after the call
+  int64_t next_scan = 0;        // grp->next_scan after the call (jiffies)
+  int64_t cpu_epoch = 0;        // this CPU's rq->cpu_epoch
+  int64_t cpu_epoch_next = 0;   // this CPU's rq->cpu_epoch_next (jiffies)
+};
+
 // Event is any input, for streams that interleave them.
 using Event = std::variant<Sample, HandOver, ProcessExit>;
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "events/event.h"
 
 namespace schedcache {
@@ -31,6 +32,15 @@ class EventSink {
   // OnProcessExit receives the exit of a process (its group leader's
   // sched_process_exit). A non-OK status stops the producer.
   virtual absl::Status OnProcessExit(const ProcessExit& exit) = 0;
+  // OnKernelDecision receives one decision of the running kernel
+  // (events/event.h). Inputs that carry none never call it. A sink that
+  // does not take them refuses, so none is dropped unseen; a non-OK status
+  // stops the producer.
+  virtual absl::Status OnKernelDecision(const KernelDecision& decision) {
+    return absl::UnimplementedError(absl::StrCat(
+        "kernel decision of tgid ", decision.tgid, " at ",
+        decision.timestamp_ns, ": this consumer does not take kernel decisions"));
+  }
   // OnInputLine says that the events that follow come from line `line`
   // (1-based) of the input file, so that a sink can name the line of an
   // event it refuses. Producers without lines (the workload generator)
