@@ -105,6 +105,20 @@ struct KernelDecision {
   int64_t cpu_epoch_next = 0;   // this CPU's rq->cpu_epoch_next (jiffies)
 };
 
+// KernelClock is the running kernel's tick clock as a capture records it
+// (`# schedcache_kernel_clock:`, docs/MODEL.md): jiffies became `jiffies`
+// at `at_ns` on the capture's monotonic clock; the tick rate; the kernel's
+// llc_epoch_period in jiffies; and one CPU's rq->cpu_epoch_next at that
+// moment, which fixes the phase of every CPU's epochs (all start at the
+// same boot jiffy).
+struct KernelClock {
+  int32_t hz = 0;
+  int64_t jiffies = 0;
+  int64_t at_ns = 0;
+  int64_t epoch_period = 0;    // jiffies
+  int64_t cpu_epoch_next = 0;  // jiffies
+};
+
 // Event is any input, for streams that interleave them.
 using Event = std::variant<Sample, HandOver, ProcessExit>;
 
