@@ -16,12 +16,14 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.9)
 # host/'s pinned BPF maps: Debian 12's libbpf 1.1.
 pkg_check_modules(LIBBPF REQUIRED IMPORTED_TARGET libbpf>=1.1)
-# clang -target bpf builds the BPF program of host/'s real-kernel test;
-# without it that one test is left out, and configure says so.
+# clang -target bpf builds host/'s BPF programs, and bpftool embeds the
+# one `schedcache record --kernel-decisions` loads into the binary
+# (`bpftool gen skeleton`), so both are build tools.
 find_program(SCHEDCACHE_BPF_CLANG NAMES clang-14 clang)
-if(NOT SCHEDCACHE_BPF_CLANG)
-  message(STATUS "clang not found: host/pinned_maps_kernel_test (which "
-                 "needs clang -target bpf) is not built; install clang")
+find_program(SCHEDCACHE_BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin)
+if(NOT SCHEDCACHE_BPF_CLANG OR NOT SCHEDCACHE_BPFTOOL)
+  message(FATAL_ERROR "host/ builds BPF programs with clang -target bpf and "
+                      "bpftool gen skeleton: install clang and bpftool")
 endif()
 find_package(ZLIB REQUIRED)
 # eval/ab reads back the shard results of `ab --shard` (`ab-merge`) with

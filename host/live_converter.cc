@@ -8,10 +8,14 @@
 namespace schedcache::host {
 
 LiveConverter::LiveConverter(int hz, EventSink& sink, FtraceWriter* trace)
-    : machine_(hz, sink), trace_(trace) {}
+    : machine_(hz, sink), sink_(sink), trace_(trace) {}
 
 void LiveConverter::OnEvent(const RawSchedEvent& event) {
   held_.push_back(event);
+}
+
+void LiveConverter::OnDecision(const KernelDecision& decision) {
+  held_decisions_.push_back(decision);
 }
 
 absl::Status LiveConverter::Release(uint64_t horizon_ns) {
@@ -21,14 +25,60 @@ absl::Status LiveConverter::Release(uint64_t horizon_ns) {
                    [](const RawSchedEvent& a, const RawSchedEvent& b) {
                      return a.timestamp_ns < b.timestamp_ns;
                    });
+  std::stable_sort(held_decisions_.begin(), held_decisions_.end(),
+                   [](const KernelDecision& a, const KernelDecision& b) {
+                     return a.timestamp_ns < b.timestamp_ns;
+                   });
   const auto end = std::lower_bound(
       held_.begin(), held_.end(), horizon_ns,
       [](const RawSchedEvent& e, uint64_t t) { return e.timestamp_ns < t; });
+  const auto decisions_end = std::lower_bound(
+      held_decisions_.begin(), held_decisions_.end(), horizon_ns,
+      [](const KernelDecision& d, uint64_t t) {
+        return static_cast<uint64_t>(d.timestamp_ns) < t;
+      });
+  // Merge: a tracepoint record goes first at equal times (the decision is
+  // taken at the work's return, after what the tracepoints saw).
   absl::Status status;
   auto it = held_.begin();
-  for (; it != end && status.ok(); ++it) status = Convert(*it);
+  auto decision = held_decisions_.begin();
+  while (status.ok() && (it != end || decision != decisions_end)) {
+    if (decision == decisions_end ||
+        (it != end && it->timestamp_ns <=
+                          static_cast<uint64_t>(decision->timestamp_ns))) {
+      status = Convert(*it++);
+    } else {
+      status = ConvertDecision(*decision++);
+    }
+  }
   held_.erase(held_.begin(), it);
+  held_decisions_.erase(held_decisions_.begin(), decision);
   return status;
+}
+
+bool LiveConverter::Place(int64_t t) {
+  if (t < last_ns_) {
+    ++late_;
+    return false;
+  }
+  last_ns_ = t;
+  ++converted_;
+  return true;
+}
+
+absl::Status LiveConverter::ConvertDecision(const KernelDecision& decision) {
+  if (decision.cpu < 0) {
+    ++late_;
+    return absl::OkStatus();
+  }
+  if (!Place(decision.timestamp_ns)) return absl::OkStatus();
+  ++decisions_;
+  if (trace_ != nullptr) {
+    trace_->Write(
+        FormatKernelDecisionLine(decision, Task(decision.tid).comm));
+  }
+  RETURN_IF_ERROR(machine_.AdvanceTo(decision.timestamp_ns));
+  return sink_.OnKernelDecision(decision);
 }
 
 absl::Status LiveConverter::Finish() {
@@ -39,12 +89,11 @@ absl::Status LiveConverter::Finish() {
 absl::Status LiveConverter::Convert(const RawSchedEvent& event) {
   // CLOCK_MONOTONIC nanoseconds fit int64 for 292 years of uptime.
   const int64_t t = static_cast<int64_t>(event.timestamp_ns);
-  if (t < last_ns_ || event.cpu < 0) {
+  if (event.cpu < 0) {
     ++late_;
     return absl::OkStatus();
   }
-  last_ns_ = t;
-  ++converted_;
+  if (!Place(t)) return absl::OkStatus();
   if (static_cast<size_t>(event.cpu) >= running_.size()) {
     running_.resize(event.cpu + 1, 0);
   }

@@ -19,6 +19,12 @@
 // Optionally every converted record is also written as ftrace text
 // (trace/ftrace_writer.h), so the capture replays through `ab`.
 //
+// Kernel decisions (host/kernel_decision_source.h) are held and released
+// with the records, merged by time: each goes to the sink's
+// OnKernelDecision after the ticks before it, and to the text as a
+// schedcache_task_cache_work line; one older than a converted record is
+// late like any other.
+//
 // Thread contract: thread-compatible (the reader's thread).
 #ifndef SCHEDCACHE_HOST_LIVE_CONVERTER_H_
 #define SCHEDCACHE_HOST_LIVE_CONVERTER_H_
@@ -28,6 +34,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "events/event.h"
 #include "events/event_sink.h"
 #include "events/sched_state_machine.h"
 #include "host/sched_event.h"
@@ -45,6 +52,8 @@ class LiveConverter : public SchedEventSink {
 
   // OnEvent holds a record until its Release.
   void OnEvent(const RawSchedEvent& event) override;
+  // OnDecision holds a kernel decision until its Release.
+  void OnDecision(const KernelDecision& decision);
 
   // Release converts, in time order, every held record older than
   // `horizon_ns`. Returns the state machine's or the sink's error.
@@ -59,12 +68,17 @@ class LiveConverter : public SchedEventSink {
   const std::vector<int64_t>& runtime_ns() const {
     return machine_.runtime_ns();
   }
-  uint64_t converted() const { return converted_; }
+  uint64_t converted() const { return converted_; }  // decisions included
+  uint64_t decisions() const { return decisions_; }
   uint64_t late() const { return late_; }
-  size_t held() const { return held_.size(); }
+  size_t held() const { return held_.size() + held_decisions_.size(); }
 
  private:
   absl::Status Convert(const RawSchedEvent& event);
+  absl::Status ConvertDecision(const KernelDecision& decision);
+  // Place says whether a record at `t` can still go out (and then moves the
+  // conversion's time there), or is late (and then counts it).
+  bool Place(int64_t t);
   absl::Status ConvertSwitch(const RawSchedEvent& event, int64_t t);
   absl::Status ConvertExit(const RawSchedEvent& event, int64_t t);
   // TgidOf returns the thread's process, 0 when it is gone or unreadable.
@@ -73,16 +87,19 @@ class LiveConverter : public SchedEventSink {
   TraceTask Task(int32_t tid);
 
   SchedStateMachine machine_;
+  EventSink& sink_;  // the machine's, also for the kernel decisions
   FtraceWriter* const trace_;
   TgidCache tgids_;
   // Threads TgidCache found gone: not asked again (each ask is an open()
   // that fails) until their tid is seen exiting or forking anew.
   absl::flat_hash_set<int32_t> gone_;
   std::vector<RawSchedEvent> held_;
+  std::vector<KernelDecision> held_decisions_;
   std::vector<int32_t> running_;  // per CPU: the tid switched in last
   int64_t last_ns_ = 0;           // time of the last converted record
   uint64_t converted_ = 0;
   uint64_t late_ = 0;
+  uint64_t decisions_ = 0;
 };
 
 }  // namespace schedcache::host

@@ -70,6 +70,49 @@ TEST(LiveConverter, ARecordBehindTheConvertedOnesIsCountedLate) {
   EXPECT_EQ(sink.HandOvers().size(), 1u);
 }
 
+// DecisionSink records the order of hand-overs ("H<tid>@t") and kernel
+// decisions ("D<tid>@t").
+class DecisionSink : public RecordingSink {
+ public:
+  absl::Status OnHandOver(const HandOver& h) override {
+    order.push_back(absl::StrCat("H", h.tid, "@", h.timestamp_ns));
+    return RecordingSink::OnHandOver(h);
+  }
+  absl::Status OnKernelDecision(const KernelDecision& d) override {
+    order.push_back(absl::StrCat("D", d.tid, "@", d.timestamp_ns));
+    return absl::OkStatus();
+  }
+  std::vector<std::string> order;
+};
+
+KernelDecision Decision(int64_t t, int cpu, int tid) {
+  return KernelDecision{.timestamp_ns = t, .cpu = cpu, .tgid = tid,
+                        .tid = tid, .preferred_cpu = 1};
+}
+
+// Decisions merge with the tracepoint records by time, wait for the
+// horizon like them, and one behind the converted ones is late.
+TEST(LiveConverter, MergesKernelDecisionsByTimeAndCountsALateOne) {
+  DecisionSink sink;
+  LiveConverter converter(/*hz=*/250, sink, nullptr);
+  converter.OnDecision(Decision(2'500'000, 0, kA));
+  converter.OnDecision(Decision(8'000'000, 0, kA));  // past the horizon
+  converter.OnEvent(Switch(1'000'000, 0, 0, kA, "a"));
+  converter.OnEvent(Switch(3'000'000, 0, kA, 0, "swapper/0"));
+  ASSERT_TRUE(converter.Release(/*horizon_ns=*/5'000'000).ok());
+  EXPECT_EQ(converter.held(), 1u);
+  EXPECT_EQ(sink.order, (std::vector<std::string>{
+                            absl::StrCat("H", kA, "@1000000"),
+                            absl::StrCat("D", kA, "@2500000"),
+                            "H0@3000000"}));
+  converter.OnDecision(Decision(4'000'000, 0, kA));  // after 3 ms: in time
+  converter.OnDecision(Decision(2'000'000, 0, kA));  // behind 3 ms: late
+  ASSERT_TRUE(converter.Finish().ok());
+  EXPECT_EQ(converter.late(), 1u);
+  EXPECT_EQ(converter.decisions(), 3u);
+  EXPECT_EQ(sink.order.back(), absl::StrCat("D", kA, "@8000000"));
+}
+
 // The text output replays through trace replay to the runtime the live
 // conversion emitted: one state machine, both paths.
 TEST(LiveConverter, WrittenTraceReplaysToTheSameRuntime) {

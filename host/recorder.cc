@@ -25,13 +25,19 @@ constexpr uint64_t kHorizonMarginNs = 1'000'000;
 
 LossCounts Minus(const LossCounts& a, const LossCounts& b) {
   return LossCounts{a.ring_buffer_lost - b.ring_buffer_lost,
-                    a.unparsed - b.unparsed, a.late - b.late};
+                    a.unparsed - b.unparsed, a.late - b.late,
+                    a.decisions_lost - b.decisions_lost};
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Recorder>> Recorder::Start(
     const RecordOptions& options) {
+  // First: a kernel without SCHED_CACHE is refused before tracefs changes.
+  std::unique_ptr<KernelDecisionSource> decisions;
+  if (options.kernel_decisions) {
+    ASSIGN_OR_RETURN(decisions, KernelDecisionSource::Open());
+  }
   TracefsSessionOptions session_options;
   session_options.buffer_size_kb = options.buffer_size_kb;
   ASSIGN_OR_RETURN(std::unique_ptr<TracefsSession> session,
@@ -40,17 +46,19 @@ absl::StatusOr<std::unique_ptr<Recorder>> Recorder::Start(
   reader_options.read_period = options.read_period;
   ASSIGN_OR_RETURN(std::unique_ptr<TracefsReader> reader,
                    TracefsReader::Open(*session, reader_options));
-  return std::unique_ptr<Recorder>(
-      new Recorder(options, std::move(session), std::move(reader)));
+  return std::unique_ptr<Recorder>(new Recorder(
+      options, std::move(session), std::move(reader), std::move(decisions)));
 }
 
 Recorder::Recorder(RecordOptions options,
                    std::unique_ptr<TracefsSession> session,
-                   std::unique_ptr<TracefsReader> reader)
+                   std::unique_ptr<TracefsReader> reader,
+                   std::unique_ptr<KernelDecisionSource> decisions)
     : options_(std::move(options)),
       started_(absl::Now()),
       session_(std::move(session)),
-      reader_(std::move(reader)) {}
+      reader_(std::move(reader)),
+      decisions_(std::move(decisions)) {}
 
 Recorder::~Recorder() {
   reader_.reset();
@@ -67,7 +75,18 @@ absl::StatusOr<RecordProgress> Recorder::Run(
     EventSink& sink, FtraceWriter* trace, const LossListener& on_loss,
     const ProgressListener& on_progress) {
   LiveConverter converter(options_.hz, sink, trace);
-  absl::Status captured = Capture(converter, on_loss, on_progress);
+  absl::Status captured = absl::OkStatus();
+  if (decisions_ != nullptr) {
+    // The clock goes at the top of the text (docs/LIVE.md).
+    absl::StatusOr<KernelClock> clock = decisions_->ReadClock();
+    if (clock.ok()) {
+      kernel_clock_ = *clock;
+      if (trace != nullptr) trace->Write(FormatKernelClockLine(*clock));
+    } else {
+      captured = clock.status();
+    }
+  }
+  if (captured.ok()) captured = Capture(converter, on_loss, on_progress);
   // Whatever happened, the instance goes: first the reader's open pipes.
   reader_.reset();
   const absl::Status stopped = session_->Stop();
@@ -88,23 +107,39 @@ absl::Status Recorder::Capture(LiveConverter& converter,
     const uint64_t horizon = MonotonicNs() - kHorizonMarginNs;
     RETURN_IF_ERROR(reader_->Run(
         std::min(deadline, absl::Now() + options_.read_period), converter));
+    RETURN_IF_ERROR(ReadDecisions(converter));
     RETURN_IF_ERROR(converter.Release(horizon));
     RETURN_IF_ERROR(ReportLosses(converter, on_loss));
     if (on_progress) on_progress(Progress(converter, reported_));
   }
   RETURN_IF_ERROR(session_->TurnOff());
   RETURN_IF_ERROR(reader_->Drain(converter));
+  RETURN_IF_ERROR(ReadDecisions(converter));
   RETURN_IF_ERROR(converter.Finish());
   return ReportLosses(converter, on_loss);
+}
+
+absl::Status Recorder::ReadDecisions(LiveConverter& converter) {
+  if (decisions_ == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::vector<KernelDecision> decisions,
+                   decisions_->Consume());
+  for (const KernelDecision& decision : decisions) {
+    converter.OnDecision(decision);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Recorder::ReportLosses(const LiveConverter& converter,
                                     const LossListener& on_loss) {
   ASSIGN_OR_RETURN(const RingBufferStats ring, session_->ReadLostEvents());
   const ParseCounts& parse = reader_->counters().parse;
-  const LossCounts now{
+  LossCounts now{
       ring.lost(), parse.unparsed + parse.unknown_type + parse.bad_subbuffers,
       converter.late()};
+  if (decisions_ != nullptr) {
+    ASSIGN_OR_RETURN(const KernelDecisionTotals totals, decisions_->Totals());
+    now.decisions_lost = totals.lost;
+  }
   const LossCounts increment = Minus(now, reported_);
   reported_ = now;
   if (increment.total() > 0 && on_loss) on_loss(increment);
@@ -118,6 +153,8 @@ RecordProgress Recorder::Progress(const LiveConverter& converter,
   progress.records = converter.converted() + converter.late();
   progress.samples = static_cast<uint64_t>(converter.counters().samples);
   progress.hand_overs = static_cast<uint64_t>(converter.counters().hand_overs);
+  progress.kernel_decisions = converter.decisions();
+  progress.kernel_clock = kernel_clock_;
   progress.losses = losses;
   progress.runtime_ns = converter.runtime_ns();
   return progress;

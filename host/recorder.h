@@ -4,6 +4,11 @@
 // and, optionally, ftrace text. The instance is removed on every way out:
 // the end of the duration, RequestStop (SIGINT, SIGTERM) and errors.
 //
+// With kernel_decisions, the running kernel's own cache-aware decisions
+// (host/kernel_decision_source.h) join the capture: read on every round,
+// merged in time by the converter, and the kernel's clock measured once
+// before the capture and written as the text's first line.
+//
 // Losses are never silent: ring-buffer overruns (the per-CPU stats files),
 // records the parser could not decode and records that came too late are
 // counted, handed to a LossListener as increments while the capture runs,
@@ -18,12 +23,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "events/event.h"
 #include "events/event_sink.h"
+#include "host/kernel_decision_source.h"
 #include "host/live_converter.h"
 #include "host/tracefs_reader.h"
 #include "host/tracefs_session.h"
@@ -36,6 +44,7 @@ struct RecordOptions {
   int hz = 250;  // tick rate of the samples, as trace replay's default
   int buffer_size_kb = 4096;
   absl::Duration read_period = absl::Milliseconds(100);
+  bool kernel_decisions = false;  // also the kernel's task_cache_work results
 };
 
 // LossCounts: records lost on the way, by cause.
@@ -43,7 +52,11 @@ struct LossCounts {
   uint64_t ring_buffer_lost = 0;  // overrun + commit overrun + dropped
   uint64_t unparsed = 0;          // undecodable, unknown type, bad sub-buffer
   uint64_t late = 0;              // after later records were converted
-  uint64_t total() const { return ring_buffer_lost + unparsed + late; }
+  // Kernel decisions the BPF ring buffer had no room for.
+  uint64_t decisions_lost = 0;
+  uint64_t total() const {
+    return ring_buffer_lost + unparsed + late + decisions_lost;
+  }
 };
 
 // RecordProgress is what the capture has done so far.
@@ -52,6 +65,9 @@ struct RecordProgress {
   uint64_t records = 0;  // decoded records
   uint64_t samples = 0;
   uint64_t hand_overs = 0;
+  uint64_t kernel_decisions = 0;  // converted (RecordOptions)
+  // The kernel's clock, when kernel decisions are recorded.
+  std::optional<KernelClock> kernel_clock;
   LossCounts losses;
   // runtime_ns[cpu]: the runtime the samples carry on each CPU.
   std::vector<int64_t> runtime_ns;
@@ -64,8 +80,10 @@ using ProgressListener = std::function<void(const RecordProgress& progress)>;
 
 class Recorder {
  public:
-  // Start creates the tracefs instance and opens its buffers. Returns
-  // FailedPrecondition saying what is missing (tracefs, root, an event).
+  // Start creates the tracefs instance and opens its buffers, and with
+  // kernel_decisions first loads the BPF programs. Returns
+  // FailedPrecondition saying what is missing (tracefs, root, an event;
+  // KernelDecisionSource::Open's reasons).
   static absl::StatusOr<std::unique_ptr<Recorder>> Start(
       const RecordOptions& options);
   ~Recorder();  // removes the instance if Run did not
@@ -90,7 +108,11 @@ class Recorder {
 
  private:
   Recorder(RecordOptions options, std::unique_ptr<TracefsSession> session,
-           std::unique_ptr<TracefsReader> reader);
+           std::unique_ptr<TracefsReader> reader,
+           std::unique_ptr<KernelDecisionSource> decisions);
+  // ReadDecisions hands the decisions the kernel has committed to the
+  // converter (none without kernel_decisions).
+  absl::Status ReadDecisions(LiveConverter& converter);
   absl::Status Capture(LiveConverter& converter, const LossListener& on_loss,
                        const ProgressListener& on_progress);
   // Losses returns the losses so far; ring buffer stats from the kernel.
@@ -106,6 +128,8 @@ class Recorder {
   // instance whose raw pipes the reader still holds open.
   std::unique_ptr<TracefsSession> session_;
   std::unique_ptr<TracefsReader> reader_;
+  std::unique_ptr<KernelDecisionSource> decisions_;  // null: not recorded
+  std::optional<KernelClock> kernel_clock_;
   std::atomic<bool> stop_requested_{false};
   LossCounts reported_;  // what on_loss has heard so far
 };

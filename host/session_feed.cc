@@ -38,4 +38,9 @@ absl::Status SessionFeed::OnProcessExit(const ProcessExit& exit) {
   return writer_ != nullptr ? writer_->Add(exit) : absl::OkStatus();
 }
 
+absl::Status SessionFeed::OnKernelDecision(const KernelDecision& decision) {
+  if (writer_ != nullptr) return EventSink::OnKernelDecision(decision);
+  return absl::OkStatus();
+}
+
 }  // namespace schedcache::host

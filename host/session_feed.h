@@ -43,6 +43,10 @@ class SessionFeed : public EventSink {
   // gone from /proc, so its comm can no longer be matched, and the session
   // accepts the exit of a process it does not track as a no-op.
   absl::Status OnProcessExit(const ProcessExit& exit) override;
+  // OnKernelDecision takes decisions only without a writer (they go
+  // nowhere, as the other events then do): the API has no message for
+  // them yet, so with a writer it refuses as EventSink does.
+  absl::Status OnKernelDecision(const KernelDecision& decision) override;
 
   uint64_t samples_sent() const { return samples_sent_; }
   uint64_t hand_overs_sent() const { return hand_overs_sent_; }

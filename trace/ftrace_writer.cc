@@ -79,6 +79,26 @@ std::string FormatExitLine(int64_t timestamp_ns, int32_t cpu,
                       " prio=120 group_dead=", group_dead ? 1 : 0, "\n");
 }
 
+std::string FormatKernelDecisionLine(const KernelDecision& d,
+                                     std::string_view comm) {
+  return absl::StrCat(
+      Header(d.timestamp_ns, d.cpu, TraceTask{comm, d.tid, d.tgid},
+             "schedcache_task_cache_work"),
+      "pid=", d.tid, " tgid=", d.tgid, " cpu=", d.preferred_cpu,
+      " scanned=", d.scanned ? 1 : 0, " nr_running_avg=", d.nr_running_avg,
+      " footprint=", d.footprint, " group=", absl::Hex(d.group),
+      " jiffies=", d.jiffies, " group_epoch=", d.group_epoch,
+      " next_scan=", d.next_scan, " cpu_epoch=", d.cpu_epoch,
+      " cpu_epoch_next=", d.cpu_epoch_next, "\n");
+}
+
+std::string FormatKernelClockLine(const KernelClock& clock) {
+  return absl::StrCat("# schedcache_kernel_clock: hz=", clock.hz,
+                      " jiffies=", clock.jiffies, " at_ns=", clock.at_ns,
+                      " epoch_period=", clock.epoch_period,
+                      " cpu_epoch_next=", clock.cpu_epoch_next, "\n");
+}
+
 absl::StatusOr<std::unique_ptr<FtraceWriter>> FtraceWriter::Open(
     const std::string& path) {
   // "wT": zlib's transparent mode, plain text through the same calls.

@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "events/event.h"
 
 namespace schedcache {
 
@@ -44,6 +45,14 @@ std::string FormatForkLine(int64_t timestamp_ns, int32_t cpu,
                            const TraceTask& parent, int32_t child_pid);
 std::string FormatExitLine(int64_t timestamp_ns, int32_t cpu,
                            const TraceTask& task, bool group_dead);
+
+// FormatKernelDecisionLine returns the line of one kernel decision
+// (trace_line.h: schedcache_task_cache_work), `task` being the thread the
+// work ran in (decision.tid); FormatKernelClockLine the header comment of
+// the kernel's clock. Newline included.
+std::string FormatKernelDecisionLine(const KernelDecision& decision,
+                                     std::string_view comm);
+std::string FormatKernelClockLine(const KernelClock& clock);
 
 class FtraceWriter {
  public:

@@ -1,5 +1,6 @@
 #include "trace/trace_line.h"
 
+#include <limits>
 #include <optional>
 
 namespace schedcache {
@@ -27,6 +28,34 @@ std::optional<int32_t> LeadingInt(std::string_view s) {
   size_t n = 0;
   while (n < s.size() && IsDigit(s[n])) ++n;
   return ParseInt(s.substr(0, n));
+}
+
+// ParseInt64 reads a whole decimal int64, optionally negative, of at most
+// 18 digits (so it cannot overflow).
+std::optional<int64_t> ParseInt64(std::string_view s) {
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  int64_t v = 0;
+  for (char c : s) {
+    if (!IsDigit(c)) return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return negative ? -v : v;
+}
+
+// ParseHex64 reads 1 to 16 lowercase hexadecimal digits as a uint64.
+std::optional<uint64_t> ParseHex64(std::string_view s) {
+  if (s.empty() || s.size() > 16) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    const int digit = IsDigit(c)              ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                             : -1;
+    if (digit < 0) return std::nullopt;
+    v = v * 16 + static_cast<uint64_t>(digit);
+  }
+  return v;
 }
 
 // ParseTimestamp reads "SECONDS.FRACTION" (fraction 1..9 digits) as ns.
@@ -308,20 +337,156 @@ TraceLine ParseExit(std::string_view fields, TraceLine out) {
   return out;
 }
 
+// FieldReader takes "key=value" fields off the front of a space-separated
+// list in a fixed order; the first missing, misplaced or unreadable field
+// leaves `error` set to the static text of `what` for it.
+class FieldReader {
+ public:
+  explicit FieldReader(std::string_view fields) : rest_(fields) {}
+
+  // Int reads the next field, which must be `key` with a decimal value.
+  template <typename T>
+  void Int(std::string_view key, std::string_view what, T& out) {
+    const std::optional<std::string_view> value = Next(key, what);
+    if (!value) return;
+    const std::optional<int64_t> v = ParseInt64(*value);
+    if (!v || *v < std::numeric_limits<T>::min() ||
+        *v > std::numeric_limits<T>::max()) {
+      error = what;
+      return;
+    }
+    out = static_cast<T>(*v);
+  }
+  void Hex(std::string_view key, std::string_view what, uint64_t& out) {
+    const std::optional<std::string_view> value = Next(key, what);
+    if (!value) return;
+    const std::optional<uint64_t> v = ParseHex64(*value);
+    if (v) out = *v;
+    else error = what;
+  }
+  // End sets `error` to `what` when fields remain.
+  void End(std::string_view what) {
+    if (error.empty() && !TrimLeft(rest_).empty()) error = what;
+  }
+
+  std::string_view error;
+
+ private:
+  std::optional<std::string_view> Next(std::string_view key,
+                                       std::string_view what) {
+    if (!error.empty()) return std::nullopt;
+    const std::string_view token = NextToken(rest_);
+    if (token.size() <= key.size() || token.substr(0, key.size()) != key ||
+        token[key.size()] != '=') {
+      error = what;
+      return std::nullopt;
+    }
+    return token.substr(key.size() + 1);
+  }
+
+  std::string_view rest_;
+};
+
+TraceLine ParseKernelDecision(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kKernelDecision;
+  KernelDecision& d = out.decision;
+  d.timestamp_ns = out.timestamp_ns;
+  d.cpu = out.cpu;
+  FieldReader r(fields);
+  r.Int("pid", "schedcache_task_cache_work: pid= missing or not a number", d.tid);
+  r.Int("tgid", "schedcache_task_cache_work: tgid= missing or not a number",
+        d.tgid);
+  r.Int("cpu", "schedcache_task_cache_work: cpu= missing or not a number",
+        d.preferred_cpu);
+  int32_t scanned = -1;
+  r.Int("scanned", "schedcache_task_cache_work: scanned= missing or not 0/1",
+        scanned);
+  if (r.error.empty() && scanned != 0 && scanned != 1) {
+    r.error = "schedcache_task_cache_work: scanned= missing or not 0/1";
+  }
+  d.scanned = scanned == 1;
+  r.Int("nr_running_avg",
+        "schedcache_task_cache_work: nr_running_avg= missing or not a number",
+        d.nr_running_avg);
+  r.Int("footprint",
+        "schedcache_task_cache_work: footprint= missing or not a number",
+        d.footprint);
+  r.Hex("group", "schedcache_task_cache_work: group= missing or not hex",
+        d.group);
+  r.Int("jiffies",
+        "schedcache_task_cache_work: jiffies= missing or not a number",
+        d.jiffies);
+  r.Int("group_epoch",
+        "schedcache_task_cache_work: group_epoch= missing or not a number",
+        d.group_epoch);
+  r.Int("next_scan",
+        "schedcache_task_cache_work: next_scan= missing or not a number",
+        d.next_scan);
+  r.Int("cpu_epoch",
+        "schedcache_task_cache_work: cpu_epoch= missing or not a number",
+        d.cpu_epoch);
+  r.Int("cpu_epoch_next",
+        "schedcache_task_cache_work: cpu_epoch_next= missing or not a number",
+        d.cpu_epoch_next);
+  r.End("schedcache_task_cache_work: unknown field after cpu_epoch_next=");
+  if (r.error.empty() && (d.tid <= 0 || d.tgid <= 0 || d.preferred_cpu < -1)) {
+    r.error = "schedcache_task_cache_work: pid and tgid must be > 0, cpu >= -1";
+  }
+  if (!r.error.empty()) return Malformed(r.error);
+  return out;
+}
+
+// kKernelClockPrefix starts the header comment of the kernel's clock.
+constexpr std::string_view kKernelClockPrefix = "# schedcache_kernel_clock:";
+
+TraceLine ParseKernelClock(std::string_view fields) {
+  TraceLine out;
+  out.kind = Kind::kKernelClock;
+  KernelClock& c = out.clock;
+  FieldReader r(fields);
+  r.Int("hz", "schedcache_kernel_clock: hz= missing or not a number", c.hz);
+  r.Int("jiffies", "schedcache_kernel_clock: jiffies= missing or not a number",
+        c.jiffies);
+  r.Int("at_ns", "schedcache_kernel_clock: at_ns= missing or not a number",
+        c.at_ns);
+  r.Int("epoch_period",
+        "schedcache_kernel_clock: epoch_period= missing or not a number",
+        c.epoch_period);
+  r.Int("cpu_epoch_next",
+        "schedcache_kernel_clock: cpu_epoch_next= missing or not a number",
+        c.cpu_epoch_next);
+  r.End("schedcache_kernel_clock: unknown field after cpu_epoch_next=");
+  if (r.error.empty() && (c.hz <= 0 || c.epoch_period <= 0 || c.at_ns < 0)) {
+    r.error = "schedcache_kernel_clock: hz and epoch_period must be > 0, "
+              "at_ns >= 0";
+  }
+  if (!r.error.empty()) return Malformed(r.error);
+  return out;
+}
+
+// kKernelDecisionEvent is the event name of schedcache's decision lines.
+constexpr std::string_view kKernelDecisionEvent = "schedcache_task_cache_work";
+
 // UsedEvent tells whether the line names an event replay consumes, so a
 // line that fails to parse is malformed rather than skipped.
 bool NamesUsedEvent(std::string_view line) {
   return line.find("sched_switch:") != std::string_view::npos ||
          line.find("sched_migrate_task:") != std::string_view::npos ||
-         line.find("sched_process_exit:") != std::string_view::npos;
+         line.find("sched_process_exit:") != std::string_view::npos ||
+         line.find(kKernelDecisionEvent) != std::string_view::npos;
 }
 
 }  // namespace
 
 TraceLine ParseTraceLine(std::string_view line) {
   TraceLine out;
+  if (line.substr(0, kKernelClockPrefix.size()) == kKernelClockPrefix) {
+    return ParseKernelClock(
+        TrimRight(line.substr(kKernelClockPrefix.size())));
+  }
   if (line.empty() || line.front() == '#' ||
-      line.find("sched_") == std::string_view::npos) {
+      (line.find("sched_") == std::string_view::npos &&
+       line.find(kKernelDecisionEvent) == std::string_view::npos)) {
     return out;  // kNotScheduler
   }
   line = TrimRight(line);
@@ -337,6 +502,7 @@ TraceLine ParseTraceLine(std::string_view line) {
   if (event == "sched_switch") return ParseSwitch(fields, out);
   if (event == "sched_migrate_task") return ParseMigrate(fields, out);
   if (event == "sched_process_exit") return ParseExit(fields, out);
+  if (event == kKernelDecisionEvent) return ParseKernelDecision(fields, out);
   out.kind = event.substr(0, 6) == "sched_" ? Kind::kOtherSched
                                             : Kind::kNotScheduler;
   return out;

@@ -17,12 +17,23 @@
 // brackets: fields are found by their keys and the header by its [CPU]
 // bracket followed by a timestamp, never by splitting on spaces.
 //
+// schedcache's own lines (written by `schedcache record --kernel-decisions`,
+// docs/LIVE.md) use the ftrace header with the event
+// schedcache_task_cache_work and fixed fields, in this order:
+//     pid=TID tgid=TGID cpu=PREF scanned=0|1 nr_running_avg=N footprint=N
+//     group=HEX jiffies=N group_epoch=N next_scan=N cpu_epoch=N
+//     cpu_epoch_next=N
+// and the comment `# schedcache_kernel_clock: hz=N jiffies=N at_ns=N
+// epoch_period=N cpu_epoch_next=N` carries the kernel's clock.
+//
 // Thread contract: a pure function; the result views into `line`.
 #ifndef SCHEDCACHE_TRACE_TRACE_LINE_H_
 #define SCHEDCACHE_TRACE_TRACE_LINE_H_
 
 #include <cstdint>
 #include <string_view>
+
+#include "events/event.h"
 
 namespace schedcache {
 
@@ -34,7 +45,9 @@ struct TraceLine {
     kSwitch,        // sched_switch
     kMigrate,       // sched_migrate_task
     kExit,          // sched_process_exit
-    kMalformed,     // a sched_switch/migrate/exit line that does not parse
+    kKernelDecision,  // schedcache_task_cache_work
+    kKernelClock,     // the `# schedcache_kernel_clock:` comment
+    kMalformed,  // a switch/migrate/exit/kernel line that does not parse
   };
   Kind kind = Kind::kNotScheduler;
   std::string_view error;  // kMalformed: what is wrong (static text)
@@ -62,6 +75,11 @@ struct TraceLine {
   int32_t pid = 0;
   int32_t orig_cpu = 0;  // kMigrate
   int32_t dest_cpu = 0;  // kMigrate
+
+  // kKernelDecision: every field; timestamp_ns and cpu repeat the header's.
+  KernelDecision decision;
+  // kKernelClock (no header fields).
+  KernelClock clock;
 };
 
 TraceLine ParseTraceLine(std::string_view line);

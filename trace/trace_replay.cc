@@ -89,6 +89,14 @@ class TraceReplayer {
                       absl::FunctionRef<std::string()> show) {
     ++stats_.lines;
     if (line.kind == Kind::kNotScheduler) return absl::OkStatus();
+    if (line.kind == Kind::kKernelClock) {
+      if (stats_.kernel_clock) {
+        CountMalformed("a second schedcache_kernel_clock line", show);
+      } else {
+        stats_.kernel_clock = line.clock;
+      }
+      return absl::OkStatus();
+    }
     if (line.kind == Kind::kMalformed) {
       CountMalformed(line.error, show);
       return absl::OkStatus();
@@ -142,9 +150,24 @@ class TraceReplayer {
         RETURN_IF_ERROR(MapCpu(line.orig_cpu).status());
         RETURN_IF_ERROR(MapCpu(line.dest_cpu).status());
         return machine_.AdvanceTo(line.timestamp_ns);
+      case Kind::kKernelDecision:
+        return ReplayDecision(line, cpu);
       default:
         return absl::OkStatus();
     }
+  }
+
+  // ReplayDecision hands one kernel decision to the sink, after the ticks
+  // before it, with its CPUs mapped (`cpu`: the work's, mapped already).
+  absl::Status ReplayDecision(const TraceLine& line, int32_t cpu) {
+    ++stats_.kernel_decisions;
+    KernelDecision decision = line.decision;
+    decision.cpu = cpu;
+    if (decision.preferred_cpu >= 0) {
+      ASSIGN_OR_RETURN(decision.preferred_cpu, MapCpu(decision.preferred_cpu));
+    }
+    RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
+    return sink_.OnKernelDecision(decision);
   }
 
   // MapCpu applies the cpu map and checks the result against the topology.

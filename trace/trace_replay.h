@@ -20,6 +20,13 @@
 // goes backwards, is counted as malformed and skipped (the first few are
 // kept with their line numbers).
 //
+// schedcache's own lines (trace_line.h): each schedcache_task_cache_work
+// line goes to sink.OnKernelDecision in its place in time, after the ticks
+// before it (it changes no thread: the kernel's decision is not a switch),
+// its CPU and preferred CPU through the cpu map; the
+// `# schedcache_kernel_clock:` comment is kept in the stats (a second one
+// is malformed).
+//
 // Time jumps: a scheduler line more than kMaxTraceGapNs after the latest
 // one before it is malformed too. No real trace goes an hour without a
 // context switch, but one corrupted digit of the seconds does, and replaying
@@ -35,12 +42,14 @@
 #define SCHEDCACHE_TRACE_TRACE_REPLAY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "events/event.h"
 #include "events/event_sink.h"
 #include "topology/cpu_set.h"
 #include "topology/topology.h"
@@ -75,10 +84,13 @@ struct ReplayStats {
 
   bool trace_dat = false;  // read from a trace-cmd .dat: lines are records
   int64_t lines = 0;
-  int64_t sched_events = 0;  // switch + migrate + exit lines used
+  int64_t sched_events = 0;  // switch, migrate, exit, decision lines used
   int64_t switch_events = 0;
   int64_t migrate_events = 0;
   int64_t exit_events = 0;
+  int64_t kernel_decisions = 0;  // schedcache_task_cache_work lines used
+  // The capture's `# schedcache_kernel_clock:` line, when it has one.
+  std::optional<KernelClock> kernel_clock;
   int64_t malformed_lines = 0;
   std::vector<MalformedLine> first_malformed;  // at most kKeptMalformed
   int64_t samples = 0;  // ticks included

@@ -67,9 +67,30 @@ class CheckingSink : public EventSink {
     return absl::OkStatus();
   }
 
+  absl::Status OnKernelDecision(const KernelDecision& decision) override {
+    CheckOrder(decision.timestamp_ns, decision.cpu);
+    FUZZ_CHECK(decision.preferred_cpu == -1 ||
+                   topology_.HasCpu(decision.preferred_cpu),
+               absl::StrCat("decision prefers cpu ", decision.preferred_cpu,
+                            ", not in the topology"));
+    ++decisions_;
+    for (int64_t field :
+         {decision.timestamp_ns, int64_t{decision.cpu},
+          int64_t{decision.tgid}, int64_t{decision.tid},
+          int64_t{decision.preferred_cpu}, int64_t{decision.scanned},
+          decision.nr_running_avg, decision.footprint,
+          static_cast<int64_t>(decision.group), decision.jiffies,
+          decision.group_epoch, decision.next_scan, decision.cpu_epoch,
+          decision.cpu_epoch_next}) {
+      Mix(static_cast<uint64_t>(field));
+    }
+    return absl::OkStatus();
+  }
+
   int64_t samples() const { return samples_; }
   int64_t hand_overs() const { return hand_overs_; }
   int64_t exits() const { return exits_; }
+  int64_t decisions() const { return decisions_; }
   uint64_t hash() const { return hash_; }
 
  private:
@@ -94,6 +115,7 @@ class CheckingSink : public EventSink {
   int64_t samples_ = 0;
   int64_t hand_overs_ = 0;
   int64_t exits_ = 0;
+  int64_t decisions_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325u;
 };
 
@@ -104,7 +126,8 @@ std::string Describe(const absl::StatusOr<ReplayStats>& stats,
                      const CheckingSink& sink) {
   const std::string events =
       absl::StrCat(sink.samples(), " samples, ", sink.hand_overs(),
-                   " hand-overs, ", sink.exits(), " exits, hash ",
+                   " hand-overs, ", sink.exits(), " exits, ",
+                   sink.decisions(), " decisions, hash ",
                    sink.hash());
   if (!stats.ok()) {
     return absl::StrCat(absl::StatusCodeToString(stats.status().code()),

@@ -33,7 +33,9 @@ constexpr int64_t kAttributeEpochNs = 10'000'000;
 
 v1::CollectorLosses ToProto(const host::LossCounts& losses) {
   v1::CollectorLosses out;
-  out.set_ring_buffer_lost(losses.ring_buffer_lost);
+  // A kernel decision the BPF ring buffer had no room for is a ring-buffer
+  // loss too.
+  out.set_ring_buffer_lost(losses.ring_buffer_lost + losses.decisions_lost);
   out.set_unparsed(losses.unparsed);
   out.set_late(losses.late);
   return out;
@@ -77,6 +79,11 @@ class RecordVerb : public Verb {
                    &hz_);
     flags.AddInt64("--buffer-size-kb", "KIB", "ring buffer per CPU",
                    &buffer_size_kb_);
+    flags.AddBool("--kernel-decisions",
+                  "also record the kernel's own cache-aware decisions "
+                  "(task_cache_work, CONFIG_SCHED_CACHE) and its clock into "
+                  "--output (needs BTF; not with --server yet)",
+                  &kernel_decisions_);
   }
 
   int Run(const std::vector<std::string>&, std::ostream& out,
@@ -92,6 +99,15 @@ class RecordVerb : public Verb {
       return Usage(kVerb,
                    absl::StrCat("--buffer-size-kb ", buffer_size_kb_,
                                 " is not in 4..1048576"),
+                   err);
+    }
+    // Sessions cannot take kernel decisions over the API yet: refused here
+    // rather than by the server mid-capture.
+    if (kernel_decisions_ && (!common_.server.empty() || output_.empty())) {
+      return Usage(kVerb,
+                   "--kernel-decisions writes to --output only: the API "
+                   "does not carry kernel decisions to a session yet, so "
+                   "give --output FILE and no --server",
                    err);
     }
     // Without --output the capture must go somewhere: the default server.
@@ -130,6 +146,7 @@ class RecordVerb : public Verb {
   int64_t duration_s_ = 10;
   int64_t hz_ = 250;
   int64_t buffer_size_kb_ = 4096;
+  bool kernel_decisions_ = false;
 };
 
 int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
@@ -156,6 +173,7 @@ int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
   options.duration = absl::Seconds(duration_s_);
   options.hz = static_cast<int>(hz_);
   options.buffer_size_kb = static_cast<int>(buffer_size_kb_);
+  options.kernel_decisions = kernel_decisions_;
   absl::StatusOr<std::unique_ptr<host::Recorder>> recorder =
       host::Recorder::Start(options);
   if (!recorder.ok()) {
@@ -218,13 +236,15 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
         "\"handOvers\": %d, \"samplesSent\": %d, \"handOversSent\": %d, "
         "\"exitsSent\": %d, "
         "\"accepted\": %d, \"rejected\": %d, \"traceLines\": %d, "
+        "\"kernelDecisions\": %d, "
         "\"losses\": {\"ringBufferLost\": %d, \"unparsed\": %d, \"late\": "
-        "%d}, \"runtimeNs\": [%s]}\n",
+        "%d, \"kernelDecisionsLost\": %d}, \"runtimeNs\": [%s]}\n",
         seconds, result.records, result.samples, result.hand_overs,
         feed.samples_sent(), feed.hand_overs_sent(), feed.exits_sent(),
         ingest != nullptr ? ingest->accepted() : 0,
         ingest != nullptr ? ingest->rejected() : 0, trace_lines,
-        lost.ring_buffer_lost, lost.unparsed, lost.late,
+        result.kernel_decisions, lost.ring_buffer_lost, lost.unparsed,
+        lost.late, lost.decisions_lost,
         absl::StrJoin(result.runtime_ns, ", "));
     return;
   }
@@ -243,9 +263,21 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
   if (!output_.empty()) {
     out << absl::StrFormat("wrote %d lines to %s\n", trace_lines, output_);
   }
+  if (const std::optional<KernelClock>& clock = result.kernel_clock) {
+    out << absl::StrFormat(
+        "kernel decisions: %d (task_cache_work returns); kernel clock: HZ "
+        "%d, jiffies %d at %d ns, epoch period %d jiffies\n",
+        result.kernel_decisions, clock->hz, clock->jiffies, clock->at_ns,
+        clock->epoch_period);
+  }
   out << absl::StrFormat(
-      "lost: %d ring buffer (overrun), %d unparsed, %d late\n",
+      "lost: %d ring buffer (overrun), %d unparsed, %d late",
       lost.ring_buffer_lost, lost.unparsed, lost.late);
+  if (kernel_decisions_) {
+    out << absl::StrFormat(", %d kernel decisions (BPF ring buffer full)",
+                           lost.decisions_lost);
+  }
+  out << "\n";
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+/* kernel_decisions.h: the records kernel_decisions.bpf.c hands to
+ * userspace (host/kernel_decision_source.h), shared by the BPF program and
+ * the C++ loader. Plain C, fixed-width fields, no implicit padding, so the
+ * same bytes mean the same thing on both sides (docs/LIVE.md, Kernel
+ * decisions). Both sides are built from one tree, so there is no ABI
+ * version: a change here changes both at once. */
+#ifndef SCHEDCACHE_HOST_KERNEL_DECISIONS_H_
+#define SCHEDCACHE_HOST_KERNEL_DECISIONS_H_
+
+#include <linux/types.h>
+
+/* schedcache_kdec_record: one return of task_cache_work, as the fexit
+ * program saw it. Times in jiffies unless named _ns. */
+struct schedcache_kdec_record {
+	__u64 timestamp_ns;   /* bpf_ktime_get_ns() at the return */
+	__u64 group;          /* the task's sched_cache_grp (kernel address;
+	                       * userspace hashes it and never writes it) */
+	__u64 nr_running_avg; /* group->nr_running_avg after the call */
+	__u64 footprint;      /* group->footprint */
+	__u64 jiffies;        /* jiffies at the return */
+	__u64 group_epoch;    /* group->epoch after the call */
+	__u64 next_scan;      /* group->next_scan after the call */
+	__u64 cpu_epoch;      /* this CPU's rq->cpu_epoch */
+	__u64 cpu_epoch_next; /* this CPU's rq->cpu_epoch_next */
+	__s32 cpu;            /* the CPU the work ran on */
+	__s32 tgid;
+	__s32 tid;
+	__s32 preferred_cpu;  /* group->cpu after the call; -1: none */
+	__u32 scanned;        /* 1: next_scan moved during the call */
+	__u32 pad;
+};
+
+/* schedcache_kclock_ctx: the context of the clock probe (a syscall
+ * program run by BPF_PROG_TEST_RUN; the kernel copies it back). */
+struct schedcache_kclock_ctx {
+	__u64 now_ns;         /* out: bpf_ktime_get_ns() */
+	__u64 jiffies;        /* out: jiffies, read just after now_ns */
+	__u64 cpu_epoch;      /* out: CPU 0's rq->cpu_epoch */
+	__u64 cpu_epoch_next; /* out: CPU 0's rq->cpu_epoch_next */
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(struct schedcache_kdec_record) == 96,
+              "schedcache_kdec_record has implicit padding");
+static_assert(sizeof(struct schedcache_kclock_ctx) == 32,
+              "schedcache_kclock_ctx has implicit padding");
+#endif
+
+#endif /* SCHEDCACHE_HOST_KERNEL_DECISIONS_H_ */

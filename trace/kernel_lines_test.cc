@@ -1,0 +1,304 @@
+// schedcache's own capture lines (trace_line.h): the kernel decision line
+// and the kernel clock comment, parsed, written and replayed.
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "events/event_sink.h"
+#include "gtest/gtest.h"
+#include "trace/ftrace_writer.h"
+#include "trace/trace_line.h"
+#include "trace/trace_replay.h"
+
+namespace schedcache {
+namespace {
+
+using Kind = TraceLine::Kind;
+
+constexpr char kHeader[] =
+    "            spin-77      (     70) [002] 12.000000345: "
+    "schedcache_task_cache_work: ";
+constexpr char kFields[] =
+    "pid=77 tgid=70 cpu=3 scanned=1 nr_running_avg=2 footprint=140 "
+    "group=9e3779b97f4a7c15 jiffies=4294895296 group_epoch=11 "
+    "next_scan=4294895298 cpu_epoch=10 cpu_epoch_next=4294895297";
+
+TEST(KernelDecisionLine, ReadsEveryField) {
+  const std::string text = std::string(kHeader) + kFields;
+  const TraceLine line = ParseTraceLine(text);
+  ASSERT_EQ(line.kind, Kind::kKernelDecision) << line.error;
+  const KernelDecision& d = line.decision;
+  EXPECT_EQ(d.timestamp_ns, 12'000'000'345);
+  EXPECT_EQ(d.cpu, 2);
+  EXPECT_EQ(line.task_pid, 77);
+  EXPECT_EQ(line.task_tgid, 70);
+  EXPECT_EQ(d.tid, 77);
+  EXPECT_EQ(d.tgid, 70);
+  EXPECT_EQ(d.preferred_cpu, 3);
+  EXPECT_TRUE(d.scanned);
+  EXPECT_EQ(d.nr_running_avg, 2);
+  EXPECT_EQ(d.footprint, 140);
+  EXPECT_EQ(d.group, 0x9e3779b97f4a7c15u);
+  EXPECT_EQ(d.jiffies, 4294895296);
+  EXPECT_EQ(d.group_epoch, 11);
+  EXPECT_EQ(d.next_scan, 4294895298);
+  EXPECT_EQ(d.cpu_epoch, 10);
+  EXPECT_EQ(d.cpu_epoch_next, 4294895297);
+}
+
+TEST(KernelDecisionLine, ReadsNoPreferredCpu) {
+  const std::string text =
+      std::string(kHeader) +
+      "pid=77 tgid=70 cpu=-1 scanned=0 nr_running_avg=0 footprint=0 group=0 "
+      "jiffies=1 group_epoch=0 next_scan=0 cpu_epoch=0 cpu_epoch_next=0";
+  const TraceLine line = ParseTraceLine(text);
+  ASSERT_EQ(line.kind, Kind::kKernelDecision) << line.error;
+  EXPECT_EQ(line.decision.preferred_cpu, -1);
+  EXPECT_FALSE(line.decision.scanned);
+  EXPECT_EQ(line.decision.group, 0u);
+}
+
+// Each bad field is malformed with the message naming that field.
+TEST(KernelDecisionLine, NamesTheFirstBadField) {
+  struct Case {
+    std::string from, to;
+    std::string_view error;
+  };
+  const std::vector<Case> cases = {
+      {"pid=77 ", "", "schedcache_task_cache_work: pid= missing or not a number"},
+      {"tgid=70", "tgid=x", "schedcache_task_cache_work: tgid= missing or not a number"},
+      {"cpu=3", "cpu=", "schedcache_task_cache_work: cpu= missing or not a number"},
+      {"scanned=1", "scanned=2", "schedcache_task_cache_work: scanned= missing or not 0/1"},
+      {"nr_running_avg=2", "nr_running=2",
+       "schedcache_task_cache_work: nr_running_avg= missing or not a number"},
+      {"footprint=140", "footprint=1e3",
+       "schedcache_task_cache_work: footprint= missing or not a number"},
+      {"group=9e3779b97f4a7c15", "group=0x9e37",
+       "schedcache_task_cache_work: group= missing or not hex"},
+      // 17 hex digits do not fit 64 bits.
+      {"group=9e3779b97f4a7c15", "group=19e3779b97f4a7c15",
+       "schedcache_task_cache_work: group= missing or not hex"},
+      {"jiffies=4294895296", "jiffies=1234567890123456789",
+       "schedcache_task_cache_work: jiffies= missing or not a number"},
+      {"group_epoch=11 ", "",
+       "schedcache_task_cache_work: group_epoch= missing or not a number"},
+      {"next_scan=4294895298", "next_scan=-",
+       "schedcache_task_cache_work: next_scan= missing or not a number"},
+      {"cpu_epoch=10", "cpu_epoch=ten",
+       "schedcache_task_cache_work: cpu_epoch= missing or not a number"},
+      {" cpu_epoch_next=4294895297", "",
+       "schedcache_task_cache_work: cpu_epoch_next= missing or not a number"},
+      {"cpu_epoch_next=4294895297", "cpu_epoch_next=4294895297 extra=1",
+       "schedcache_task_cache_work: unknown field after cpu_epoch_next="},
+      {"pid=77", "pid=0",
+       "schedcache_task_cache_work: pid and tgid must be > 0, cpu >= -1"},
+      {"cpu=3", "cpu=-2",
+       "schedcache_task_cache_work: pid and tgid must be > 0, cpu >= -1"},
+  };
+  for (const Case& c : cases) {
+    std::string fields = kFields;
+    const size_t at = fields.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    fields.replace(at, c.from.size(), c.to);
+    const std::string text = std::string(kHeader) + fields;
+    const TraceLine line = ParseTraceLine(text);
+    EXPECT_EQ(line.kind, Kind::kMalformed) << text;
+    EXPECT_EQ(line.error, c.error) << text;
+  }
+}
+
+TEST(KernelDecisionLine, WithoutHeaderIsMalformed) {
+  const TraceLine line =
+      ParseTraceLine(std::string("schedcache_task_cache_work: ") + kFields);
+  EXPECT_EQ(line.kind, Kind::kMalformed);
+}
+
+TEST(KernelClockLine, ReadsEveryFieldAndNamesABadOne) {
+  const TraceLine line = ParseTraceLine(
+      "# schedcache_kernel_clock: hz=250 jiffies=4294895296 "
+      "at_ns=12000000345 epoch_period=2 cpu_epoch_next=4294895297");
+  ASSERT_EQ(line.kind, Kind::kKernelClock) << line.error;
+  EXPECT_EQ(line.clock.hz, 250);
+  EXPECT_EQ(line.clock.jiffies, 4294895296);
+  EXPECT_EQ(line.clock.at_ns, 12'000'000'345);
+  EXPECT_EQ(line.clock.epoch_period, 2);
+  EXPECT_EQ(line.clock.cpu_epoch_next, 4294895297);
+
+  const TraceLine bad = ParseTraceLine(
+      "# schedcache_kernel_clock: hz=250 jiffies=4294895296 "
+      "at_ns=12000000345 cpu_epoch_next=4294895297");
+  EXPECT_EQ(bad.kind, Kind::kMalformed);
+  EXPECT_EQ(bad.error,
+            "schedcache_kernel_clock: epoch_period= missing or not a number");
+  const TraceLine zero_hz = ParseTraceLine(
+      "# schedcache_kernel_clock: hz=0 jiffies=1 at_ns=1 epoch_period=2 "
+      "cpu_epoch_next=1");
+  EXPECT_EQ(zero_hz.kind, Kind::kMalformed);
+  // Other comments stay comments.
+  EXPECT_EQ(ParseTraceLine("# tracer: nop").kind, Kind::kNotScheduler);
+}
+
+TEST(KernelLines, WrittenLinesParseBackToTheSameValues) {
+  const KernelDecision d{.timestamp_ns = 5'000'000'042,
+                         .cpu = 1,
+                         .tgid = 4240,
+                         .tid = 4242,
+                         .preferred_cpu = 2,
+                         .scanned = true,
+                         .nr_running_avg = 3,
+                         .footprint = 512,
+                         .group = 0xffffffffffffffffu,
+                         .jiffies = 4294893000,
+                         .group_epoch = 7,
+                         .next_scan = 4294893002,
+                         .cpu_epoch = 8,
+                         .cpu_epoch_next = 4294893001};
+  const std::string line = FormatKernelDecisionLine(d, "sc-busy");
+  EXPECT_EQ(line,
+            "         sc-busy-4242    (   4240) [001] 5.000000042: "
+            "schedcache_task_cache_work: pid=4242 tgid=4240 cpu=2 scanned=1 "
+            "nr_running_avg=3 footprint=512 group=ffffffffffffffff "
+            "jiffies=4294893000 group_epoch=7 next_scan=4294893002 "
+            "cpu_epoch=8 cpu_epoch_next=4294893001\n");
+  const TraceLine parsed =
+      ParseTraceLine(std::string_view(line).substr(0, line.size() - 1));
+  ASSERT_EQ(parsed.kind, Kind::kKernelDecision) << parsed.error;
+  const KernelDecision& p = parsed.decision;
+  EXPECT_EQ(p.timestamp_ns, d.timestamp_ns);
+  EXPECT_EQ(p.cpu, d.cpu);
+  EXPECT_EQ(p.tgid, d.tgid);
+  EXPECT_EQ(p.tid, d.tid);
+  EXPECT_EQ(p.preferred_cpu, d.preferred_cpu);
+  EXPECT_EQ(p.scanned, d.scanned);
+  EXPECT_EQ(p.nr_running_avg, d.nr_running_avg);
+  EXPECT_EQ(p.footprint, d.footprint);
+  EXPECT_EQ(p.group, d.group);
+  EXPECT_EQ(p.jiffies, d.jiffies);
+  EXPECT_EQ(p.group_epoch, d.group_epoch);
+  EXPECT_EQ(p.next_scan, d.next_scan);
+  EXPECT_EQ(p.cpu_epoch, d.cpu_epoch);
+  EXPECT_EQ(p.cpu_epoch_next, d.cpu_epoch_next);
+
+  const KernelClock clock{.hz = 300, .jiffies = 99, .at_ns = 1'000,
+                          .epoch_period = 3, .cpu_epoch_next = 100};
+  const std::string header = FormatKernelClockLine(clock);
+  EXPECT_EQ(header,
+            "# schedcache_kernel_clock: hz=300 jiffies=99 at_ns=1000 "
+            "epoch_period=3 cpu_epoch_next=100\n");
+  const TraceLine clock_line =
+      ParseTraceLine(std::string_view(header).substr(0, header.size() - 1));
+  ASSERT_EQ(clock_line.kind, Kind::kKernelClock) << clock_line.error;
+  EXPECT_EQ(clock_line.clock.hz, 300);
+  EXPECT_EQ(clock_line.clock.at_ns, 1'000);
+}
+
+// OrderSink keeps what arrives, in order: "S<tid>@t", "D<tid>@t".
+class OrderSink : public EventSink {
+ public:
+  absl::Status OnSample(const Sample& s) override {
+    order.push_back("S" + std::to_string(s.tid) + "@" +
+                    std::to_string(s.timestamp_ns));
+    return absl::OkStatus();
+  }
+  absl::Status OnHandOver(const HandOver&) override {
+    return absl::OkStatus();
+  }
+  absl::Status OnProcessExit(const ProcessExit&) override {
+    return absl::OkStatus();
+  }
+  absl::Status OnKernelDecision(const KernelDecision& d) override {
+    order.push_back("D" + std::to_string(d.tid) + "@" +
+                    std::to_string(d.timestamp_ns));
+    decisions.push_back(d);
+    return absl::OkStatus();
+  }
+  std::vector<std::string> order;
+  std::vector<KernelDecision> decisions;
+};
+
+// Thread 11 runs on CPU 0 from 0 ms; HZ 1000 ticks at 1, 2, 3 ms. A
+// decision at 2.5 ms comes after the ticks at 1 and 2 ms and before the
+// one at 3 ms; its CPUs go through the cpu map (0->4, 1->5).
+TEST(KernelLinesReplay, DeliversDecisionsInTimeOrderAndKeepsTheClock) {
+  const std::string text =
+      "# schedcache_kernel_clock: hz=1000 jiffies=500 at_ns=400000 "
+      "epoch_period=2 cpu_epoch_next=502\n"
+      "          <idle>-0       (-----) [000] 0.000000000: sched_switch: "
+      "prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
+      "next_comm=w next_pid=11 next_prio=120\n"
+      "               w-11      (     10) [000] 0.002500000: "
+      "schedcache_task_cache_work: pid=11 tgid=10 cpu=1 scanned=1 "
+      "nr_running_avg=1 footprint=4 group=ab jiffies=502 group_epoch=1 "
+      "next_scan=504 cpu_epoch=1 cpu_epoch_next=504\n"
+      "               w-11      (     10) [000] 0.003500000: sched_switch: "
+      "prev_comm=w prev_pid=11 prev_prio=120 prev_state=S ==> "
+      "next_comm=swapper/0 next_pid=0 next_prio=120\n";
+  TraceOptions options;
+  options.hz = 1000;
+  absl::StatusOr<CpuMap> map = CpuMap::Parse("0=4,1=5");
+  ASSERT_TRUE(map.ok()) << map.status();
+  options.cpu_map = *map;
+  OrderSink sink;
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceText(text, options, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(stats->kernel_decisions, 1);
+  ASSERT_TRUE(stats->kernel_clock.has_value());
+  EXPECT_EQ(stats->kernel_clock->jiffies, 500);
+  EXPECT_EQ(stats->kernel_clock->at_ns, 400'000);
+  EXPECT_EQ(sink.order,
+            (std::vector<std::string>{"S11@1000000", "S11@2000000",
+                                      "D11@2500000", "S11@3000000",
+                                      "S11@3500000"}));
+  ASSERT_EQ(sink.decisions.size(), 1u);
+  EXPECT_EQ(sink.decisions[0].cpu, 4);
+  EXPECT_EQ(sink.decisions[0].preferred_cpu, 5);
+  EXPECT_EQ(sink.decisions[0].group, 0xabu);
+}
+
+TEST(KernelLinesReplay, ADecisionBackInTimeOrASecondClockIsMalformed) {
+  const std::string text =
+      "# schedcache_kernel_clock: hz=250 jiffies=1 at_ns=1 epoch_period=2 "
+      "cpu_epoch_next=2\n"
+      "               w-11      (     10) [000] 0.002000000: sched_switch: "
+      "prev_comm=w prev_pid=11 prev_prio=120 prev_state=S ==> "
+      "next_comm=swapper/0 next_pid=0 next_prio=120\n"
+      "               w-11      (     10) [000] 0.001000000: "
+      "schedcache_task_cache_work: pid=11 tgid=10 cpu=-1 scanned=0 "
+      "nr_running_avg=0 footprint=0 group=0 jiffies=1 group_epoch=0 "
+      "next_scan=0 cpu_epoch=0 cpu_epoch_next=0\n"
+      "# schedcache_kernel_clock: hz=250 jiffies=1 at_ns=1 epoch_period=2 "
+      "cpu_epoch_next=2\n";
+  OrderSink sink;
+  const absl::StatusOr<ReplayStats> stats = ReplayTraceText(text, {}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 2);
+  EXPECT_EQ(stats->kernel_decisions, 0);
+  EXPECT_TRUE(sink.decisions.empty());
+  ASSERT_EQ(stats->first_malformed.size(), 2u);
+  EXPECT_EQ(stats->first_malformed[0].error,
+            "timestamp is before the previous scheduler event");
+  EXPECT_EQ(stats->first_malformed[1].error,
+            "a second schedcache_kernel_clock line");
+}
+
+// A sink that takes no decisions stops the replay with its refusal.
+TEST(KernelLinesReplay, ASinkThatTakesNoDecisionsStopsTheReplay) {
+  class NoDecisions : public EventSink {
+    absl::Status OnSample(const Sample&) override { return absl::OkStatus(); }
+    absl::Status OnHandOver(const HandOver&) override {
+      return absl::OkStatus();
+    }
+    absl::Status OnProcessExit(const ProcessExit&) override {
+      return absl::OkStatus();
+    }
+  } sink;
+  const absl::StatusOr<ReplayStats> stats = ReplayTraceText(
+      std::string(kHeader) + kFields + "\n", {}, sink);
+  EXPECT_EQ(stats.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace schedcache
