@@ -1,6 +1,7 @@
 /* churn SECONDS PROGRAM [ARG...]: until SECONDS have passed, forks a child
  * that execs PROGRAM with ARGs and waits for it, one child at a time
- * (fork/exec/exit churn; docs/KERNEL.md). Prints how many children ran. */
+ * (fork/exec/exit churn; docs/KERNEL.md). Prints "churn: child PID" for
+ * each child and "churn: N children" at the end. */
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@ int main(int argc, char **argv) {
               argv[2], (unsigned)status);
       return 1;
     }
+    printf("churn: child %d\n", (int)pid);
     ++children;
   }
   printf("churn: %ld children\n", children);
