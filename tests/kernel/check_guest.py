@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""Host-side checks of the guest harness's results (docs/KERNEL.md).
+
+  check_guest.py shape SHAPE_TXT NODES LLCS_PER_NODE
+      the guest's sysfs facts (guest/scenarios writes shape.txt) have NODES
+      NUMA nodes with LLCS_PER_NODE LLCs each, and no LLC spans two nodes.
+  check_guest.py scenario DIR AB_JSON
+      one scenario's capture and its replay: the capture is non-empty and
+      recorded with no loss, the replay read it with 0 malformed lines, and
+      every process of DIR/expect ran in the replay. Prints one summary line,
+      which also counts the workload threads the replay took for processes
+      of their own (not a failure: see docs/KERNEL.md).
+Exit 1 with the reasons on stderr when a check fails.
+"""
+import collections
+import json
+import os
+import sys
+
+
+def fail(reasons):
+    for reason in reasons:
+        print(f"check_guest: FAIL: {reason}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check_shape(path, nodes, llcs_per_node):
+    llcs_of_node = collections.defaultdict(set)
+    nodes_of_llc = collections.defaultdict(set)
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            # cpu N node X package P llc LIST
+            fields = line.split()
+            facts = dict(zip(fields[0::2], fields[1::2]))
+            llcs_of_node[facts["node"]].add(facts["llc"])
+            nodes_of_llc[facts["llc"]].add(facts["node"])
+    reasons = []
+    if len(llcs_of_node) != nodes:
+        reasons.append(f"{path}: {len(llcs_of_node)} NUMA nodes, want {nodes}")
+    for node, llcs in sorted(llcs_of_node.items()):
+        if len(llcs) != llcs_per_node:
+            reasons.append(f"{path}: node {node} has LLCs {sorted(llcs)}, "
+                           f"want {llcs_per_node}")
+    for llc, in_nodes in sorted(nodes_of_llc.items()):
+        if len(in_nodes) != 1:
+            reasons.append(f"{path}: LLC {llc} spans nodes {sorted(in_nodes)}")
+    if reasons:
+        fail(reasons)
+    print(f"shape {path}: {nodes} NUMA nodes of {llcs_per_node} LLCs each")
+
+
+def read_expect(path):
+    """The `pid TGID` and `thread TGID TID` lines guest/scenarios wrote."""
+    pids, threads = [], []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            fields = line.split()
+            if not all(field.isdigit() for field in fields[1:]):
+                fields = []
+            if len(fields) == 2 and fields[0] == "pid":
+                pids.append(int(fields[1]))
+            elif len(fields) == 3 and fields[0] == "thread":
+                threads.append((int(fields[1]), int(fields[2])))
+            else:
+                fail([f"{path}:{number}: not `pid TGID` or `thread TGID TID`: "
+                      f"{line.strip()!r}"])
+    return pids, threads
+
+
+def check_scenario(directory, ab_json):
+    name = os.path.basename(os.path.normpath(directory))
+    reasons = []
+    with open(os.path.join(directory, "status"), encoding="utf-8") as f:
+        status = f.read().strip()
+    if status != "ok":
+        fail([f"{name}: in the guest: {status}"])
+    with open(os.path.join(directory, "record.json"), encoding="utf-8") as f:
+        record = json.load(f)
+    with open(ab_json, encoding="utf-8") as f:
+        ab = json.load(f)
+    if record["traceLines"] <= 0:
+        reasons.append(f"{name}: the capture has no lines")
+    lost = record["losses"]
+    if any(lost.values()):
+        reasons.append(f"{name}: record lost events: {lost}")
+    replay = ab["input"]
+    if replay["malformedLines"] != 0:
+        reasons.append(f"{name}: replay: {replay['malformedLines']} malformed "
+                       f"lines, e.g. {replay['malformedExamples'][:3]}")
+    if replay["samples"] == 0:
+        reasons.append(f"{name}: replay: no samples")
+    runtime = {p["tgid"]: p["runtimeNs"] for p in ab["processes"]}
+    pids, threads = read_expect(os.path.join(directory, "expect"))
+    if not pids:
+        reasons.append(f"{name}: the guest named no workload process")
+    for pid in pids:
+        if runtime.get(pid, 0) <= 0:
+            reasons.append(f"{name}: workload process {pid} has no runtime in "
+                           f"the replay")
+    split = sum(1 for tgid, tid in threads if tid != tgid and tid in runtime)
+    if reasons:
+        fail(reasons)
+    policies = ", ".join(
+        f"{p['name']} {p['decisions']} decisions"
+        + ("" if p["agreement"] is None else f" {100 * p['agreement']:.1f}% agree")
+        for p in ab["policies"])
+    print(f"scenario {name}: {record['traceLines']} lines, "
+          f"{replay['samples']} samples, {replay['handOvers']} hand-overs, "
+          f"0 malformed, 0 lost; {len(pids)} workload processes with runtime, "
+          f"{len(ab['processes'])} in all, {split} workload threads replayed "
+          f"as processes; {policies}")
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "shape":
+        check_shape(argv[2], int(argv[3]), int(argv[4]))
+    elif len(argv) == 4 and argv[1] == "scenario":
+        check_scenario(argv[2], argv[3])
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
