@@ -28,12 +28,12 @@ std::vector<int> VisitedCpus(const MmState& mm) {
   return cpus;
 }
 
-constexpr int64_t kP = 10;  // epoch period for the pure decay tests
+constexpr int64_t kP = 10;  // epoch period, jiffies, for the pure decay tests
 constexpr uint64_t kAllOnes = std::numeric_limits<uint64_t>::max();
 
 RqState FreshRq() {
   RqState rq;
-  rq.cpu_epoch_next = 100;  // the session started at t = 100
+  rq.cpu_epoch_next = 100;  // the session started at jiffy 100
   rq.cpu_runtime = kAllOnes;
   return rq;
 }
@@ -47,7 +47,7 @@ TEST(Decay, NothingHappensAtExactlyCpuEpochNext) {
   EXPECT_EQ(rq.cpu_runtime, kAllOnes);
 }
 
-TEST(Decay, OneNanosecondPastTheBoundaryAdvancesOneEpoch) {
+TEST(Decay, OneJiffyPastTheBoundaryAdvancesOneEpoch) {
   // n = ceil((101 - 100) / 10) = 1: epoch 1, next 110, runtime >> 1.
   RqState rq = FreshRq();
   AdvanceRq(rq, 101, kP);
@@ -295,14 +295,14 @@ TEST(ScanMask, AllOnlineCpusWithoutNumaBalancing) {
   EXPECT_EQ(model.ScanMask(mm, ThreadRef{1, 1, 9}).ToString(), "0-31");
 }
 
-// Visited-scan on "1 node x 2 LLCs x 4 CPUs", P = 10 ns, timeout 5,
-// session started at t = 0.
+// Visited-scan on "1 node x 2 LLCs x 4 CPUs", P = 10 jiffies, timeout 5,
+// session started at jiffy 0; every `t` below is a jiffy.
 class VisitedTest : public ::testing::Test {
  protected:
   VisitedTest() { context_.Start(0); }
   static ModelTunables Tunables() {
     ModelTunables t;
-    t.epoch_period_ns = kP;
+    t.epoch_period_jiffies = kP;
     t.affinity_timeout_epochs = 5;
     return t;
   }

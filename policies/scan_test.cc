@@ -1,5 +1,7 @@
 // Golden values for scan(), account() and the scan trigger of DESIGN.md §1,
-// through the engine. Derivations in the comments; P = 10 ms.
+// through the engine. Derivations in the comments, in jiffies: HZ 250, so
+// jiffy j is [4j, 4j + 4) ms; P = 2 jiffies = 8 ms (HZ / 100); the session
+// starts at jiffy 0, where every CPU's cpu_epoch_next starts.
 #include <memory>
 
 #include "gtest/gtest.h"
@@ -15,7 +17,7 @@ using test_support::MustMakeEngine;
 using test_support::SampleAt;
 using test_support::ScanNow;
 
-constexpr int64_t kP = 10'000'000;
+constexpr int64_t kP = 8'000'000;  // one epoch: 2 jiffies of 4 ms (HZ 250)
 
 EngineOptions QueryMode() {
   EngineOptions options;
@@ -158,7 +160,8 @@ TEST(Account, ResetsThePreferenceWhenNoScanForMoreThanTheTimeout) {
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 8)).ok());
   ExpectBoth(ScanNow(*engine, 10, 1, 0), 0, 0);  // mm.epoch = 0
-  // t = 5P: ceil(5P/P) = 5 epochs; 5 - 0 > 5 is false: kept.
+  // t = 5P = 40 ms, jiffy 10: ceil(10 / 2) = 5 epochs; 5 - 0 > 5 is
+  // false: kept.
   ASSERT_TRUE(
       engine->ApplySample(SampleAt(5 * kP, 0, 10, 1, 1000, false)).ok());
   RecommendRequest request;
@@ -166,9 +169,16 @@ TEST(Account, ResetsThePreferenceWhenNoScanForMoreThanTheTimeout) {
   auto d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ((*d)[0].preferred_llc, 0);
-  // t = 5P + 1: 6 epochs; 6 - 0 > 5: account resets pref_cpu.
+  // t = 5P + 1 ns is still jiffy 10: nothing moves. t = 44 ms, jiffy 11:
+  // ceil(11 / 2) = 6 epochs; 6 - 0 > 5: account resets pref_cpu.
   ASSERT_TRUE(
       engine->ApplySample(SampleAt(5 * kP + 1, 0, 10, 1, 1000, false)).ok());
+  d = engine->Recommend(request);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)[0].preferred_llc, 0);
+  ASSERT_TRUE(engine->ApplySample(
+                        SampleAt(5 * kP + kP / 2, 0, 10, 1, 1000, false))
+                  .ok());
   d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   for (const PolicyDecision& one : *d) {
@@ -214,11 +224,17 @@ TEST(Tick, ScansOnlyWhenTheProcessEpochIsBehindTheCpu) {
   // t = 0: mm.epoch = cpu_epoch = 0, no scan.
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 0u);
-  // t = 1: epoch 1 > 0: scan (next_scan 0 <= 1). Pref = CPU 0.
+  // t = 1 ns is still jiffy 0: epoch 0, no trigger.
   ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  EXPECT_EQ(engine->Report().policies[0].scans, 0u);
+  // t = 4 ms, jiffy 1: ceil(1 / 2) = epoch 1 > 0: scan (next_scan 0 <= 1).
+  // Pref = CPU 0.
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(kP / 2, 0, 10, 1, 1000, true)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
-  // t = 2: same epoch: no scan trigger at all.
-  ASSERT_TRUE(engine->ApplySample(SampleAt(2, 0, 10, 1, 1000, true)).ok());
+  // t = 8 ms, jiffy 2: still epoch 1 (2 is cpu_epoch_next, the earlier
+  // epoch): no scan trigger at all.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 0, 10, 1, 1000, true)).ok());
   const EngineReport report = engine->Report();
   EXPECT_EQ(report.policies[0].scans, 1u);
   EXPECT_EQ(report.policies[0].scans_skipped, 0u);
@@ -231,8 +247,8 @@ TEST(Tick, AZeroDeltaTickStillDecaysItsCpuAndScans) {
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), EngineOptions{});
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
-  // A tick with delta 0 one epoch later: the CPU reaches epoch 1, so the
-  // process (epoch 0) scans.
+  // A tick with delta 0 one epoch and 1 ns later (jiffy 2, epoch 1): the
+  // CPU reaches epoch 1, so the process (epoch 0) scans.
   ASSERT_TRUE(engine->ApplySample(SampleAt(kP + 1, 0, 10, 1, 0, true)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
 }
