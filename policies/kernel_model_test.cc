@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -106,6 +107,33 @@ TEST(Decay, ComposesExactlyWhicheverCallerAdvancedFirst) {
   EXPECT_EQ(direct.cpu_epoch, 11);
   EXPECT_EQ(stepped.cpu_epoch_next, direct.cpu_epoch_next);
   EXPECT_EQ(stepped.cpu_runtime, direct.cpu_runtime);
+}
+
+TEST(EpochPhase, StartPutsEveryCpuOnTheAnchorsGrid) {
+  // Period 2, the kernel's epochs begin at 4294937297 + 2k. The first
+  // boundary at or after the session's first jiffy:
+  //   first 4294937300: floor(3 / 2) = 1 -> 4294937299 < first -> 4294937301
+  //   first 4294937301: on the grid itself -> 4294937301
+  //   first 4294937290 (before the anchor): floor(-7 / 2) = -4 ->
+  //     4294937289 < first -> 4294937291
+  // Without the anchor the grid begins at the first jiffy.
+  const std::pair<int64_t, int64_t> first_boundary[] = {
+      {4'294'937'300, 4'294'937'301},
+      {4'294'937'301, 4'294'937'301},
+      {4'294'937'290, 4'294'937'291}};
+  ModelTunables tunables;  // HZ 250: period 2
+  tunables.epoch_anchor_jiffies = 4'294'937'297;
+  for (const auto& [first, boundary] : first_boundary) {
+    ModelContext context(MakeGrid(GridShape{1, 2, 2}), tunables);
+    context.Start(first);
+    for (int cpu = 0; cpu < 4; ++cpu) {
+      EXPECT_EQ(context.rq(cpu).cpu_epoch_next, boundary) << first;
+      EXPECT_EQ(context.rq(cpu).cpu_epoch, 0);
+    }
+  }
+  ModelContext unanchored(MakeGrid(GridShape{1, 2, 2}), ModelTunables{});
+  unanchored.Start(4'294'937'300);
+  EXPECT_EQ(unanchored.rq(3).cpu_epoch_next, 4'294'937'300);
 }
 
 TEST(Decay, EntryFollowsItsCpuEpoch) {

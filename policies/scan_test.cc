@@ -3,10 +3,13 @@
 // jiffy j is [4j, 4j + 4) ms; P = 2 jiffies = 8 ms (HZ / 100); the session
 // starts at jiffy 0, where every CPU's cpu_epoch_next starts.
 #include <memory>
+#include <utility>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/engine.h"
 #include "policies/testing/engine_harness.h"
+#include "topology/topology.h"
 
 namespace schedcache {
 namespace {
@@ -270,6 +273,77 @@ TEST(QueryMode, TicksNeverScanAndAScanRequestRaisesTheProcessEpoch) {
   auto d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ((*d)[0].preferred_llc, 0);
+}
+
+// A 3-CPU part, one node: LLC 0 holds CPUs 0 and 1, LLC 1 CPU 2 alone.
+std::shared_ptr<const Topology> MakeLoneCpuLlc() {
+  TopologySpec spec;
+  spec.source = "test lone-cpu llc";
+  CacheSpec shared{3, test_support::kLlcBytes32MiB, CpuSet()};
+  CacheSpec lone{3, test_support::kLlcBytes32MiB, CpuSet()};
+  for (int cpu = 0; cpu < 3; ++cpu) {
+    spec.cpus.push_back(CpuSpec{cpu, cpu, 0, 0});
+    (cpu < 2 ? shared : lone).cpus.Set(cpu);
+  }
+  spec.llcs = {shared, lone};
+  absl::StatusOr<Topology> topology = Topology::Create(std::move(spec));
+  EXPECT_TRUE(topology.ok()) << topology.status();
+  return topology.ok() ? std::make_shared<const Topology>(*std::move(topology))
+                       : nullptr;
+}
+
+TEST(Scan, SkipsACpuWithNoCacheSharingDomain) {
+  // CPU 2 is alone in LLC 1: the kernel has no sd_llc for it, and
+  // task_cache_work's loop skips it (`if (!sd) continue`). Thread 1 runs
+  // 1000 ns there, thread 2 500 ns on CPU 0, all at jiffy 0 (no decay).
+  // Occupancies: CPU 2 2^20 * 1000 / 1001 = 1047528, CPU 0 2^20 * 500 /
+  // 501 = 1046483. Scanning LLC 1 would make it win (1047528 > 1046483);
+  // skipped, only LLC 0 is examined and CPU 0 is preferred. Full-scan
+  // examines CPUs 0 and 1, visited-scan CPU 0 alone; CPU 2 counts in
+  // neither's cost.
+  auto engine = MustMakeEngine(MakeLoneCpuLlc());
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 2, 10, 1, 1000, false, 2)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 2, 500, false)).ok());
+  const std::vector<PolicyDecision> d = ScanNow(*engine, 10, 2, 0);
+  ExpectBoth(d, 0, 0);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].cost.cpus_scanned, 2);
+  EXPECT_EQ(d[1].cost.cpus_scanned, 1);
+  for (const PolicyDecision& one : d) {
+    EXPECT_EQ(one.cost.llcs_scanned, 1) << one.policy;
+    ASSERT_EQ(one.llc_occupancy.size(), 1u) << one.policy;
+    EXPECT_EQ(one.llc_occupancy[0].llc, 0) << one.policy;
+    EXPECT_EQ(one.llc_occupancy[0].occupancy, 1046483u) << one.policy;
+  }
+}
+
+TEST(Tick, EpochBoundariesFollowTheEpochAnchor) {
+  // HZ 250 and jiffies 100 began at 1 ms (jiffy j: [1 + 4(j - 100),
+  // 5 + 4(j - 100)) ms). The session starts at 1 ms, jiffy 100.
+  //  - With the kernel's epochs beginning at odd jiffies (anchor 101),
+  //    every cpu_epoch_next starts at 101: the tick at 5 ms (jiffy 101,
+  //    not past 101) is still epoch 0, no trigger; the tick at 9 ms
+  //    (jiffy 102: ceil((102 - 101) / 2) = 1 epoch) scans.
+  //  - Without the epoch anchor the grid begins at the first jiffy, 100:
+  //    jiffy 101 is already epoch ceil(1 / 2) = 1, and the 5 ms tick scans.
+  for (const bool anchored : {true, false}) {
+    SCOPED_TRACE(anchored ? "epoch anchor 101" : "no epoch anchor");
+    EngineOptions options;
+    options.model.clock_anchor_ns = 1'000'000;
+    options.model.clock_anchor_jiffies = 100;
+    options.model.epoch_anchor_jiffies = anchored ? 101 : -1;
+    auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), options);
+    ASSERT_NE(engine, nullptr);
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(1'000'000, 0, 10, 1, 1000, true, 2)).ok());
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(5'000'000, 0, 10, 1, 1000, true)).ok());
+    EXPECT_EQ(engine->Report().policies[0].scans, anchored ? 0u : 1u);
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(9'000'000, 0, 10, 1, 1000, true)).ok());
+    EXPECT_EQ(engine->Report().policies[0].scans, 1u);
+  }
 }
 
 }  // namespace
