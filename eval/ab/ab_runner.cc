@@ -270,16 +270,33 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry) {
 
 namespace {
 
+// Names reports whether the settings name tunable `name` (KEY=VALUE).
+bool Names(const std::vector<std::string>& settings, absl::string_view name) {
+  return std::any_of(settings.begin(), settings.end(),
+                     [&](const std::string& setting) {
+                       return absl::StartsWith(setting, absl::StrCat(name, "="));
+                     });
+}
+
 // OnOneClock makes the replay's ticks and the model's jiffies one clock
-// (docs/MODEL.md, "Time in jiffies"): a `hz` tunable among the settings
-// sets the replay's rate too; otherwise --hz sets the model's (added to the
-// settings only when it is not the model's default already).
+// (docs/MODEL.md, "Time in jiffies"): the kernel clock header's tunables
+// join the settings (a tunable the settings name wins); a `hz` tunable
+// among them sets the replay's rate too; otherwise --hz sets the model's
+// (added to the settings only when it is not the model's default already).
 absl::StatusOr<AbOptions> OnOneClock(AbOptions options,
                                      const PolicyRegistry& registry) {
-  const bool model_hz_set = std::any_of(
-      options.session.settings.begin(), options.session.settings.end(),
-      [](const std::string& setting) { return absl::StartsWith(setting, "hz="); });
-  if (model_hz_set) {
+  std::vector<std::string>& settings = options.session.settings;
+  if (options.kernel_clock.has_value()) {
+    ASSIGN_OR_RETURN(const TunableValues clock_values,
+                     KernelClockValues(*options.kernel_clock));
+    for (const TunableSpec& spec : ModelTunables::Specs()) {
+      const auto value = clock_values.find(spec.name);
+      if (value != clock_values.end() && !Names(settings, spec.name)) {
+        settings.push_back(absl::StrCat(spec.name, "=", value->second));
+      }
+    }
+  }
+  if (Names(settings, "hz")) {
     ASSIGN_OR_RETURN(const SessionSettings settings,
                      ResolveSessionSettings(options.session, registry));
     options.hz = static_cast<int>(settings.options.model.hz);
