@@ -9,7 +9,6 @@
 #include "gtest/gtest.h"
 #include "policies/engine.h"
 #include "policies/testing/engine_harness.h"
-#include "topology/topology.h"
 
 namespace schedcache {
 namespace {
