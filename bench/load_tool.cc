@@ -255,8 +255,8 @@ absl::Status Memory() {
   RETURN_IF_ERROR(SendMemoryPass(*client, processes, kFirstPassNs));
   ASSIGN_OR_RETURN(const std::vector<uint64_t> scans_first,
                    ExecutedScans(*client));
-  // The second pass starts two of the session's epochs (the default
-  // epoch_period_ns, 10 ms) after the first ended.
+  // The second pass starts more than two of the session's epochs (the
+  // default, 2 jiffies at HZ 250: 8 ms) after the first ended.
   const int64_t second_pass_ns =
       kFirstPassNs + int64_t{processes} * 16 * 1000 + 20'000'000;
   RETURN_IF_ERROR(SendMemoryPass(*client, processes, second_pass_ns));

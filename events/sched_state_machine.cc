@@ -6,21 +6,11 @@
 #include "common/status_macros.h"
 
 namespace schedcache {
-namespace {
 
-// FirstGridPointAtOrAfter returns the smallest multiple of `tick` >= t, or
-// INT64_MAX when that multiple is not representable (no tick is left).
-// REQUIRES: t >= 0, tick > 0.
-int64_t FirstGridPointAtOrAfter(int64_t t, int64_t tick) {
-  const int64_t below = t / tick * tick;  // <= t, so no overflow
-  if (below == t) return t;
-  return below > INT64_MAX - tick ? INT64_MAX : below + tick;
-}
-
-}  // namespace
-
-SchedStateMachine::SchedStateMachine(int hz, EventSink& sink)
-    : tick_ns_(1'000'000'000 / std::clamp(hz, 1, 1'000'000'000)),
+SchedStateMachine::SchedStateMachine(int hz, EventSink& sink,
+                                     int64_t tick_anchor_ns)
+    : clock_{.tick_ns = TickNs(std::clamp(hz, 1, 1'000'000'000)),
+             .anchor_ns = tick_anchor_ns},
       sink_(sink) {}
 
 SchedStateMachine::CpuState& SchedStateMachine::Cpu(int32_t cpu) {
@@ -44,7 +34,7 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
   now_ns_ = timestamp_ns;
   if (running_cpus_ == 0) {
     // Nothing ticks; restart the grid at the first point not before now.
-    next_grid_ns_ = FirstGridPointAtOrAfter(timestamp_ns, tick_ns_);
+    next_grid_ns_ = clock_.FirstTickAtOrAfter(timestamp_ns);
     return absl::OkStatus();
   }
   while (next_grid_ns_ < timestamp_ns) {
@@ -58,7 +48,8 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
                                  /*tick=*/true));
     }
     // Past the last representable grid point no tick is left.
-    next_grid_ns_ = grid > INT64_MAX - tick_ns_ ? INT64_MAX : grid + tick_ns_;
+    next_grid_ns_ =
+        grid > INT64_MAX - clock_.tick_ns ? INT64_MAX : grid + clock_.tick_ns;
   }
   return absl::OkStatus();
 }

@@ -17,7 +17,9 @@
 // tracked thread is the one switched out and the untraced stretch of prev is
 // not accounted (SchedCounters::prev_mismatches counts these).
 //
-// Ticks follow one global grid, timestamps k * (1e9 / hz) for integer k, the
+// Ticks follow one global grid, timestamps tick_anchor_ns + k * (1e9 / hz)
+// for integer k (the start of every jiffy, events/jiffy_clock.h; a capture's
+// clock header gives the anchor, else 0), the
 // same on every CPU as with the kernel's jiffies (NO_HZ idle: an idle CPU
 // does not tick). A running thread gets a tick at every grid point strictly
 // after its switch-in and before its switch-out; a switch exactly on a grid
@@ -48,6 +50,7 @@
 
 #include "absl/status/status.h"
 #include "events/event_sink.h"
+#include "events/jiffy_clock.h"
 #include "events/thread_table.h"
 
 namespace schedcache {
@@ -102,8 +105,9 @@ struct SchedCounters {
 
 class SchedStateMachine {
  public:
-  // REQUIRES: 1 <= hz <= 1'000'000'000. `sink` must outlive the machine.
-  SchedStateMachine(int hz, EventSink& sink);
+  // REQUIRES: 1 <= hz <= 1'000'000'000, 0 <= tick_anchor_ns <= 2^62.
+  // `sink` must outlive the machine.
+  SchedStateMachine(int hz, EventSink& sink, int64_t tick_anchor_ns = 0);
 
   // AdvanceTo emits every tick strictly before `timestamp_ns`. Returns
   // InvalidArgument when the time is negative or goes backwards, or the
@@ -131,7 +135,7 @@ class SchedStateMachine {
   // runtime_ns returns the runtime emitted on each CPU (index: CPU), the sum
   // of the delta_ns of its Samples.
   const std::vector<int64_t>& runtime_ns() const { return runtime_ns_; }
-  int64_t tick_ns() const { return tick_ns_; }
+  int64_t tick_ns() const { return clock_.tick_ns; }
 
  private:
   struct CpuState {
@@ -153,7 +157,7 @@ class SchedStateMachine {
   // process at `timestamp_ns` when it is the group leader.
   absl::Status ForgetExited(int32_t tid, int64_t timestamp_ns);
 
-  const int64_t tick_ns_;
+  const JiffyClock clock_;  // the tick grid; its jiffy numbers are unused
   EventSink& sink_;
   ThreadTable threads_;
   std::vector<CpuState> cpus_;

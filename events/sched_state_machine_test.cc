@@ -42,6 +42,26 @@ TEST(SchedStateMachine, TicksOnTheGlobalGridWhileAThreadRuns) {
   EXPECT_EQ(machine.runtime_ns()[0], 3 * kMs);
 }
 
+TEST(SchedStateMachine, TicksFollowTheClockAnchor) {
+  // A capture's clock header says a jiffy began at 1.3 ms: at HZ 1000 the
+  // grid is then 0.3, 1.3, 2.3, 3.3 ms. A run from 0.5 to 3.5 ms gets the
+  // ticks at 1.3, 2.3 and 3.3 ms, then its switch-out.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink,
+                            /*tick_anchor_ns=*/kMs + 3 * kMs / 10);
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(3 * kMs + kMs / 2, 0, 10, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 4u);
+  const int64_t want_t[] = {1'300'000, 2'300'000, 3'300'000, 3'500'000};
+  const int64_t want_delta[] = {800'000, kMs, kMs, 200'000};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
+    EXPECT_EQ(samples[i].tick, i < 3) << i;
+  }
+}
+
 TEST(SchedStateMachine, SwitchOnAGridPointReplacesTheTick) {
   RecordingSink sink;
   SchedStateMachine machine(1000, sink);

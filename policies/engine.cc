@@ -83,14 +83,15 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   int64_t now = now_;
   if (request.scan) {
     now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns : now_);
-    context_.Advance(thread.cpu, now);
+    context_.Advance(thread.cpu, jiffies_);
     ProcessState& state = processes_.process(slot);
     state.epoch = std::max(state.epoch, context_.rq(thread.cpu).cpu_epoch);
   }
   const ProcessRef process = processes_.RefOf(slot);
   if (request.scan) {
+    const int64_t jiffies = jiffies_;
     RunTrigger(slot, thread, now, [&](Policy& policy) {
-      return policy.Scan(process, thread, now);
+      return policy.Scan(process, thread, jiffies);
     });
   }
   std::vector<PolicyDecision> decisions;

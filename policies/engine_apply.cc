@@ -121,14 +121,15 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
 }
 
 void Engine::Impl::Tick(uint32_t slot, const ThreadRef& thread, int64_t now) {
-  // Kernel task_tick_cache; the scan runs at the tick's own timestamp.
+  // Kernel task_tick_cache; the scan runs at the tick's own jiffy.
   ProcessState& p = processes_.process(slot);
   const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
   if (!TickScans(p.epoch, cpu_epoch)) return;
   p.epoch = cpu_epoch;
   const ProcessRef process = processes_.RefOf(slot);
+  const int64_t jiffies = jiffies_;
   RunTrigger(slot, thread, now, [&](Policy& policy) {
-    return policy.Scan(process, thread, now);
+    return policy.Scan(process, thread, jiffies);
   });
 }
 
@@ -174,7 +175,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   // Every sample decays its CPU to its time: a process starts at its first
   // sample, whatever the delta, with that CPU's epoch (DESIGN §1); decay
   // composes exactly, so this changes no other result.
-  context_.Advance(s.cpu, now);
+  context_.Advance(s.cpu, jiffies_);
   RqState& rq = context_.mutable_rq(s.cpu);
   processes_.NoteSample(slot, admission.thread, rq.cpu_epoch, now);
   const ProcessRef process = processes_.RefOf(slot);
@@ -184,7 +185,8 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     const auto delta = static_cast<uint64_t>(s.delta_ns);
     for (PolicySlot& policy : policies_) {
       NotePreference(policy, slot,
-                     policy.policy->Account(process, thread, s.delta_ns, now),
+                     policy.policy->Account(process, thread, s.delta_ns,
+                                          jiffies_),
                      now);
       policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
       if (policy.pref_llc[slot] == llc) {

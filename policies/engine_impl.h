@@ -51,8 +51,10 @@ class Engine::Impl {
   Impl(std::shared_ptr<const Topology> topology, EngineOptions options)
       : options_(options),
         context_(std::move(topology), options.model),
+        // One epoch of the clock, in ns (at most 2^32 jiffies of at most
+        // 1 s: no overflow).
         processes_(context_.num_cpu_slots(), options.max_processes,
-                   options.model.epoch_period_ns),
+                   options.model.epoch_period() * options.model.tick_ns()),
         idle_check_after_ns_(options.model.process_idle_timeout_ns > 0
                                  ? std::numeric_limits<int64_t>::min()
                                  : std::numeric_limits<int64_t>::max()) {
@@ -158,14 +160,26 @@ class Engine::Impl {
       int32_t numa_node) const;
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
+  // The clock's jiffy (jiffies_, the policies' `now`) follows it.
   // REQUIRES: ValidateClock(timestamp_ns) is OK.
   int64_t Clock(int64_t timestamp_ns) {
     if (!context_.started()) {
-      context_.Start(timestamp_ns);
       now_ = timestamp_ns;
+      SetJiffies();
+      context_.Start(jiffies_);
     }
-    now_ = std::max(now_, timestamp_ns);
+    if (timestamp_ns > now_) {
+      now_ = timestamp_ns;
+      if (now_ >= next_jiffy_ns_) SetJiffies();
+    }
     return now_;
+  }
+  // SetJiffies computes the jiffy of now_ and when the next one begins, so
+  // that the clock divides once per jiffy, not once per event.
+  void SetJiffies() {
+    const JiffyClock& clock = context_.jiffy_clock();
+    jiffies_ = clock.JiffyAt(now_);
+    next_jiffy_ns_ = clock.FirstTickAtOrAfter(now_ + 1);
   }
   // Admit finds or admits process `tgid` and its thread `tid` at `now`;
   // when the table is full, the least recently sampled process is evicted
@@ -233,6 +247,8 @@ class Engine::Impl {
   std::vector<PolicySlot> policies_;
   std::vector<CpuGate> cpu_gates_;  // by CPU os index
   int64_t now_ = 0;
+  int64_t jiffies_ = 0;        // the jiffy of now_ (docs/MODEL.md)
+  int64_t next_jiffy_ns_ = 0;  // when the jiffy after jiffies_ begins
   ProcessTable processes_;
   // No process is idle while the clock is at or before this (see
   // EvictIdle); the first event sets it. The largest value: no timeout.

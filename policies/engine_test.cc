@@ -25,7 +25,7 @@ using test_support::SampleAt;
 using test_support::ScanNow;
 using ::testing::HasSubstr;
 
-constexpr int64_t kP = 10'000'000;
+constexpr int64_t kP = 8'000'000;  // one epoch: 2 jiffies of 4 ms (HZ 250)
 
 std::unique_ptr<Engine> MustMake(std::vector<std::string> policies,
                                  EngineOptions options = {},
@@ -375,21 +375,21 @@ TEST(ScanListener, ReportsEveryExecutedScanWithItsThreadAndCost) {
   // 8 CPUs, all online: full-scan examines every one; visited-scan only
   // CPU 5, the one the process ran on.
   // The process ran all 1000 ns CPU 5 (LLC 1) ran, at time 0; the scan at
-  // 1000 is past cpu_epoch_next (0), so both runtimes halve to 500 first:
-  // occupancy NICE_0_LOAD * 500 / (500 + 1) = 524288000 / 501 = 1046483
-  // there, 0 on LLC 0, which only full-scan examines.
+  // 1000 ns is still jiffy 0, cpu_epoch_next itself, so nothing decays:
+  // occupancy NICE_0_LOAD * 1000 / (1000 + 1) = 1048576000 / 1001 =
+  // 1047528 there, 0 on LLC 0, which only full-scan examines.
   ASSERT_EQ(scans.size(), 2u);
   EXPECT_EQ(scans[0].policy, 0);
   EXPECT_EQ(scans[0].cpus, 8);
   EXPECT_EQ(scans[0].llcs, 2);
   EXPECT_THAT(scans[0].occupancy,
               ::testing::ElementsAre(std::pair<int, uint64_t>{0, 0},
-                                     std::pair<int, uint64_t>{1, 1046483}));
+                                     std::pair<int, uint64_t>{1, 1047528}));
   EXPECT_EQ(scans[1].policy, 1);
   EXPECT_EQ(scans[1].cpus, 1);
   EXPECT_EQ(scans[1].llcs, 1);
   EXPECT_THAT(scans[1].occupancy, ::testing::ElementsAre(
-                                      std::pair<int, uint64_t>{1, 1046483}));
+                                      std::pair<int, uint64_t>{1, 1047528}));
   for (const Seen& s : scans) {
     EXPECT_GE(s.scan_ns, 0);
     EXPECT_EQ(s.tgid, 10);
@@ -468,7 +468,9 @@ TEST(Enable, OnForcesScansOnAnyTopology) {
   ASSERT_NE(engine, nullptr);
   EXPECT_TRUE(engine->enabled());
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 4)).ok());
-  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  // 4 ms is jiffy 1: CPU 0 reaches epoch ceil(1 / 2) = 1, the tick scans.
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(kP / 2, 0, 10, 1, 1000, true)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
 }
 

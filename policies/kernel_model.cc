@@ -55,7 +55,8 @@ KernelModel::KernelModel(ModelContext& context, ScanScope scope)
   llc_cpus_begin_.push_back(static_cast<uint32_t>(llc_cpus_.size()));
   context.online().ForEach([&](int cpu) {
     const int llc = context.llc_of(cpu);
-    if (llc_cpus_[llc_cpus_begin_[llc]] == cpu) {
+    if (llc_cpus_[llc_cpus_begin_[llc]] == cpu &&
+        context.has_llc_domain(llc)) {
       online_llc_order_.push_back(llc);
     }
   });
@@ -228,8 +229,10 @@ ScanOutcome KernelModel::Scan(MmState& mm, const ProcessRef& process,
                               const ThreadRef& thread, int64_t now) {
   // Kernel task_cache_work.
   if (!context_.enabled()) return {ScanOutcome::Kind::kSkippedDisabled, {}};
+  // `now` and next_scan are jiffies: time_before(now, next_scan) skips,
+  // and the scan that runs moves next_scan one period on.
   if (now < mm.next_scan) return {ScanOutcome::Kind::kSkipped, {}};
-  mm.next_scan = now + context_.tunables().epoch_period_ns;
+  mm.next_scan = now + context_.epoch_period();
   const int curr = thread.cpu;
   if (NoPreferenceReason nr = InvalidNrReason(mm, process, curr);
       nr != NoPreferenceReason::kNone) {
@@ -318,28 +321,34 @@ bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
   if (give_up_if_an_llc_returns) ++passes_;
   const int64_t timeout_epochs = context_.tunables().affinity_timeout_epochs;
   LlcTally llc;
+  int entry_llc = -1;  // the LLC of the entries met last
   int nr_running = 0;
+  int scanned = 0;
   bool evicted = false;
   for (const auto key : keys) {
     CpuEntry& entry = mm.cpus[static_cast<uint32_t>(key)];
     const int cpu = entry.cpu;
-    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != llc.llc) {
+    if (const int cpu_llc = context_.llc_of(cpu); cpu_llc != entry_llc) {
       if (give_up_if_an_llc_returns) {
         LlcMark& mark = llc_mark_[cpu_llc];
         if (mark.seen == passes_) return false;
         mark.seen = passes_;
       }
       if (llc.llc >= 0) EndLlc(llc, tally);
-      llc = LlcTally{.llc = cpu_llc};
+      entry_llc = cpu_llc;
+      // A CPU with no sd_llc is skipped (LlcTally -1: nothing to close).
+      llc = LlcTally{.llc = context_.has_llc_domain(cpu_llc) ? cpu_llc : -1};
     }
+    if (llc.llc < 0) continue;
     context_.Advance(cpu, now);
     const RqState& rq = context_.rq(cpu);
     nr_running += rq.curr_tgid == tgid;
     llc.Add(cpu, VisitedOccupancy(rq, entry, timeout_epochs));
     evicted |= !entry.visited;
+    ++scanned;
   }
   if (llc.llc >= 0) EndLlc(llc, tally);
-  tally.cost.cpus_scanned += static_cast<int>(std::size(keys));
+  tally.cost.cpus_scanned += scanned;
   tally.nr_running += nr_running;
   tally.evicted |= evicted;
   return true;
@@ -376,6 +385,8 @@ void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
   ++passes_;
   ScanMask(mm, thread).ForEach([&](int cpu) {
     const int llc = context_.llc_of(cpu);
+    // Kernel: a CPU with no sd_llc is skipped (`if (!sd) continue`).
+    if (!context_.has_llc_domain(llc)) return;
     LlcMark& mark = llc_mark_[llc];
     if (mark.seen == passes_) return;
     mark.seen = passes_;

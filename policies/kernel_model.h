@@ -74,8 +74,9 @@ inline uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
 
 // MmState is one policy's state for one process (kernel: mm->sc_stat, but
 // for `epoch`, which ProcessRef carries). A default MmState is the kernel's
-// start state: no preference, and next_scan at or before the first sample,
-// so the first scan may run at once.
+// start state: no preference, and next_scan (jiffies) at or before the
+// first sample, so the first scan may run at once (the kernel's new group
+// has next_scan = jiffies at its creation, docs/MODEL.md).
 struct MmState {
   NoPreferenceReason reason = NoPreferenceReason::kNoData;
   int32_t pref_cpu = -1;
@@ -123,9 +124,11 @@ class KernelModel {
   void Account(MmState& mm, const ProcessRef& process, int cpu,
                int64_t delta_ns);
 
-  // Scan is the kernel's task_cache_work, gated by mm.next_scan. The engine
-  // calls it at every scan trigger (a tick in a new epoch of the process,
-  // or a query's scan request), after raising ProcessRef::epoch.
+  // Scan is the kernel's task_cache_work, gated by mm.next_scan, at jiffy
+  // `now` (as every `now` of the model: docs/MODEL.md, "Time in jiffies").
+  // The engine calls it at every scan trigger (a tick in a new epoch of
+  // the process, or a query's scan request), after raising
+  // ProcessRef::epoch.
   ScanOutcome Scan(MmState& mm, const ProcessRef& process,
                    const ThreadRef& thread, int64_t now);
 
@@ -304,8 +307,9 @@ class KernelModel {
   // online LLC (ScanOutcome::llc_occupancy views it); any other scan
   // writes its evidence straight into MmState::last_occupancy.
   std::vector<LlcOccupancy> occupancy_;
-  // online_llc_order_ is every LLC with an online CPU, by its lowest one:
-  // the order a scan over every online CPU examines them in.
+  // online_llc_order_ is every LLC with an sd_llc (two online CPUs or
+  // more), by its lowest CPU: the order a scan over every online CPU
+  // examines them in.
   std::vector<int32_t> online_llc_order_;
   uint64_t passes_ = 0;            // passes over CPUs, for LlcMark
   std::vector<EntryHint> entry_hint_;  // by CPU

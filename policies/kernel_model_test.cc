@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -28,12 +29,12 @@ std::vector<int> VisitedCpus(const MmState& mm) {
   return cpus;
 }
 
-constexpr int64_t kP = 10;  // epoch period for the pure decay tests
+constexpr int64_t kP = 10;  // epoch period, jiffies, for the pure decay tests
 constexpr uint64_t kAllOnes = std::numeric_limits<uint64_t>::max();
 
 RqState FreshRq() {
   RqState rq;
-  rq.cpu_epoch_next = 100;  // the session started at t = 100
+  rq.cpu_epoch_next = 100;  // the session started at jiffy 100
   rq.cpu_runtime = kAllOnes;
   return rq;
 }
@@ -47,7 +48,7 @@ TEST(Decay, NothingHappensAtExactlyCpuEpochNext) {
   EXPECT_EQ(rq.cpu_runtime, kAllOnes);
 }
 
-TEST(Decay, OneNanosecondPastTheBoundaryAdvancesOneEpoch) {
+TEST(Decay, OneJiffyPastTheBoundaryAdvancesOneEpoch) {
   // n = ceil((101 - 100) / 10) = 1: epoch 1, next 110, runtime >> 1.
   RqState rq = FreshRq();
   AdvanceRq(rq, 101, kP);
@@ -106,6 +107,33 @@ TEST(Decay, ComposesExactlyWhicheverCallerAdvancedFirst) {
   EXPECT_EQ(direct.cpu_epoch, 11);
   EXPECT_EQ(stepped.cpu_epoch_next, direct.cpu_epoch_next);
   EXPECT_EQ(stepped.cpu_runtime, direct.cpu_runtime);
+}
+
+TEST(EpochPhase, StartPutsEveryCpuOnTheAnchorsGrid) {
+  // Period 2, the kernel's epochs begin at 4294937297 + 2k. The first
+  // boundary at or after the session's first jiffy:
+  //   first 4294937300: floor(3 / 2) = 1 -> 4294937299 < first -> 4294937301
+  //   first 4294937301: on the grid itself -> 4294937301
+  //   first 4294937290 (before the anchor): floor(-7 / 2) = -4 ->
+  //     4294937289 < first -> 4294937291
+  // Without the anchor the grid begins at the first jiffy.
+  const std::pair<int64_t, int64_t> first_boundary[] = {
+      {4'294'937'300, 4'294'937'301},
+      {4'294'937'301, 4'294'937'301},
+      {4'294'937'290, 4'294'937'291}};
+  ModelTunables tunables;  // HZ 250: period 2
+  tunables.epoch_anchor_jiffies = 4'294'937'297;
+  for (const auto& [first, boundary] : first_boundary) {
+    ModelContext context(MakeGrid(GridShape{1, 2, 2}), tunables);
+    context.Start(first);
+    for (int cpu = 0; cpu < 4; ++cpu) {
+      EXPECT_EQ(context.rq(cpu).cpu_epoch_next, boundary) << first;
+      EXPECT_EQ(context.rq(cpu).cpu_epoch, 0);
+    }
+  }
+  ModelContext unanchored(MakeGrid(GridShape{1, 2, 2}), ModelTunables{});
+  unanchored.Start(4'294'937'300);
+  EXPECT_EQ(unanchored.rq(3).cpu_epoch_next, 4'294'937'300);
 }
 
 TEST(Decay, EntryFollowsItsCpuEpoch) {
@@ -295,14 +323,14 @@ TEST(ScanMask, AllOnlineCpusWithoutNumaBalancing) {
   EXPECT_EQ(model.ScanMask(mm, ThreadRef{1, 1, 9}).ToString(), "0-31");
 }
 
-// Visited-scan on "1 node x 2 LLCs x 4 CPUs", P = 10 ns, timeout 5,
-// session started at t = 0.
+// Visited-scan on "1 node x 2 LLCs x 4 CPUs", P = 10 jiffies, timeout 5,
+// session started at jiffy 0; every `t` below is a jiffy.
 class VisitedTest : public ::testing::Test {
  protected:
   VisitedTest() { context_.Start(0); }
   static ModelTunables Tunables() {
     ModelTunables t;
-    t.epoch_period_ns = kP;
+    t.epoch_period_jiffies = kP;
     t.affinity_timeout_epochs = 5;
     return t;
   }

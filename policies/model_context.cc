@@ -5,19 +5,23 @@
 
 namespace schedcache {
 
-void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns) {
-  // Kernel __update_mm_sched, per-CPU half.
-  if (now <= rq.cpu_epoch_next) return;
-  const int64_t n = (now - rq.cpu_epoch_next + epoch_period_ns - 1) /
-                    epoch_period_ns;
+void AdvanceRq(RqState& rq, int64_t now_jiffies, int64_t period_jiffies) {
+  // Kernel __update_mm_sched, per-CPU half: `now` is jiffies, `delta > 0`
+  // and the ceiling as there.
+  if (now_jiffies <= rq.cpu_epoch_next) return;
+  const int64_t n = (now_jiffies - rq.cpu_epoch_next + period_jiffies - 1) /
+                    period_jiffies;
   rq.cpu_epoch += n;
-  rq.cpu_epoch_next += n * epoch_period_ns;
+  rq.cpu_epoch_next += n * period_jiffies;
   rq.cpu_runtime = ShiftDecay(rq.cpu_runtime, n);
 }
 
 ModelContext::ModelContext(std::shared_ptr<const Topology> topology,
                            ModelTunables tunables)
-    : topology_(std::move(topology)), tunables_(tunables) {
+    : topology_(std::move(topology)),
+      tunables_(tunables),
+      epoch_period_(tunables.epoch_period()),
+      jiffy_clock_(tunables.jiffy_clock()) {
   const Topology& topo = *topology_;
   enabled_ = tunables_.enable == Enable::kOn ||
              (tunables_.enable == Enable::kAuto && topo.MaxLlcsPerNode() >= 2);
@@ -54,9 +58,20 @@ const CpuSet& ModelContext::node_span(int node) const {
   return kEmpty;
 }
 
-void ModelContext::Start(int64_t first_timestamp_ns) {
+void ModelContext::Start(int64_t first_jiffy) {
+  // The kernel's sched_init sets every rq's cpu_epoch_next to the boot
+  // jiffy, and __update_mm_sched moves it by whole periods: every CPU's
+  // boundaries lie on one grid through epoch_anchor_jiffies. The first
+  // one at or after first_jiffy is where the kernel's advance would have
+  // put it by then.
+  int64_t first_boundary = first_jiffy;
+  if (const int64_t anchor = tunables_.epoch_anchor_jiffies; anchor >= 0) {
+    const int64_t behind = FloorDiv(first_jiffy - anchor, epoch_period_);
+    first_boundary = anchor + behind * epoch_period_;
+    if (first_boundary < first_jiffy) first_boundary += epoch_period_;
+  }
   started_ = true;
-  for (RqState& rq : rqs_) rq.cpu_epoch_next = first_timestamp_ns;
+  for (RqState& rq : rqs_) rq.cpu_epoch_next = first_boundary;
 }
 
 }  // namespace schedcache

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "events/jiffy_clock.h"
 #include "policies/decision.h"
 #include "policies/tunables.h"
 #include "topology/cpu_set.h"
@@ -35,7 +36,8 @@ inline constexpr int64_t kPageBytes = 4096;
 // struct rq, and rq->curr).
 struct RqState {
   int64_t cpu_epoch = 0;
-  int64_t cpu_epoch_next = 0;  // set to the session's first timestamp
+  // jiffies; ModelContext::Start puts every CPU's on one grid
+  int64_t cpu_epoch_next = 0;
   uint64_t cpu_runtime = 0;    // decayed ns
   int32_t curr_tgid = 0;       // 0: no current thread
   int32_t curr_tid = 0;
@@ -55,10 +57,11 @@ inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
 }
 
 // AdvanceRq is the per-CPU half of decay() (model_context.cc names the
-// kernel function it mirrors): a time at exactly cpu_epoch_next stays in
-// the earlier epoch; epochs advance by the ceiling of the elapsed
-// periods. REQUIRES: 0 <= timestamps <= ModelContext::kMaxTimestampNs.
-void AdvanceRq(RqState& rq, int64_t now, int64_t epoch_period_ns);
+// kernel function it mirrors), in jiffies: a jiffy at exactly
+// cpu_epoch_next stays in the earlier epoch; epochs advance by the ceiling
+// of the elapsed periods. REQUIRES: period >= 1, jiffies of timestamps in
+// [0, ModelContext::kMaxTimestampNs].
+void AdvanceRq(RqState& rq, int64_t now_jiffies, int64_t period_jiffies);
 
 // ProcessRef is what a policy is told about a process ("mm"). `slot` is a
 // dense index the engine assigns (reused after the process is forgotten), so
@@ -138,34 +141,51 @@ class ModelContext {
   const CpuSet& llc_span(int llc) const { return llc_span_[llc]; }
   // llc_size is the number of online CPUs of an LLC (kernel: sd_llc_size).
   int llc_size(int llc) const { return llc_size_[llc]; }
+  // has_llc_domain is true when the CPUs of `llc` have a cache-sharing
+  // sched domain (kernel: per_cpu(sd_llc, cpu) != NULL). A domain of one
+  // CPU degenerates (sd_degenerate), so a CPU alone online in its LLC has
+  // none, and task_cache_work skips it.
+  bool has_llc_domain(int llc) const { return llc_size_[llc] >= 2; }
   int64_t llc_bytes(int llc) const { return llc_bytes_[llc]; }
   // node_span is the online CPUs of a NUMA node, empty for an unknown node.
   const CpuSet& node_span(int node) const;
   const CpuSet& online() const { return topology_->online_cpus(); }
   int num_cpu_slots() const { return static_cast<int>(llc_of_.size()); }
 
+  // epoch_period is the epoch length in jiffies
+  // (ModelTunables::epoch_period()).
+  int64_t epoch_period() const { return epoch_period_; }
+  // jiffy_clock maps timestamps to jiffies (ModelTunables::jiffy_clock()).
+  const JiffyClock& jiffy_clock() const { return jiffy_clock_; }
+
   // started is true once the first timestamp of the session is known.
   bool started() const { return started_; }
-  // Start sets every rq's cpu_epoch_next to the session's first timestamp.
-  void Start(int64_t first_timestamp_ns);
+  // Start puts every rq's first cpu_epoch_next at the first epoch boundary
+  // at or after `first_jiffy`, the session's first: the boundaries are
+  // epoch_anchor_jiffies + k * epoch_period, or begin at first_jiffy
+  // without an epoch anchor (docs/MODEL.md, "Epochs in phase").
+  void Start(int64_t first_jiffy);
 
   const RqState& rq(int cpu) const { return rqs_[cpu]; }
   RqState& mutable_rq(int cpu) { return rqs_[cpu]; }
-  // Advance brings rq `cpu` to `now` (the per-CPU half of decay()). Inline:
-  // a full scan calls it for every CPU it visits.
+  // Advance brings rq `cpu` to jiffy `now` (the per-CPU half of decay()).
+  // Inline: a full scan calls it for every CPU it visits.
   void Advance(int cpu, int64_t now) {
     RqState& rq = rqs_[cpu];
-    if (now > rq.cpu_epoch_next) AdvanceRq(rq, now, tunables_.epoch_period_ns);
+    if (now > rq.cpu_epoch_next) AdvanceRq(rq, now, epoch_period_);
   }
 
   // kMaxTimestampNs bounds every timestamp the model takes (2^62 ns, 146
-  // years): with the tunables' ranges, now + epoch_period_ns and the decay
-  // arithmetic then never overflow 64 bits.
+  // years): with the tunables' ranges (anchors at most 2^62, a jiffy at
+  // least 10 us, a period below 2^32 jiffies), jiffies, now +
+  // epoch_period and the decay arithmetic then never overflow 64 bits.
   static constexpr int64_t kMaxTimestampNs = int64_t{1} << 62;
 
  private:
   std::shared_ptr<const Topology> topology_;
   ModelTunables tunables_;
+  int64_t epoch_period_;
+  JiffyClock jiffy_clock_;
   bool enabled_;
   bool started_ = false;
   std::vector<int> llc_of_;        // by CPU os index, -1 for a hole

@@ -1,6 +1,8 @@
 // Golden tests for DESIGN.md §1 "Details pinned down" that decide where a
 // process starts, which clock it runs on, which SMT width invalid_nr uses
-// and what counts as a decision. Derivations in the comments; P = 10 ms,
+// and what counts as a decision. Derivations in the comments, in jiffies
+// (HZ 250: jiffy j is [jJ, (j + 1)J) with J = 4 ms); P = 2 jiffies (HZ /
+// 100), the session's first jiffy is every CPU's first cpu_epoch_next,
 // aggr_tolerance 1, timeout 5 epochs (the defaults) unless a test says.
 #include <cstdint>
 #include <limits>
@@ -25,7 +27,8 @@ using test_support::SampleAt;
 using test_support::ScanNow;
 using ::testing::HasSubstr;
 
-constexpr int64_t kP = 10'000'000;
+constexpr int64_t kJ = 4'000'000;  // one jiffy (HZ 250)
+constexpr int64_t kP = 2 * kJ;     // one epoch (HZ / 100 jiffies)
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 absl::StatusOr<std::vector<PolicyDecision>> RecommendAt(Engine& engine,
@@ -66,8 +69,10 @@ std::vector<PolicyDecision> FourThreadsOnTheSecondLlc(Engine& engine) {
         engine.ApplySample(SampleAt(0, 4 + i, 100, 101 + i, 1000, true, 4))
             .ok());
   }
-  EXPECT_TRUE(engine.ApplySample(SampleAt(1, 4, 100, 101, 1000, true)).ok());
-  EXPECT_TRUE(engine.ApplySample(SampleAt(2, 5, 100, 102, 1000, false)).ok());
+  EXPECT_TRUE(
+      engine.ApplySample(SampleAt(kJ, 4, 100, 101, 1000, true)).ok());
+  EXPECT_TRUE(
+      engine.ApplySample(SampleAt(2 * kJ, 5, 100, 102, 1000, false)).ok());
   auto decisions = RecommendAt(engine, 100, 0, false);
   EXPECT_TRUE(decisions.ok()) << decisions.status();
   return decisions.ok() ? *std::move(decisions) : std::vector<PolicyDecision>{};
@@ -76,12 +81,13 @@ std::vector<PolicyDecision> FourThreadsOnTheSecondLlc(Engine& engine) {
 TEST(SmtThreads, InvalidNrUsesTheMachineWideWidthOnAHybridPart) {
   // t = 0: threads 101..104 tick on CPUs 4..7 (still current); the process
   // starts at CPU 4's epoch 0, and no tick is in a new epoch.
-  // t = 1: CPU 4 reaches epoch 1 (ceil(1/P)); its tick triggers a scan
+  // t = J (jiffy 1): CPU 4 reaches epoch 1 (ceil(1 / 2)); its tick
+  // triggers a scan
   // (process epoch 0 < 1). invalid_nr(avg 0) passes. LLC 0 is empty, LLC 1
   // has all the occupancy and all 4 threads current: pref_cpu = 4 (its
   // runtime 500 + 1000 is the largest), nr_running 4, and with divisor
   // clamp(4 >> 2, 2, 8) = 2: nr_running_avg = 0 + (4 - 0) / 2 = 2.
-  // t = 2: an account on CPU 5 checks invalid_nr on LLC 1 (4 CPUs):
+  // t = 2J: an account on CPU 5 checks invalid_nr on LLC 1 (4 CPUs):
   // valid iff 2 * smt * 1280 < 1 * 4 * 1024 = 4096.
   //  - cpu_smt_num_threads (the kernel, DESIGN): smt = 2 for every CPU, so
   //    5120 < 4096 fails: too many threads, no preference.
@@ -114,13 +120,14 @@ TEST(SmtThreads, AMachineWithoutSmtKeepsThePreferenceOfTheSameStream) {
 
 TEST(ProcessStart, AZeroDeltaFirstSampleStartsTheProcessAtItsCpuEpoch) {
   // t = 0: a zero-delta switch-out starts process 10 at CPU 0's epoch 0.
-  // t = 1: a tick on CPU 0 (epoch ceil(1/P) = 1 > 0) triggers a scan. Had
+  // t = J: a tick on CPU 0 (jiffy 1, epoch ceil(1 / 2) = 1 > 0) triggers
+  // a scan. Had
   // the process started only at this sample, its epoch would be 1 and the
   // tick would trigger nothing.
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 0, false, 2)).ok());
-  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kJ, 0, 10, 1, 1000, true)).ok());
   const EngineReport report = engine->Report();
   EXPECT_EQ(report.processes_tracked, 1u);
   EXPECT_EQ(report.policies[0].scans, 1u);
@@ -214,8 +221,9 @@ TEST(SessionClock, TheLargestTimestampNeitherStartsNorBlocksTheSession) {
 }
 
 TEST(SessionClock, HugeDeltasSaturateInsteadOfWrapping) {
-  // Three samples of delta D = 2^63 - 1 on CPU 0 at t = 0, 1, 2. The tick at
-  // t = 1 (epoch 1) scans and prefers LLC 0, so only the sample at t = 2
+  // Three samples of delta D = 2^63 - 1 on CPU 0 at t = 0, J, 2J. The tick
+  // at t = J (jiffy 1, epoch 1) scans and prefers LLC 0, so only the
+  // sample at t = 2J
   // runs on the preferred LLC. runtime_total = 3D saturates at 2^64 - 1
   // (wrapping would give 3D - 2^64 = 2^63 - 3, and a share above 1), so
   // the share is D / (2^64 - 1) = 0.5 (to 1e-9).
@@ -223,7 +231,8 @@ TEST(SessionClock, HugeDeltasSaturateInsteadOfWrapping) {
   ASSERT_NE(engine, nullptr);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
-        engine->ApplySample(SampleAt(i, 0, 10, 1, kInt64Max, true, 2)).ok());
+        engine->ApplySample(SampleAt(i * kJ, 0, 10, 1, kInt64Max, true, 2))
+            .ok());
   }
   const PolicyReport full = engine->Report().policies[0];
   EXPECT_EQ(full.scans, 1u);
@@ -233,7 +242,9 @@ TEST(SessionClock, HugeDeltasSaturateInsteadOfWrapping) {
 TEST(SessionClock, ARecommendOutsideTheClockWindowIsRejected) {
   // The reproducer: a Recommend at 1e18 used to move the clock so far that
   // no later tick ever found a new epoch. Now it is rejected and the next
-  // tick (t = P + 1, epoch 2 > 0) still scans.
+  // tick still scans: the session starts at t = P (jiffy 2, every
+  // cpu_epoch_next 2); t = 2P + 1 ns is jiffy 4, epoch ceil((4 - 2) / 2) =
+  // 1 > 0.
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}));
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 0, 10, 1, 1000, true, 2)).ok());
@@ -241,7 +252,7 @@ TEST(SessionClock, ARecommendOutsideTheClockWindowIsRejected) {
   EXPECT_EQ(far.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(
       far.status().message(),
-      HasSubstr("timestamp_ns 1000000000000000000 is outside [10000000"));
+      HasSubstr("timestamp_ns 1000000000000000000 is outside [8000000"));
   const auto behind = RecommendAt(*engine, 10, kP - 1, true);
   EXPECT_EQ(behind.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(RecommendAt(*engine, 10, 0, false).ok());   // 0: the clock
@@ -254,18 +265,21 @@ TEST(SessionClock, ARecommendOutsideTheClockWindowIsRejected) {
 
 TEST(Decisions, ANoneReferenceDecidesAtEveryTrigger) {
   // Reference `none` never skips, so every trigger is a decision. Triggers:
-  // the tick at t = 1 (epoch 1 > 0: full-scan executes and prefers LLC 0)
-  // and the tick at t = 2 (CPU 0 is still in epoch 1: no trigger), the
-  // tick at t = P + 1 (epoch 2: trigger, full-scan's gate next_scan = 1 + P
-  // is open at P + 1, it executes and keeps LLC 0). 2 decisions, and
+  // the tick at t = J (jiffy 1, epoch 1 > 0: full-scan executes, prefers
+  // LLC 0 and sets next_scan = 1 + 2 = jiffy 3) and the tick at t = 2J
+  // (jiffy 2, CPU 0 is still in epoch 1: no trigger), the tick at t = P + J
+  // (jiffy 3, epoch 2: trigger, full-scan's gate is open at jiffy 3, it
+  // executes and keeps LLC 0). 2 decisions, and
   // full-scan never agrees with none's "no preference".
   auto engine =
       MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), {}, {"none", "full-scan"});
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
-  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
-  ASSERT_TRUE(engine->ApplySample(SampleAt(2, 0, 10, 1, 1000, true)).ok());
-  ASSERT_TRUE(engine->ApplySample(SampleAt(kP + 1, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kJ, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(2 * kJ, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(kP + kJ, 0, 10, 1, 1000, true)).ok());
   const EngineReport report = engine->Report();
   EXPECT_EQ(report.policies[1].scans, 2u);
   for (const PolicyReport& policy : report.policies) {
@@ -276,7 +290,7 @@ TEST(Decisions, ANoneReferenceDecidesAtEveryTrigger) {
 }
 
 TEST(Decisions, ADisabledSessionSkipsEveryTriggerAndDecidesNothing) {
-  // enable = off: the tick at t = 1 is a trigger (epoch 1 > 0) that neither
+  // enable = off: the tick at t = J is a trigger (epoch 1 > 0) that neither
   // cache-aware policy runs: skipped, reason disabled; no decision, so no
   // agreement share at all.
   EngineOptions options;
@@ -284,7 +298,7 @@ TEST(Decisions, ADisabledSessionSkipsEveryTriggerAndDecidesNothing) {
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), options);
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
-  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kJ, 0, 10, 1, 1000, true)).ok());
   const EngineReport report = engine->Report();
   for (const PolicyReport& policy : report.policies) {
     EXPECT_EQ(policy.scans, 0u) << policy.name;

@@ -33,7 +33,8 @@ class Policy {
   virtual ~Policy() = default;
 
   // Account: thread `thread` of `process` ran `delta_ns` (> 0) on
-  // thread.cpu up to `now`. The engine has advanced that CPU's rq to `now`,
+  // thread.cpu up to `now`, the session clock in jiffies, as every `now`
+  // here (docs/MODEL.md, "Time in jiffies"). The engine has advanced that CPU's rq to `now`,
   // and charges the delta to rq.cpu_runtime once, after every policy's
   // Account. Returns the process's preference after the account (what
   // CurrentPreference would return), so the engine sees a change without

@@ -142,8 +142,8 @@ std::tuple<int, int, NoPreferenceReason> Fields(const PolicyDecision& d) {
 
 // Driving a policy directly, as the engine does: what Account returns is
 // CurrentPreference, and both say what Decide says. The process runs 2 ms
-// at a time on LLC 1's CPUs 4-6 of a 1x2x4 grid, 3 ms apart (10 ms
-// epochs), and is scanned every fourth step, so the cache-aware policies
+// at a time on LLC 1's CPUs 4-6 of a 1x2x4 grid, one jiffy apart (epochs
+// of 2 jiffies), and is scanned every fourth step, so the cache-aware policies
 // come to prefer LLC 1; with enable=off no policy prefers anything.
 TEST_P(PolicyConformance, AccountAndCurrentPreferenceSayWhatDecideSays) {
   for (const Enable enable : {Enable::kOn, Enable::kOff}) {
@@ -159,7 +159,7 @@ TEST_P(PolicyConformance, AccountAndCurrentPreferenceSayWhatDecideSays) {
     ProcessRef process{0, 10, 2, 0, 0};
     bool preferred = false;
     for (int step = 0; step < 40; ++step) {
-      const int64_t now = 3'000'000 * int64_t{step + 1};
+      const int64_t now = step + 1;  // jiffies, as the engine passes them
       const ThreadRef thread{11 + step % 2, -1, 4 + step % 3};
       context.Advance(thread.cpu, now);
       const Preference accounted =

@@ -1,6 +1,7 @@
 #include "policies/policy_registry.h"
 
 #include <memory>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -79,7 +80,11 @@ TEST(PolicyFactory, ValidateNamesThePolicyTheTunableAndTheRange) {
 TEST(ModelTunables, DefaultsMatchDesign) {
   auto tunables = ModelTunables::FromValues({});
   ASSERT_TRUE(tunables.ok());
-  EXPECT_EQ(tunables->epoch_period_ns, 10'000'000);
+  EXPECT_EQ(tunables->hz, 250);
+  EXPECT_EQ(tunables->epoch_period_jiffies, 0);  // HZ / 100
+  EXPECT_EQ(tunables->clock_anchor_ns, 0);
+  EXPECT_EQ(tunables->clock_anchor_jiffies, 0);
+  EXPECT_EQ(tunables->epoch_anchor_jiffies, -1);
   EXPECT_EQ(tunables->affinity_timeout_epochs, 5);
   EXPECT_EQ(tunables->aggr_tolerance, 1);
   EXPECT_FALSE(tunables->numa_balancing);
@@ -103,7 +108,11 @@ TEST(ModelTunables, FromValuesAndToValuesCarryEveryTunable) {
   }
   absl::StatusOr<ModelTunables> tunables = ModelTunables::FromValues(at_max);
   ASSERT_TRUE(tunables.ok()) << tunables.status();
-  EXPECT_EQ(tunables->epoch_period_ns, int64_t{1} << 40);
+  EXPECT_EQ(tunables->hz, 100'000);
+  EXPECT_EQ(tunables->epoch_period_jiffies, (int64_t{1} << 32) - 1);
+  EXPECT_EQ(tunables->clock_anchor_ns, int64_t{1} << 62);
+  EXPECT_EQ(tunables->clock_anchor_jiffies, int64_t{1} << 62);
+  EXPECT_EQ(tunables->epoch_anchor_jiffies, int64_t{1} << 62);
   EXPECT_EQ(tunables->affinity_timeout_epochs, 1'000'000);
   EXPECT_EQ(tunables->aggr_tolerance, 100);
   EXPECT_TRUE(tunables->numa_balancing);
@@ -116,21 +125,68 @@ TEST(ModelTunables, FromValuesAndToValuesCarryEveryTunable) {
     visited.push_back(spec.name);
     EXPECT_EQ(value, spec.max_value) << spec.name;
   });
-  EXPECT_THAT(visited, ElementsAre("epoch_period_ns", "affinity_timeout_epochs",
-                                   "aggr_tolerance", "numa_balancing",
-                                   "enable", "max_clock_jump_ns",
-                                   "process_idle_timeout_ns"));
+  EXPECT_THAT(visited,
+              ElementsAre("hz", "epoch_period_jiffies", "clock_anchor_ns",
+                          "clock_anchor_jiffies", "epoch_anchor_jiffies",
+                          "affinity_timeout_epochs", "aggr_tolerance",
+                          "numa_balancing", "enable", "max_clock_jump_ns",
+                          "process_idle_timeout_ns"));
 }
 
 TEST(ParseTunableValue, ReadsNumbersAndNamedValues) {
   const std::vector<TunableSpec>& specs = ModelTunables::Specs();
-  const TunableSpec& enable = specs[4];
+  const TunableSpec& enable = specs[8];
   ASSERT_EQ(enable.name, "enable");
   EXPECT_EQ(*ParseTunableValue(enable, "off"), 2);
-  EXPECT_EQ(*ParseTunableValue(specs[3], "true"), 1);
-  EXPECT_EQ(*ParseTunableValue(specs[0], "5000000"), 5'000'000);
+  EXPECT_EQ(*ParseTunableValue(specs[7], "true"), 1);
+  EXPECT_EQ(*ParseTunableValue(specs[0], "300"), 300);
   EXPECT_THAT(ParseTunableValue(specs[0], "ten").status().message(),
-              HasSubstr("epoch_period_ns"));
+              HasSubstr("hz"));
+}
+
+TEST(ModelTunables, EpochPeriodIsHzOverOneHundredAsTheKernelsDefault) {
+  // llc_epoch_period = HZ / 100, and __update_mm_sched uses at least 1:
+  // 100 -> 1 (10 ms), 250 -> 2 (8 ms), 300 -> 3 (3 x 3,333,333 ns = 10 ms
+  // less 1 ns), 1000 -> 10 (10 ms); 50 -> 0, so 1 (20 ms).
+  const std::pair<int64_t, int64_t> hz_period[] = {
+      {100, 1}, {250, 2}, {300, 3}, {1000, 10}, {50, 1}};
+  for (const auto& [hz, period] : hz_period) {
+    ModelTunables tunables;
+    tunables.hz = hz;
+    EXPECT_EQ(tunables.epoch_period(), period) << "hz " << hz;
+  }
+  ModelTunables tunables;
+  tunables.hz = 300;
+  EXPECT_EQ(tunables.epoch_period() * tunables.tick_ns(), 9'999'999);
+  tunables.epoch_period_jiffies = 7;  // given: taken as is
+  EXPECT_EQ(tunables.epoch_period(), 7);
+}
+
+TEST(ModelTunables, TheRetiredEpochPeriodNsNamesItsReplacements) {
+  absl::StatusOr<ModelTunables> tunables =
+      ModelTunables::FromValues({{"epoch_period_ns", 10'000'000}});
+  EXPECT_EQ(tunables.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(tunables.status().message(),
+              HasSubstr("epoch_period_ns is gone"));
+  EXPECT_THAT(tunables.status().message(), HasSubstr("epoch_period_jiffies"));
+}
+
+TEST(KernelClockValues, SetsTheClockTunablesFromACaptureHeader) {
+  // # schedcache_kernel_clock: hz=250 jiffies=4294937296 at_ns=120000000000
+  //   epoch_period=2 cpu_epoch_next=4294937297
+  absl::StatusOr<TunableValues> values = KernelClockValues(
+      KernelClock{.hz = 250, .jiffies = 4'294'937'296, .at_ns = 120'000'000'000,
+                  .epoch_period = 2, .cpu_epoch_next = 4'294'937'297});
+  ASSERT_TRUE(values.ok()) << values.status();
+  EXPECT_EQ(values->at("hz"), 250);
+  EXPECT_EQ(values->at("epoch_period_jiffies"), 2);
+  EXPECT_EQ(values->at("clock_anchor_ns"), 120'000'000'000);
+  EXPECT_EQ(values->at("clock_anchor_jiffies"), 4'294'937'296);
+  EXPECT_EQ(values->at("epoch_anchor_jiffies"), 4'294'937'297);
+  const absl::StatusOr<TunableValues> bad =
+      KernelClockValues(KernelClock{.hz = 0, .epoch_period = 2});
+  EXPECT_THAT(bad.status().message(), HasSubstr("kernel clock header"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("hz = 0"));
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // Golden values for scan(), account() and the scan trigger of DESIGN.md §1,
-// through the engine. Derivations in the comments; P = 10 ms.
+// through the engine. Derivations in the comments, in jiffies: HZ 250, so
+// jiffy j is [4j, 4j + 4) ms; P = 2 jiffies = 8 ms (HZ / 100); the session
+// starts at jiffy 0, where every CPU's cpu_epoch_next starts.
 #include <memory>
+#include <utility>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/engine.h"
 #include "policies/testing/engine_harness.h"
@@ -15,7 +19,7 @@ using test_support::MustMakeEngine;
 using test_support::SampleAt;
 using test_support::ScanNow;
 
-constexpr int64_t kP = 10'000'000;
+constexpr int64_t kP = 8'000'000;  // one epoch: 2 jiffies of 4 ms (HZ 250)
 
 EngineOptions QueryMode() {
   EngineOptions options;
@@ -158,7 +162,8 @@ TEST(Account, ResetsThePreferenceWhenNoScanForMoreThanTheTimeout) {
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, false, 8)).ok());
   ExpectBoth(ScanNow(*engine, 10, 1, 0), 0, 0);  // mm.epoch = 0
-  // t = 5P: ceil(5P/P) = 5 epochs; 5 - 0 > 5 is false: kept.
+  // t = 5P = 40 ms, jiffy 10: ceil(10 / 2) = 5 epochs; 5 - 0 > 5 is
+  // false: kept.
   ASSERT_TRUE(
       engine->ApplySample(SampleAt(5 * kP, 0, 10, 1, 1000, false)).ok());
   RecommendRequest request;
@@ -166,9 +171,16 @@ TEST(Account, ResetsThePreferenceWhenNoScanForMoreThanTheTimeout) {
   auto d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ((*d)[0].preferred_llc, 0);
-  // t = 5P + 1: 6 epochs; 6 - 0 > 5: account resets pref_cpu.
+  // t = 5P + 1 ns is still jiffy 10: nothing moves. t = 44 ms, jiffy 11:
+  // ceil(11 / 2) = 6 epochs; 6 - 0 > 5: account resets pref_cpu.
   ASSERT_TRUE(
       engine->ApplySample(SampleAt(5 * kP + 1, 0, 10, 1, 1000, false)).ok());
+  d = engine->Recommend(request);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)[0].preferred_llc, 0);
+  ASSERT_TRUE(engine->ApplySample(
+                        SampleAt(5 * kP + kP / 2, 0, 10, 1, 1000, false))
+                  .ok());
   d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   for (const PolicyDecision& one : *d) {
@@ -214,11 +226,17 @@ TEST(Tick, ScansOnlyWhenTheProcessEpochIsBehindTheCpu) {
   // t = 0: mm.epoch = cpu_epoch = 0, no scan.
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 0u);
-  // t = 1: epoch 1 > 0: scan (next_scan 0 <= 1). Pref = CPU 0.
+  // t = 1 ns is still jiffy 0: epoch 0, no trigger.
   ASSERT_TRUE(engine->ApplySample(SampleAt(1, 0, 10, 1, 1000, true)).ok());
+  EXPECT_EQ(engine->Report().policies[0].scans, 0u);
+  // t = 4 ms, jiffy 1: ceil(1 / 2) = epoch 1 > 0: scan (next_scan 0 <= 1).
+  // Pref = CPU 0.
+  ASSERT_TRUE(
+      engine->ApplySample(SampleAt(kP / 2, 0, 10, 1, 1000, true)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
-  // t = 2: same epoch: no scan trigger at all.
-  ASSERT_TRUE(engine->ApplySample(SampleAt(2, 0, 10, 1, 1000, true)).ok());
+  // t = 8 ms, jiffy 2: still epoch 1 (2 is cpu_epoch_next, the earlier
+  // epoch): no scan trigger at all.
+  ASSERT_TRUE(engine->ApplySample(SampleAt(kP, 0, 10, 1, 1000, true)).ok());
   const EngineReport report = engine->Report();
   EXPECT_EQ(report.policies[0].scans, 1u);
   EXPECT_EQ(report.policies[0].scans_skipped, 0u);
@@ -231,8 +249,8 @@ TEST(Tick, AZeroDeltaTickStillDecaysItsCpuAndScans) {
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), EngineOptions{});
   ASSERT_NE(engine, nullptr);
   ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 8)).ok());
-  // A tick with delta 0 one epoch later: the CPU reaches epoch 1, so the
-  // process (epoch 0) scans.
+  // A tick with delta 0 one epoch and 1 ns later (jiffy 2, epoch 1): the
+  // CPU reaches epoch 1, so the process (epoch 0) scans.
   ASSERT_TRUE(engine->ApplySample(SampleAt(kP + 1, 0, 10, 1, 0, true)).ok());
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
 }
@@ -254,6 +272,77 @@ TEST(QueryMode, TicksNeverScanAndAScanRequestRaisesTheProcessEpoch) {
   auto d = engine->Recommend(request);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ((*d)[0].preferred_llc, 0);
+}
+
+// A 3-CPU part, one node: LLC 0 holds CPUs 0 and 1, LLC 1 CPU 2 alone.
+std::shared_ptr<const Topology> MakeLoneCpuLlc() {
+  TopologySpec spec;
+  spec.source = "test lone-cpu llc";
+  CacheSpec shared{3, test_support::kLlcBytes32MiB, CpuSet()};
+  CacheSpec lone{3, test_support::kLlcBytes32MiB, CpuSet()};
+  for (int cpu = 0; cpu < 3; ++cpu) {
+    spec.cpus.push_back(CpuSpec{cpu, cpu, 0, 0});
+    (cpu < 2 ? shared : lone).cpus.Set(cpu);
+  }
+  spec.llcs = {shared, lone};
+  absl::StatusOr<Topology> topology = Topology::Create(std::move(spec));
+  EXPECT_TRUE(topology.ok()) << topology.status();
+  return topology.ok() ? std::make_shared<const Topology>(*std::move(topology))
+                       : nullptr;
+}
+
+TEST(Scan, SkipsACpuWithNoCacheSharingDomain) {
+  // CPU 2 is alone in LLC 1: the kernel has no sd_llc for it, and
+  // task_cache_work's loop skips it (`if (!sd) continue`). Thread 1 runs
+  // 1000 ns there, thread 2 500 ns on CPU 0, all at jiffy 0 (no decay).
+  // Occupancies: CPU 2 2^20 * 1000 / 1001 = 1047528, CPU 0 2^20 * 500 /
+  // 501 = 1046483. Scanning LLC 1 would make it win (1047528 > 1046483);
+  // skipped, only LLC 0 is examined and CPU 0 is preferred. Full-scan
+  // examines CPUs 0 and 1, visited-scan CPU 0 alone; CPU 2 counts in
+  // neither's cost.
+  auto engine = MustMakeEngine(MakeLoneCpuLlc());
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 2, 10, 1, 1000, false, 2)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 2, 500, false)).ok());
+  const std::vector<PolicyDecision> d = ScanNow(*engine, 10, 2, 0);
+  ExpectBoth(d, 0, 0);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].cost.cpus_scanned, 2);
+  EXPECT_EQ(d[1].cost.cpus_scanned, 1);
+  for (const PolicyDecision& one : d) {
+    EXPECT_EQ(one.cost.llcs_scanned, 1) << one.policy;
+    ASSERT_EQ(one.llc_occupancy.size(), 1u) << one.policy;
+    EXPECT_EQ(one.llc_occupancy[0].llc, 0) << one.policy;
+    EXPECT_EQ(one.llc_occupancy[0].occupancy, 1046483u) << one.policy;
+  }
+}
+
+TEST(Tick, EpochBoundariesFollowTheEpochAnchor) {
+  // HZ 250 and jiffies 100 began at 1 ms (jiffy j: [1 + 4(j - 100),
+  // 5 + 4(j - 100)) ms). The session starts at 1 ms, jiffy 100.
+  //  - With the kernel's epochs beginning at odd jiffies (anchor 101),
+  //    every cpu_epoch_next starts at 101: the tick at 5 ms (jiffy 101,
+  //    not past 101) is still epoch 0, no trigger; the tick at 9 ms
+  //    (jiffy 102: ceil((102 - 101) / 2) = 1 epoch) scans.
+  //  - Without the epoch anchor the grid begins at the first jiffy, 100:
+  //    jiffy 101 is already epoch ceil(1 / 2) = 1, and the 5 ms tick scans.
+  for (const bool anchored : {true, false}) {
+    SCOPED_TRACE(anchored ? "epoch anchor 101" : "no epoch anchor");
+    EngineOptions options;
+    options.model.clock_anchor_ns = 1'000'000;
+    options.model.clock_anchor_jiffies = 100;
+    options.model.epoch_anchor_jiffies = anchored ? 101 : -1;
+    auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), options);
+    ASSERT_NE(engine, nullptr);
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(1'000'000, 0, 10, 1, 1000, true, 2)).ok());
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(5'000'000, 0, 10, 1, 1000, true)).ok());
+    EXPECT_EQ(engine->Report().policies[0].scans, anchored ? 0u : 1u);
+    ASSERT_TRUE(
+        engine->ApplySample(SampleAt(9'000'000, 0, 10, 1, 1000, true)).ok());
+    EXPECT_EQ(engine->Report().policies[0].scans, 1u);
+  }
 }
 
 }  // namespace

@@ -100,6 +100,10 @@ absl::Status ApplySetting(const v1::TunableSetting& setting,
     }
   }
   if (!found) {
+    if (absl::Status retired = RetiredModelTunable(name); !retired.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tunables: ", retired.message()));
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         "tunables: ", QuoteForMessage(name),
         " is neither a model tunable nor a tunable of this session's "

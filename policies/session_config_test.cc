@@ -79,12 +79,13 @@ TEST(BuildSessionSettings, ModelTunablesParseNamedValues) {
   const PolicyRegistry registry = TwoTunedPolicies();
   absl::StatusOr<SessionSettings> settings = BuildSessionSettings(
       Request({{"enable", "on"}, {"numa_balancing", "true"},
-               {"epoch_period_ns", "4000000"}}),
+               {"hz", "1000"}, {"epoch_period_jiffies", "4"}}),
       registry, 10);
   ASSERT_TRUE(settings.ok()) << settings.status();
   EXPECT_EQ(settings->options.model.enable, Enable::kOn);
   EXPECT_TRUE(settings->options.model.numa_balancing);
-  EXPECT_EQ(settings->options.model.epoch_period_ns, 4'000'000);
+  EXPECT_EQ(settings->options.model.hz, 1000);
+  EXPECT_EQ(settings->options.model.epoch_period_jiffies, 4);
   EXPECT_EQ(settings->options.max_processes, 10);
   EXPECT_EQ(settings->options.trigger, ScanTrigger::kTick);
 }
@@ -104,6 +105,12 @@ TEST(BuildSessionSettings, ErrorsNameTheField) {
           .status()
           .message(),
       HasSubstr("nothing"));
+  // The retired name says what replaced it.
+  EXPECT_THAT(BuildSessionSettings(Request({{"epoch_period_ns", "10000000"}}),
+                                   registry, 1)
+                  .status()
+                  .message(),
+              HasSubstr("set hz and epoch_period_jiffies instead"));
   EXPECT_EQ(BuildSessionSettings(Request({{"depth", "deep"}}), registry, 1)
                 .status()
                 .code(),

@@ -38,7 +38,9 @@ class DenseEntries {
 };
 
 constexpr int kCpus = 384;
-constexpr int64_t kPeriodNs = 10'000'000;  // the default epoch period
+// The default epoch period, jiffies (HZ 250 / 100); the model's `now` is
+// a jiffy.
+constexpr int64_t kPeriod = 2;
 constexpr uint64_t kRunNs = 1'000'000;
 
 // Tour runs the process 1 ms on CPU 7 * step (mod 384) every half epoch,
@@ -57,7 +59,7 @@ size_t Tour(ScanScope scope, const Expected& expected) {
   const ProcessRef process{0, 7, 4, 0};
   size_t most_entries = 0;
   for (int step = 0; step < 4 * kCpus; ++step) {
-    const int64_t now = step * kPeriodNs / 2;
+    const int64_t now = step * kPeriod / 2;
     for (int cpu = 0; cpu < kCpus; ++cpu) {
       context.Advance(cpu, now);
       context.mutable_rq(cpu).cpu_runtime += kRunNs;

@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 
 namespace schedcache {
 namespace {
@@ -65,6 +66,14 @@ absl::StatusOr<int64_t> ParseTunableValue(const TunableSpec& spec,
 
 namespace {
 
+// The model tunables' bounds: HZ as record's --hz takes it (Linux's is at
+// most 1000; a jiffy then lasts at least 10 us, so no jiffy count of a
+// time in [0, 2^62] ns overflows); a period of the kernel's u32
+// llc_epoch_period; anchors in the range of timestamps.
+constexpr int64_t kMaxHz = 100'000;
+constexpr int64_t kMaxPeriodJiffies = (int64_t{1} << 32) - 1;
+constexpr int64_t kMaxAnchor = int64_t{1} << 62;
+
 // ModelTunableField is one model tunable: its spec and how the struct holds
 // it. The one list of model tunables; Specs, FromValues, ToValues and
 // ForEachValue all read it.
@@ -77,11 +86,35 @@ struct ModelTunableField {
 const std::vector<ModelTunableField>& ModelTunableFields() {
   static const std::vector<ModelTunableField>& kFields =
       *new std::vector<ModelTunableField>{
-          {{"epoch_period_ns",
-            "length of one epoch, ns (kernel llc_epoch_period)", 10'000'000,
-            1, int64_t{1} << 40, {}},
-           [](const ModelTunables& t) { return t.epoch_period_ns; },
-           [](ModelTunables& t, int64_t v) { t.epoch_period_ns = v; }},
+          {{"hz",
+            "tick rate of the recording kernel (CONFIG_HZ): one jiffy is "
+            "1e9 / hz ns",
+            ModelTunables{}.hz, 1, kMaxHz, {}},
+           [](const ModelTunables& t) { return t.hz; },
+           [](ModelTunables& t, int64_t v) { t.hz = v; }},
+          {{"epoch_period_jiffies",
+            "length of one epoch, jiffies (kernel llc_epoch_period); 0: "
+            "hz / 100, at least 1",
+            ModelTunables{}.epoch_period_jiffies, 0, kMaxPeriodJiffies, {}},
+           [](const ModelTunables& t) { return t.epoch_period_jiffies; },
+           [](ModelTunables& t, int64_t v) { t.epoch_period_jiffies = v; }},
+          {{"clock_anchor_ns",
+            "clock anchor: the time, ns, at which jiffies became "
+            "clock_anchor_jiffies (a capture's clock header)",
+            ModelTunables{}.clock_anchor_ns, 0, kMaxAnchor, {}},
+           [](const ModelTunables& t) { return t.clock_anchor_ns; },
+           [](ModelTunables& t, int64_t v) { t.clock_anchor_ns = v; }},
+          {{"clock_anchor_jiffies",
+            "clock anchor: the jiffies value that began at clock_anchor_ns",
+            ModelTunables{}.clock_anchor_jiffies, 0, kMaxAnchor, {}},
+           [](const ModelTunables& t) { return t.clock_anchor_jiffies; },
+           [](ModelTunables& t, int64_t v) { t.clock_anchor_jiffies = v; }},
+          {{"epoch_anchor_jiffies",
+            "a jiffy at which every CPU's epoch begins (the kernel's "
+            "rq->cpu_epoch_next); -1: the session's first jiffy",
+            ModelTunables{}.epoch_anchor_jiffies, -1, kMaxAnchor, {}},
+           [](const ModelTunables& t) { return t.epoch_anchor_jiffies; },
+           [](ModelTunables& t, int64_t v) { t.epoch_anchor_jiffies = v; }},
           {{"affinity_timeout_epochs",
             "epochs without a scan or a visit before a preference or a "
             "visited CPU expires (kernel llc_epoch_affinity_timeout)",
@@ -142,9 +175,10 @@ const std::vector<TunableSpec>& ModelTunables::Specs() {
 
 absl::StatusOr<ModelTunables> ModelTunables::FromValues(
     const TunableValues& values) {
-  if (absl::Status status = ValidateTunables(Specs(), values); !status.ok()) {
-    return status;
+  for (const auto& [name, value] : values) {
+    RETURN_IF_ERROR(RetiredModelTunable(name));
   }
+  RETURN_IF_ERROR(ValidateTunables(Specs(), values));
   ModelTunables tunables;
   for (const ModelTunableField& field : ModelTunableFields()) {
     if (auto it = values.find(field.spec.name); it != values.end()) {
@@ -166,6 +200,29 @@ TunableValues ModelTunables::ToValues() const {
   ForEachValue([&values](const TunableSpec& spec, int64_t value) {
     values[spec.name] = value;
   });
+  return values;
+}
+
+absl::Status RetiredModelTunable(absl::string_view name) {
+  if (name == "epoch_period_ns") {
+    return absl::InvalidArgumentError(
+        "tunable epoch_period_ns is gone: epochs run in jiffies as the "
+        "kernel's do; set hz and epoch_period_jiffies instead");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TunableValues> KernelClockValues(const KernelClock& clock) {
+  TunableValues values{{"hz", clock.hz},
+                       {"epoch_period_jiffies", clock.epoch_period},
+                       {"clock_anchor_ns", clock.at_ns},
+                       {"clock_anchor_jiffies", clock.jiffies},
+                       {"epoch_anchor_jiffies", clock.cpu_epoch_next}};
+  if (absl::Status status = ValidateTunables(ModelTunables::Specs(), values);
+      !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel clock header: ", status.message()));
+  }
   return values;
 }
 

@@ -4,6 +4,7 @@
 #ifndef SCHEDCACHE_POLICIES_TUNABLES_H_
 #define SCHEDCACHE_POLICIES_TUNABLES_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "events/event.h"
+#include "events/jiffy_clock.h"
 
 namespace schedcache {
 
@@ -45,8 +48,22 @@ absl::StatusOr<int64_t> ParseTunableValue(const TunableSpec& spec,
 enum class Enable { kAuto = 0, kOn = 1, kOff = 2 };
 
 // ModelTunables are DESIGN.md §1's per-session tunables, with its defaults.
+// The model keeps time as the kernel does, in jiffies (docs/MODEL.md, "Time
+// in jiffies"): `hz` ticks a second, epochs of epoch_period_jiffies, and a
+// timestamp's jiffy given by the clock anchor.
 struct ModelTunables {
-  int64_t epoch_period_ns = 10'000'000;
+  // The tick rate (kernel CONFIG_HZ).
+  int64_t hz = 250;
+  // The epoch length in jiffies (kernel llc_epoch_period); 0: HZ / 100 as
+  // the kernel's default, at least 1 (see epoch_period()).
+  int64_t epoch_period_jiffies = 0;
+  // The clock anchor (a capture's KernelClock): jiffies became
+  // clock_anchor_jiffies at clock_anchor_ns. Both 0: jiffy 0 at t = 0.
+  int64_t clock_anchor_ns = 0;
+  int64_t clock_anchor_jiffies = 0;
+  // epoch_anchor_jiffies is a jiffy at which an epoch begins on every CPU
+  // (KernelClock::cpu_epoch_next); -1: the session's first jiffy.
+  int64_t epoch_anchor_jiffies = -1;
   int64_t affinity_timeout_epochs = 5;
   int64_t aggr_tolerance = 1;  // 0..100
   bool numa_balancing = false;
@@ -60,6 +77,22 @@ struct ModelTunables {
   // behind for ever.
   int64_t process_idle_timeout_ns = 0;
 
+  // tick_ns is the length of one jiffy, ns.
+  int64_t tick_ns() const { return TickNs(hz); }
+  // epoch_period is the epoch length in jiffies the model uses: the
+  // tunable, or HZ / 100 for 0; at least 1, as the kernel's
+  // max(llc_epoch_period, 1).
+  int64_t epoch_period() const {
+    return std::max<int64_t>(
+        epoch_period_jiffies != 0 ? epoch_period_jiffies : hz / 100, 1);
+  }
+  // jiffy_clock maps the session's timestamps to jiffies.
+  JiffyClock jiffy_clock() const {
+    return JiffyClock{.tick_ns = tick_ns(),
+                      .anchor_ns = clock_anchor_ns,
+                      .anchor_jiffies = clock_anchor_jiffies};
+  }
+
   // Specs lists them with defaults and ranges, in this order.
   static const std::vector<TunableSpec>& Specs();
   // FromValues validates `values` against Specs() and builds the struct.
@@ -72,6 +105,18 @@ struct ModelTunables {
   // gives back the same struct.
   TunableValues ToValues() const;
 };
+
+// RetiredModelTunable says what replaced a model tunable that no longer
+// exists (e.g. epoch_period_ns: hz and epoch_period_jiffies): an
+// InvalidArgument naming both, for every place that resolves tunables by
+// name; OK for any other name.
+absl::Status RetiredModelTunable(absl::string_view name);
+
+// KernelClockValues is the model tunables a capture's clock header sets
+// (hz, epoch_period_jiffies and the clock and epoch anchors), so that the
+// model's jiffies and epochs fall where the recording kernel's did.
+// Returns InvalidArgument naming a field outside the tunables' ranges.
+absl::StatusOr<TunableValues> KernelClockValues(const KernelClock& clock);
 
 }  // namespace schedcache
 

@@ -50,8 +50,8 @@ Sample Tick(int64_t t, int32_t cpu, int32_t tgid, int64_t delta_ns) {
 
 // PreferLlcEvents makes process `tgid` (2 threads) prefer the LLC of
 // `cpu` on kTwoLlcTopology (LLC 0 = CPUs 0-1, LLC 1 = CPUs 2-3): as in
-// PreferLlc0Events, a first tick at t0 and a second 20 ms later, two
-// epochs on, which scans and finds runtime only in `cpu`'s LLC. t0 must
+// PreferLlc0Events, a first tick at t0 and a second 20 ms later, at
+// least two epochs on, which scans and finds runtime only in `cpu`'s LLC. t0 must
 // not be behind the session's clock: a tick behind it runs at the clock,
 // and the second would then find no new epoch and not scan.
 std::vector<Sample> PreferLlcEvents(int32_t tgid, int32_t cpu, int64_t t0) {
@@ -204,11 +204,14 @@ TEST_F(MirrorKernelTest, BpfProgramReadsWhatRecommendSays) {
   // entry.
   EXPECT_EQ(Probe(6464).llc, -1);
 
-  // A change: 4242 runs 50 ms on CPU 2 at 200 ms. CPU 2 (epoch 12 at
-  // 120 ms) decays ceil(80 ms / 10 ms) = 8 epochs to epoch 20, and
-  // 20 - mm.epoch 2 > 5 (affinity_timeout_epochs) times the old preference
-  // out; the tick then scans (mm.epoch 2 < 20): visited-scan drops CPU 0
-  // (visited at epoch 2; CPU 0 is at epoch 20 by then), so LLC 1 (CPU 2,
+  // A change: 4242 runs 50 ms on CPU 2 at 200 ms. In jiffies (HZ 250,
+  // epochs of 2 jiffies from jiffy 0): 4242 scanned at 20 ms (jiffy 5,
+  // epoch ceil(5 / 2) = 3); 5353 took CPU 2 to epoch 13 at 100 ms (jiffy
+  // 25, cpu_epoch_next 26) and 15 at 120 ms (jiffy 30). At 200 ms (jiffy
+  // 50) CPU 2 decays ceil((50 - 30) / 2) = 10 epochs to epoch 25, and
+  // 25 - mm.epoch 3 > 5 (affinity_timeout_epochs) times the old preference
+  // out; the tick then scans (mm.epoch 3 < 25): visited-scan drops CPU 0
+  // (visited at epoch 3; CPU 0 is at epoch 25 by then), so LLC 1 (CPU 2,
   // 50 ms of its ~50 ms: occupancy ~NICE_0_LOAD) beats LLC 0 (0).
   Ingest({Tick(200 * kMs, /*cpu=*/2, 4242, 50 * kMs)});
   ASSERT_TRUE(ReadUpTo(*mirror, "tgid 4242 llc 1"));

@@ -53,8 +53,9 @@ v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name);
 // cache-aware policies, in a session with default tunables on
 // kTwoLlcTopology. Derivation (DESIGN §1): the first tick at t0 sets the
 // process's epoch to CPU 0's epoch 0 and next_scan = t0; the second tick,
-// 20 ms later, decays CPU 0 by ceil(20 ms / 10 ms) = 2 epochs, so
-// mm.epoch 0 < cpu_epoch 2 and the tick scans. Only CPU 0 (LLC 0) has
+// 20 ms later, is 5 jiffies on (HZ 250) and decays CPU 0 by at least
+// ceil(5 / 2) = 3 epochs of 2 jiffies, so mm.epoch 0 < cpu_epoch and the
+// tick scans. Only CPU 0 (LLC 0) has
 // runtime for the process, so LLC 0's occupancy is > 0 = 2 * the current
 // LLC's (none), and pref_cpu becomes 0: the preferred LLC changes -1 -> 0.
 // invalid_nr is false: 2 threads, and nr_running_avg 0 < 1 * 2 * 1024.

@@ -88,7 +88,7 @@ TEST_P(ServerTest, ListPoliciesHasBuiltinsAndModelTunables) {
   for (const v1::Tunable& tunable : policies->model_tunables()) {
     tunables.push_back(tunable.name());
   }
-  EXPECT_THAT(tunables, Contains("epoch_period_ns"));
+  EXPECT_THAT(tunables, Contains("epoch_period_jiffies"));
   EXPECT_THAT(tunables, Contains("affinity_timeout_epochs"));
   EXPECT_THAT(tunables, Contains("aggr_tolerance"));
   EXPECT_THAT(tunables, Contains("numa_balancing"));

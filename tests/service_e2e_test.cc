@@ -275,7 +275,7 @@ TEST_F(ServiceE2eTest, PoliciesListsBuiltins) {
   ASSERT_EQ(policies.exit_code, 0) << policies.err;
   EXPECT_THAT(policies.out, HasSubstr("full-scan"));
   EXPECT_THAT(policies.out, HasSubstr("visited-scan"));
-  EXPECT_THAT(policies.out, HasSubstr("epoch_period_ns"));
+  EXPECT_THAT(policies.out, HasSubstr("epoch_period_jiffies"));
   // Tunables with value names show the default by name.
   EXPECT_THAT(policies.out, ContainsRegex("numa_balancing +default false "));
   EXPECT_THAT(policies.out, ContainsRegex("enable +default auto "));

@@ -49,7 +49,7 @@ std::string DescribeRecord(const TraceLine& record) {
 class TraceReplayer {
  public:
   TraceReplayer(const TraceOptions& options, EventSink& sink, bool trace_dat)
-      : options_(options), sink_(sink), machine_(options.hz, sink) {
+      : options_(options), sink_(sink), machine_(options.hz, sink, options.tick_anchor_ns) {
     stats_.trace_dat = trace_dat;
   }
 

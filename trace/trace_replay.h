@@ -64,6 +64,10 @@ inline constexpr int64_t kMaxTraceGapNs = int64_t{3600} * 1'000'000'000;
 struct TraceOptions {
   // hz is the scheduler tick rate: ticks every 1e9 / hz ns (kernel CONFIG_HZ).
   int hz = 250;
+  // tick_anchor_ns is a time at which a jiffy began (the model's
+  // clock_anchor_ns, docs/MODEL.md): ticks fall at tick_anchor_ns + k * 1e9
+  // / hz, where the recording kernel's did. In [0, 2^62].
+  int64_t tick_anchor_ns = 0;
   // cpu_map renames trace CPUs before the topology check (see cpu_map.h).
   CpuMap cpu_map;
   // topology, when set (not owned; must outlive the call), makes a trace

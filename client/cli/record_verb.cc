@@ -27,9 +27,9 @@ namespace schedcache::cli {
 namespace {
 
 constexpr absl::string_view kVerb = "record";
-// The model's default epoch (tunable epoch_period_ns): /proc is read at most
-// this often per process.
-constexpr int64_t kAttributeEpochNs = 10'000'000;
+// The model's default epoch (HZ 250 and epoch_period_jiffies HZ / 100: 2
+// jiffies of 4 ms): /proc is read at most this often per process.
+constexpr int64_t kAttributeEpochNs = 8'000'000;
 
 v1::CollectorLosses ToProto(const host::LossCounts& losses) {
   v1::CollectorLosses out;

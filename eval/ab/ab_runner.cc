@@ -1,6 +1,8 @@
 #include "eval/ab/ab_runner.h"
 
+#include <algorithm>
 #include <optional>
+#include <string>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -70,12 +72,16 @@ class ReferencePlacement : public EventSink {
   absl::flat_hash_map<int32_t, int> llc_of_;  // tgid -> preferred LLC
 };
 
-// FeedTrace replays the trace. A trace without one scheduler event or
-// malformed line is not a trace replay can use: an error that says so.
-absl::Status FeedTrace(const AbOptions& options, const Topology& topology,
-                       EventSink& sink, InputProblems& problems) {
+// FeedTrace replays the trace, its ticks at the start of the model's
+// jiffies (`model`: the session's tunables). A trace without one scheduler
+// event or malformed line is not a trace replay can use: an error that
+// says so.
+absl::Status FeedTrace(const AbOptions& options, const ModelTunables& model,
+                       const Topology& topology, EventSink& sink,
+                       InputProblems& problems) {
   TraceOptions trace;
   trace.hz = options.hz;
+  trace.tick_anchor_ns = model.clock_anchor_ns;
   trace.cpu_map = options.cpu_map;
   trace.topology = &topology;
   ASSIGN_OR_RETURN(const ReplayStats stats,
@@ -175,14 +181,20 @@ absl::StatusOr<EngineReport> FeedWorkload(
 
 // FeedRecorded replays a trace or a CSV into the session and finishes it.
 absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
+                                          const PolicyRegistry& registry,
                                           const Topology& topology,
                                           AbCollector& collector,
                                           AbSession& session, AbInput& input) {
   InputProblems problems;
   EventFeed feed(collector, nullptr, session, options.progress, &problems);
-  RETURN_IF_ERROR(options.input.kind == AbInputSpec::Kind::kTrace
-                      ? FeedTrace(options, topology, feed, problems)
-                      : FeedCsv(options, feed, problems));
+  if (options.input.kind == AbInputSpec::Kind::kTrace) {
+    ASSIGN_OR_RETURN(const SessionSettings settings,
+                     ResolveSessionSettings(options.session, registry));
+    RETURN_IF_ERROR(FeedTrace(options, settings.options.model, topology, feed,
+                              problems));
+  } else {
+    RETURN_IF_ERROR(FeedCsv(options, feed, problems));
+  }
   return feed.Finish(input);
 }
 
@@ -256,9 +268,50 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry) {
   };
 }
 
-absl::StatusOr<AbResult> RunAb(const AbOptions& options,
+namespace {
+
+// Names reports whether the settings name tunable `name` (KEY=VALUE).
+bool Names(const std::vector<std::string>& settings, absl::string_view name) {
+  return std::any_of(settings.begin(), settings.end(),
+                     [&](const std::string& setting) {
+                       return absl::StartsWith(setting, absl::StrCat(name, "="));
+                     });
+}
+
+// OnOneClock makes the replay's ticks and the model's jiffies one clock
+// (docs/MODEL.md, "Time in jiffies"): the kernel clock header's tunables
+// join the settings (a tunable the settings name wins); a `hz` tunable
+// among them sets the replay's rate too; otherwise --hz sets the model's
+// (added to the settings only when it is not the model's default already).
+absl::StatusOr<AbOptions> OnOneClock(AbOptions options,
+                                     const PolicyRegistry& registry) {
+  std::vector<std::string>& settings = options.session.settings;
+  if (options.kernel_clock.has_value()) {
+    ASSIGN_OR_RETURN(const TunableValues clock_values,
+                     KernelClockValues(*options.kernel_clock));
+    for (const TunableSpec& spec : ModelTunables::Specs()) {
+      const auto value = clock_values.find(spec.name);
+      if (value != clock_values.end() && !Names(settings, spec.name)) {
+        settings.push_back(absl::StrCat(spec.name, "=", value->second));
+      }
+    }
+  }
+  if (Names(settings, "hz")) {
+    ASSIGN_OR_RETURN(const SessionSettings settings,
+                     ResolveSessionSettings(options.session, registry));
+    options.hz = static_cast<int>(settings.options.model.hz);
+  } else if (options.hz != ModelTunables{}.hz) {
+    options.session.settings.push_back(absl::StrCat("hz=", options.hz));
+  }
+  return options;
+}
+
+}  // namespace
+
+absl::StatusOr<AbResult> RunAb(const AbOptions& given,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session) {
+  ASSIGN_OR_RETURN(const AbOptions options, OnOneClock(given, registry));
   if (options.input.kind == AbInputSpec::Kind::kWorkload &&
       !options.cpu_map.identity()) {
     return absl::InvalidArgumentError(
@@ -301,7 +354,8 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& options,
       options.input.kind == AbInputSpec::Kind::kWorkload
           ? FeedWorkload(options, registry, topology, collector, *session,
                          input)
-          : FeedRecorded(options, *topology, collector, *session, input));
+          : FeedRecorded(options, registry, *topology, collector, *session,
+                         input));
   collector.FinishPerfetto();
   RETURN_IF_ERROR(collector.status());
   if (scan_trace.has_value()) RETURN_IF_ERROR(scan_trace->Close());

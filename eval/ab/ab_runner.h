@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,7 @@
 #include "eval/ab/ab_session.h"
 #include "eval/report/ab_result.h"
 #include "eval/workload/workload.h"
+#include "events/event.h"
 #include "policies/policy_registry.h"
 #include "topology/topology.h"
 #include "topology/topology_source.h"
@@ -62,6 +64,12 @@ struct AbOptions {
                           .trigger = "tick",
                           .settings = {}};
   int hz = 250;                // tick rate for traces and workloads
+  // kernel_clock is a capture's clock header (docs/MODEL.md, "Time in
+  // jiffies"): RunAb sets the model's hz, epoch_period_jiffies and clock
+  // and epoch anchors from it, each unless the settings name it already,
+  // so the replay's ticks and the model's epochs fall where the recording
+  // kernel's did.
+  std::optional<KernelClock> kernel_clock;
   CpuMap cpu_map;              // trace and csv inputs only; see cpu_map.h
   std::string scan_trace;      // --scan-trace FILE; empty: none
   std::string perfetto;        // --perfetto FILE; empty: none

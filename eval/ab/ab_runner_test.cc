@@ -393,6 +393,41 @@ TEST(AbTrace, AnEmptyTraceAndOneWithoutSchedulerLinesSaySo) {
                         "sched_process_exit line in its 3 lines"));
 }
 
+TEST(AbTrace, TheKernelClockHeaderSetsTheModelsClockAndTheTickGrid) {
+  // Thread 5 runs on CPU 0 from 1.000100 s to 1.000900 s. At HZ 1000 with
+  // jiffies starting at whole milliseconds (no header: the grid k * 1 ms)
+  // no tick falls inside the run: the switch-out is its only sample. The
+  // header says a jiffy began at 1.000500 s: the grid is 1.000500 +
+  // k * 1 ms, the run gets a tick at 1.000500 s, then its switch-out. The
+  // header's hz (1000) wins over --hz (250) for the replay.
+  const std::string path = WriteTemp(
+      "clock.trace",
+      "  <idle>-0 [000] d..2. 1.000100: sched_switch: prev_comm=s "
+      "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=w next_pid=5 "
+      "next_prio=120\n"
+      "  w-5 [000] d..2. 1.000900: sched_switch: prev_comm=w prev_pid=5 "
+      "prev_prio=120 prev_state=S ==> next_comm=s next_pid=0 "
+      "next_prio=120\n");
+  AbOptions options = Trace(path);
+  options.session.topology = "synthetic:pack:1 l3:2 core:2 pu:1";
+  options.hz = 1000;
+  EXPECT_EQ(MustRun(options).input.samples, 1u);
+  options.hz = 250;
+  options.kernel_clock = KernelClock{.hz = 1000,
+                                     .jiffies = 4'294'968'296,
+                                     .at_ns = 1'000'500'000,
+                                     .epoch_period = 10,
+                                     .cpu_epoch_next = 4'294'968'296};
+  const AbResult anchored = MustRun(options);
+  EXPECT_EQ(anchored.input.hz, 1000);
+  EXPECT_EQ(anchored.input.samples, 2u);
+  // A bad header is refused naming it.
+  options.kernel_clock->epoch_period = -1;
+  const absl::StatusOr<AbResult> bad =
+      RunAb(options, Registry(), InProcessSessions(Registry()));
+  EXPECT_THAT(bad.status().message(), HasSubstr("kernel clock header"));
+}
+
 TEST(AbTrace, ATraceCmdFileWithoutSchedRecordsSaysSo) {
   // The sched_switch format is there, but its one record is an irq's.
   test_support::TinyTraceDat dat(5'000'000'000);

@@ -36,7 +36,7 @@ std::vector<StreamEvent> RandomStream(const Topology& topology,
     processes.push_back(std::move(process));
   }
   std::vector<StreamEvent> events;
-  const int64_t quarter = shape.epoch_period_ns / 4;
+  const int64_t quarter = shape.epoch_ns / 4;
   for (int step = 0; step < shape.steps; ++step) {
     int64_t ts = step * quarter;
     for (Process& process : processes) {

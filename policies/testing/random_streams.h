@@ -23,7 +23,9 @@ struct StreamShape {
   uint64_t seed = 1;
   int processes = 6;
   int steps = 400;                    // each step is a quarter epoch
-  int64_t epoch_period_ns = 10'000'000;
+  // The epoch the steps are cut from: the model's default, HZ 250's 2
+  // jiffies of 4 ms.
+  int64_t epoch_ns = 8'000'000;
   // revisit: every CPU a process ever used runs it again every step, so no
   // CPU stays unvisited for longer than the timeout. Otherwise processes
   // wander over random CPUs and sleep for random stretches.
