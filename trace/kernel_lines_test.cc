@@ -1,5 +1,7 @@
 // schedcache's own capture lines (trace_line.h): the kernel decision line
 // and the kernel clock comment, parsed, written and replayed.
+#include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -298,6 +300,55 @@ TEST(KernelLinesReplay, ASinkThatTakesNoDecisionsStopsTheReplay) {
   const absl::StatusOr<ReplayStats> stats = ReplayTraceText(
       std::string(kHeader) + kFields + "\n", {}, sink);
   EXPECT_EQ(stats.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+// WriteTemp writes `text` to a file of its own under the test's temporary
+// directory and returns its path.
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/kernel_lines_test_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ReadKernelClock, FindsTheHeaderBeforeTheFirstEventOnly) {
+  constexpr char kClock[] =
+      "# schedcache_kernel_clock: hz=250 jiffies=4294906005 "
+      "at_ns=54843202430 epoch_period=2 cpu_epoch_next=4294906006\n";
+  constexpr char kSwitch[] =
+      "          <idle>-0       (-----) [000] 0.000000000: sched_switch: "
+      "prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
+      "next_comm=w next_pid=11 next_prio=120\n";
+  const absl::StatusOr<std::optional<KernelClock>> first = ReadKernelClock(
+      WriteTemp("first", std::string("# tracer: nop\n") + kClock + kSwitch));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first->has_value());
+  EXPECT_EQ((*first)->hz, 250);
+  EXPECT_EQ((*first)->jiffies, 4294906005);
+  EXPECT_EQ((*first)->at_ns, 54843202430);
+  EXPECT_EQ((*first)->epoch_period, 2);
+  EXPECT_EQ((*first)->cpu_epoch_next, 4294906006);
+
+  // After an event it no longer sets the clock of a replay that has begun.
+  const absl::StatusOr<std::optional<KernelClock>> late =
+      ReadKernelClock(WriteTemp("late", std::string(kSwitch) + kClock));
+  ASSERT_TRUE(late.ok()) << late.status();
+  EXPECT_FALSE(late->has_value());
+
+  const absl::StatusOr<std::optional<KernelClock>> none =
+      ReadKernelClock(WriteTemp("none", kSwitch));
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+}
+
+TEST(ReadKernelClock, StandardInputIsNotReadAndAMissingFileIsNotFound) {
+  const absl::StatusOr<std::optional<KernelClock>> stdin_clock =
+      ReadKernelClock("-");
+  ASSERT_TRUE(stdin_clock.ok()) << stdin_clock.status();
+  EXPECT_FALSE(stdin_clock->has_value());
+  EXPECT_EQ(ReadKernelClock(::testing::TempDir() + "/no_such_capture")
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace

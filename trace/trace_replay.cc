@@ -235,6 +235,19 @@ absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
   return Replay(reader, options, sink);
 }
 
+absl::StatusOr<std::optional<KernelClock>> ReadKernelClock(
+    absl::string_view path) {
+  if (path == "-" || HasTraceDatMagic(path)) return std::nullopt;
+  ASSIGN_OR_RETURN(LineReader reader, LineReader::Open(path));
+  while (true) {
+    ASSIGN_OR_RETURN(std::optional<std::string_view> line, reader.NextLine());
+    if (!line) return std::nullopt;
+    const TraceLine parsed = ParseTraceLine(*line);
+    if (parsed.kind == TraceLine::Kind::kKernelClock) return parsed.clock;
+    if (parsed.kind != TraceLine::Kind::kNotScheduler) return std::nullopt;
+  }
+}
+
 absl::StatusOr<ReplayStats> ReplayTraceText(std::string_view text,
                                             const TraceOptions& options,
                                             EventSink& sink) {

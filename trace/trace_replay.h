@@ -128,6 +128,15 @@ absl::StatusOr<ReplayStats> ReplayTraceFile(absl::string_view path,
                                             const TraceOptions& options,
                                             EventSink& sink);
 
+// ReadKernelClock returns the capture's `# schedcache_kernel_clock:` line
+// when one comes before its first scheduler event (record writes it first),
+// so a caller can set the model's clock before the replay starts; nullopt
+// when there is none, for standard input ("-": it can be read only once)
+// and for a .dat file (which never carries one). Returns the opening and
+// reading errors of ReplayTraceFile.
+absl::StatusOr<std::optional<KernelClock>> ReadKernelClock(
+    absl::string_view path);
+
 // ReplayTraceText replays a trace held in memory (plain text), with the same
 // results as ReplayTraceFile on a file holding `text`.
 absl::StatusOr<ReplayStats> ReplayTraceText(std::string_view text,

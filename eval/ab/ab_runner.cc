@@ -280,12 +280,17 @@ bool Names(const std::vector<std::string>& settings, absl::string_view name) {
 
 // OnOneClock makes the replay's ticks and the model's jiffies one clock
 // (docs/MODEL.md, "Time in jiffies"): the kernel clock header's tunables
-// join the settings (a tunable the settings name wins); a `hz` tunable
+// (options.kernel_clock, else the trace input's own header) join the
+// settings (a tunable the settings name wins); a `hz` tunable
 // among them sets the replay's rate too; otherwise --hz sets the model's
 // (added to the settings only when it is not the model's default already).
 absl::StatusOr<AbOptions> OnOneClock(AbOptions options,
                                      const PolicyRegistry& registry) {
   std::vector<std::string>& settings = options.session.settings;
+  if (!options.kernel_clock.has_value() &&
+      options.input.kind == AbInputSpec::Kind::kTrace) {
+    ASSIGN_OR_RETURN(options.kernel_clock, ReadKernelClock(options.input.path));
+  }
   if (options.kernel_clock.has_value()) {
     ASSIGN_OR_RETURN(const TunableValues clock_values,
                      KernelClockValues(*options.kernel_clock));

@@ -68,7 +68,8 @@ struct AbOptions {
   // jiffies"): RunAb sets the model's hz, epoch_period_jiffies and clock
   // and epoch anchors from it, each unless the settings name it already,
   // so the replay's ticks and the model's epochs fall where the recording
-  // kernel's did.
+  // kernel's did. Unset, a trace input's own header (ReadKernelClock) is
+  // used.
   std::optional<KernelClock> kernel_clock;
   CpuMap cpu_map;              // trace and csv inputs only; see cpu_map.h
   std::string scan_trace;      // --scan-trace FILE; empty: none
