@@ -32,6 +32,8 @@ v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
       return v1::NO_PREFERENCE_REASON_EXITED;
     case NoPreferenceReason::kEvicted:
       return v1::NO_PREFERENCE_REASON_EVICTED;
+    case NoPreferenceReason::kKernelNone:
+      return v1::NO_PREFERENCE_REASON_KERNEL_NONE;
   }
   return v1::NO_PREFERENCE_REASON_NO_DATA;
 }
