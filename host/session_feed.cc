@@ -33,6 +33,12 @@ absl::Status SessionFeed::OnHandOver(const HandOver& hand_over) {
   return writer_ != nullptr ? writer_->Add(sent) : absl::OkStatus();
 }
 
+absl::Status SessionFeed::OnKernelDecision(const KernelDecision& decision) {
+  if (!Matches(decision.tgid, decision.timestamp_ns)) return absl::OkStatus();
+  ++kernel_decisions_sent_;
+  return writer_ != nullptr ? writer_->Add(decision) : absl::OkStatus();
+}
+
 absl::Status SessionFeed::OnProcessExit(const ProcessExit& exit) {
   ++exits_sent_;
   return writer_ != nullptr ? writer_->Add(exit) : absl::OkStatus();
