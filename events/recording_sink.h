@@ -16,9 +16,9 @@ namespace schedcache {
 
 class RecordingSink : public EventSink {
  public:
-  // Event is one recorded event: a Sample, HandOver or ProcessExit (the
-  // engine's
-  // Event, so a recording replays through Engine::ApplyBatch as it is).
+  // Event is one recorded event: a Sample, HandOver, ProcessExit or
+  // KernelDecision (the engine's Event, so a recording replays through
+  // Engine::ApplyBatch as it is).
   using Event = ::schedcache::Event;
 
   absl::Status OnSample(const Sample& sample) override {
@@ -31,6 +31,10 @@ class RecordingSink : public EventSink {
   }
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     events_.emplace_back(exit);
+    return absl::OkStatus();
+  }
+  absl::Status OnKernelDecision(const KernelDecision& decision) override {
+    events_.emplace_back(decision);
     return absl::OkStatus();
   }
 
@@ -61,11 +65,12 @@ class RecordingSink : public EventSink {
 inline int64_t TimestampOf(const RecordingSink::Event& e) {
   return std::visit([](const auto& v) { return v.timestamp_ns; }, e);
 }
-// CpuOf returns the CPU of a sample or hand-over; none for a ProcessExit,
-// which names no CPU.
+// CpuOf returns the CPU of a sample, hand-over or kernel decision; none
+// for a ProcessExit, which names no CPU.
 inline std::optional<int32_t> CpuOf(const RecordingSink::Event& e) {
   if (const Sample* s = std::get_if<Sample>(&e)) return s->cpu;
   if (const HandOver* h = std::get_if<HandOver>(&e)) return h->cpu;
+  if (const KernelDecision* k = std::get_if<KernelDecision>(&e)) return k->cpu;
   return std::nullopt;
 }
 
@@ -86,6 +91,18 @@ inline std::string EventText(const RecordingSink::Event& e) {
     return "hand-over " + to_string(h->timestamp_ns) + " cpu " +
            to_string(h->cpu) + " " + to_string(h->tgid) + "/" +
            to_string(h->tid);
+  }
+  if (const KernelDecision* k = std::get_if<KernelDecision>(&e)) {
+    return "kernel " + to_string(k->timestamp_ns) + " cpu " +
+           to_string(k->cpu) + " " + to_string(k->tgid) + "/" +
+           to_string(k->tid) + " pref " + to_string(k->preferred_cpu) +
+           (k->scanned ? " scanned" : "") + " avg " +
+           to_string(k->nr_running_avg) + " pages " +
+           to_string(k->footprint) + " group " + to_string(k->group) +
+           " jiffies " + to_string(k->jiffies) + " epoch " +
+           to_string(k->group_epoch) + " next " + to_string(k->next_scan) +
+           " cpu_epoch " + to_string(k->cpu_epoch) + " cpu_next " +
+           to_string(k->cpu_epoch_next);
   }
   const ProcessExit& exit = std::get<ProcessExit>(e);
   return "exit " + to_string(exit.timestamp_ns) + " " + to_string(exit.tgid);

@@ -44,8 +44,8 @@
 #define SCHEDCACHE_META_MAP_NAME "meta"
 
 /* schedcache_reason: why a process has no preferred LLC, with the numbers
- * of the API's NoPreferenceReason (schedcache.proto) and two more for
- * processes that are gone. An entry in prefs always holds a preference,
+ * of the API's NoPreferenceReason (schedcache.proto): two for processes
+ * that are gone, and KERNEL_NONE for the `kernel` policy. An entry in prefs always holds a preference,
  * so its reason is SCHEDCACHE_REASON_NONE; the codes are fixed here so that
  * every reader of these maps decodes a reason the same way. */
 enum schedcache_reason {
@@ -60,6 +60,7 @@ enum schedcache_reason {
 	SCHEDCACHE_REASON_OTHER_NUMA_NODE = 8,
 	SCHEDCACHE_REASON_EXITED = 9,
 	SCHEDCACHE_REASON_EVICTED = 10,
+	SCHEDCACHE_REASON_KERNEL_NONE = 11,
 };
 
 /* schedcache_pref: the value of prefs (BPF_MAP_TYPE_LRU_HASH, key __u32

@@ -36,17 +36,19 @@ static_assert(SameCode(SCHEDCACHE_REASON_EXITED,
                        v1::NO_PREFERENCE_REASON_EXITED));
 static_assert(SameCode(SCHEDCACHE_REASON_EVICTED,
                        v1::NO_PREFERENCE_REASON_EVICTED));
+static_assert(SameCode(SCHEDCACHE_REASON_KERNEL_NONE,
+                       v1::NO_PREFERENCE_REASON_KERNEL_NONE));
 
 TEST(SchedcacheMapsReason, TheApiHasNoReasonTheHeaderLacks) {
-  // The header's codes are 0..SCHEDCACHE_REASON_EVICTED, every one paired
+  // The header's codes are 0..SCHEDCACHE_REASON_KERNEL_NONE, every one paired
   // above; so is every API value when the API's are the same range.
   const google::protobuf::EnumDescriptor* reasons =
       v1::NoPreferenceReason_descriptor();
-  EXPECT_EQ(reasons->value_count(), SCHEDCACHE_REASON_EVICTED + 1);
+  EXPECT_EQ(reasons->value_count(), SCHEDCACHE_REASON_KERNEL_NONE + 1);
   for (int i = 0; i < reasons->value_count(); ++i) {
     EXPECT_GE(reasons->value(i)->number(), SCHEDCACHE_REASON_NONE)
         << reasons->value(i)->name();
-    EXPECT_LE(reasons->value(i)->number(), SCHEDCACHE_REASON_EVICTED)
+    EXPECT_LE(reasons->value(i)->number(), SCHEDCACHE_REASON_KERNEL_NONE)
         << reasons->value(i)->name();
   }
 }

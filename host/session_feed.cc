@@ -33,14 +33,15 @@ absl::Status SessionFeed::OnHandOver(const HandOver& hand_over) {
   return writer_ != nullptr ? writer_->Add(sent) : absl::OkStatus();
 }
 
+absl::Status SessionFeed::OnKernelDecision(const KernelDecision& decision) {
+  if (!Matches(decision.tgid, decision.timestamp_ns)) return absl::OkStatus();
+  ++kernel_decisions_sent_;
+  return writer_ != nullptr ? writer_->Add(decision) : absl::OkStatus();
+}
+
 absl::Status SessionFeed::OnProcessExit(const ProcessExit& exit) {
   ++exits_sent_;
   return writer_ != nullptr ? writer_->Add(exit) : absl::OkStatus();
-}
-
-absl::Status SessionFeed::OnKernelDecision(const KernelDecision& decision) {
-  if (writer_ != nullptr) return EventSink::OnKernelDecision(decision);
-  return absl::OkStatus();
 }
 
 }  // namespace schedcache::host

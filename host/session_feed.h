@@ -43,14 +43,15 @@ class SessionFeed : public EventSink {
   // gone from /proc, so its comm can no longer be matched, and the session
   // accepts the exit of a process it does not track as a no-op.
   absl::Status OnProcessExit(const ProcessExit& exit) override;
-  // OnKernelDecision takes decisions only without a writer (they go
-  // nowhere, as the other events then do): the API has no message for
-  // them yet, so with a writer it refuses as EventSink does.
+  // OnKernelDecision sends a decision of a matching process; the session
+  // counts one of a process it does not track, so none is sent for a
+  // process the filter leaves out.
   absl::Status OnKernelDecision(const KernelDecision& decision) override;
 
   uint64_t samples_sent() const { return samples_sent_; }
   uint64_t hand_overs_sent() const { return hand_overs_sent_; }
   uint64_t exits_sent() const { return exits_sent_; }
+  uint64_t kernel_decisions_sent() const { return kernel_decisions_sent_; }
 
  private:
   bool Matches(int32_t tgid, int64_t now_ns);
@@ -61,6 +62,7 @@ class SessionFeed : public EventSink {
   uint64_t samples_sent_ = 0;
   uint64_t hand_overs_sent_ = 0;
   uint64_t exits_sent_ = 0;
+  uint64_t kernel_decisions_sent_ = 0;
 };
 
 }  // namespace schedcache::host

@@ -2,6 +2,7 @@
 
 #include "common/status_macros.h"
 #include "policies/full_scan/full_scan.h"
+#include "policies/kernel/kernel.h"
 #include "policies/none/none.h"
 #include "policies/plugin_loader.h"
 #include "policies/visited_scan/visited_scan.h"
@@ -12,6 +13,7 @@ absl::Status RegisterBuiltinPolicies(PolicyRegistryBuilder& builder) {
   RETURN_IF_ERROR(RegisterFullScan(builder));
   RETURN_IF_ERROR(RegisterVisitedScan(builder));
   RETURN_IF_ERROR(RegisterNone(builder));
+  RETURN_IF_ERROR(RegisterKernel(builder));
   return absl::OkStatus();
 }
 

@@ -14,7 +14,8 @@
 
 namespace schedcache {
 
-// RegisterBuiltinPolicies registers full-scan, visited-scan and none.
+// RegisterBuiltinPolicies registers full-scan, visited-scan, none and
+// kernel.
 absl::Status RegisterBuiltinPolicies(PolicyRegistryBuilder& builder);
 
 // BuildPolicyRegistry registers the built-ins, then loads each plugin of

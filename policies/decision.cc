@@ -22,6 +22,8 @@ const char* NoPreferenceReasonName(NoPreferenceReason reason) {
       return "not cache aware";
     case NoPreferenceReason::kOtherNumaNode:
       return "thread prefers another NUMA node";
+    case NoPreferenceReason::kKernelNone:
+      return "kernel has none";
     case NoPreferenceReason::kExited:
       return "exited";
     case NoPreferenceReason::kEvicted:

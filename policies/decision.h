@@ -25,6 +25,9 @@ enum class NoPreferenceReason {
   // Only in a PreferenceChange, as the process is no longer tracked:
   kExited,             // a ProcessExit ended the process
   kEvicted,            // dropped at max_processes or process_idle_timeout_ns
+  // Last, so the values above keep theirs for plugins (plugin_abi.h):
+  kKernelNone,         // the `kernel` policy: the running kernel's last
+                       // decision for the process had no preferred CPU
 };
 const char* NoPreferenceReasonName(NoPreferenceReason reason);
 
@@ -90,6 +93,36 @@ struct PolicyReport {
   std::optional<double> agreement;
   uint64_t preferred_llc_changes = 0;
   double runtime_on_preferred_llc = 0;  // share of accounted runtime
+  // Agreement with the running kernel, taken at its scans (docs/MODEL.md,
+  // "Agreement with the kernel"); all 0 when the session saw no kernel
+  // decision of a tracked process.
+  uint64_t kernel_decisions = 0;   // kernel decisions of tracked processes
+  uint64_t kernel_scans = 0;       // ... of those, with scanned = 1
+  uint64_t kernel_agreements = 0;  // ... of those, where this policy's
+                                   // preferred LLC right after equals the
+                                   // LLC of the kernel's preferred CPU
+  // kernel_agreements / kernel_scans; none when there was no kernel scan.
+  std::optional<double> kernel_agreement;
+  // This policy's scans (executed + aborted: the kernel's next_scan moves
+  // on both) of the processes the kernel decided for, over their whole
+  // lives in the session.
+  uint64_t kernel_process_scans = 0;
+};
+
+// KernelProcessCounts is one policy's agreement with the kernel for one
+// process: the kernel's scans of it, this policy's scans of it (executed +
+// aborted) and the kernel scans at which both preferred the same LLC.
+struct KernelProcessCounts {
+  uint64_t kernel_scans = 0;
+  uint64_t scans = 0;
+  uint64_t agreements = 0;
+};
+
+// KernelProcessReport is KernelProcessCounts of one process for every
+// policy, in session order.
+struct KernelProcessReport {
+  int32_t tgid = 0;
+  std::vector<KernelProcessCounts> policies;
 };
 
 struct EngineReport {
@@ -99,7 +132,18 @@ struct EngineReport {
   uint64_t exits_applied = 0;  // ProcessExit events, known tgid or not
   uint64_t processes_tracked = 0;
   uint64_t processes_evicted = 0;
+  uint64_t kernel_decisions_applied = 0;    // known tgid or not
+  uint64_t kernel_decisions_unmatched = 0;  // of those, for no tracked process
+  // Per process the kernel decided for: the tracked ones in slot order,
+  // then those that ended, in the order they ended (the first
+  // kMaxEndedKernelProcesses of them).
+  std::vector<KernelProcessReport> kernel_processes;
 };
+
+// kMaxEndedKernelProcesses bounds how many ended processes
+// EngineReport::kernel_processes keeps, so a long-running session's memory
+// stays bounded; the per-policy totals stay exact.
+inline constexpr size_t kMaxEndedKernelProcesses = 65536;
 
 }  // namespace schedcache
 

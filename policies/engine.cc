@@ -107,6 +107,15 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   return decisions;
 }
 
+KernelProcessReport Engine::Impl::KernelReportOf(uint32_t slot) const {
+  KernelProcessReport report;
+  report.tgid = processes_.process(slot).tgid;
+  for (const PolicySlot& policy : policies_) {
+    report.policies.push_back(policy.kernel[slot]);
+  }
+  return report;
+}
+
 EngineReport Engine::Impl::Report() const {
   EngineReport report;
   for (const PolicySlot& policy : policies_) {
@@ -117,6 +126,16 @@ EngineReport Engine::Impl::Report() const {
   report.exits_applied = exits_applied_;
   report.processes_tracked = processes_.size();
   report.processes_evicted = processes_evicted_;
+  report.kernel_decisions_applied = kernel_decisions_applied_;
+  report.kernel_decisions_unmatched = kernel_decisions_unmatched_;
+  for (uint32_t slot = 0; slot < slots_prepared_; ++slot) {
+    if (kernel_seen_[slot]) {
+      report.kernel_processes.push_back(KernelReportOf(slot));
+    }
+  }
+  report.kernel_processes.insert(report.kernel_processes.end(),
+                                 ended_kernel_processes_.begin(),
+                                 ended_kernel_processes_.end());
   return report;
 }
 

@@ -127,8 +127,18 @@ class Engine {
   // InvalidArgument (engine unchanged) for tgid not > 0 or a timestamp the
   // session clock refuses; a later sample of the tgid starts a new process.
   absl::Status ApplyProcessExit(const ProcessExit& exit);
+  // ApplyKernelDecision validates then applies one decision of the running
+  // kernel: InvalidArgument (engine unchanged) naming the field and value
+  // for a CPU or timestamp that ApplySample would refuse, tgid/tid not > 0,
+  // or a preferred_cpu neither -1 nor a CPU of the topology. It moves the
+  // session clock like any event. For a process the session tracks it is
+  // handed to every policy that observes the kernel (KernelDecisionObserver,
+  // the `kernel` policy) and counted toward every policy's agreement with
+  // the kernel (docs/MODEL.md); for any other it starts nothing and is
+  // counted in EngineReport::kernel_decisions_unmatched.
+  absl::Status ApplyKernelDecision(const KernelDecision& decision);
   // ApplyBatch applies `events` in order, each exactly as ApplySample,
-  // ApplyHandOver or ApplyProcessExit would: a rejected event leaves the
+  // ApplyHandOver, ApplyProcessExit or ApplyKernelDecision would: a rejected event leaves the
   // engine unchanged and the rest still apply; `on_reject` hears the index
   // and error of each.
   // Returns the number of events applied. One call per batch instead of

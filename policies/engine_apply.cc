@@ -1,5 +1,5 @@
 // The engine's event path: the batch loop, samples, hand-overs, process
-// exits, ticks, admission and eviction.
+// exits, kernel decisions, ticks, admission and eviction.
 #include <cstdint>
 #include <limits>
 #include <variant>
@@ -71,7 +71,11 @@ absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
 void Engine::Impl::PrepareSlot(uint32_t slot) {
   // A slot below slots_prepared_ is clean when reused: RemoveProcess reset
   // it.
-  for (PolicySlot& policy : policies_) policy.pref_llc.resize(slot + 1, -1);
+  for (PolicySlot& policy : policies_) {
+    policy.pref_llc.resize(slot + 1, -1);
+    policy.kernel.resize(slot + 1);
+  }
+  kernel_seen_.resize(slot + 1, 0);
   slots_prepared_ = slot + 1;
 }
 
@@ -99,7 +103,13 @@ void Engine::Impl::EvictIdleProcesses(int64_t now) {
 
 void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
                                  int64_t now) {
+  if (kernel_seen_[slot] &&
+      ended_kernel_processes_.size() < kMaxEndedKernelProcesses) {
+    ended_kernel_processes_.push_back(KernelReportOf(slot));
+  }
+  kernel_seen_[slot] = 0;
   for (PolicySlot& policy : policies_) {
+    policy.kernel[slot] = KernelProcessCounts{};
     if (policy.pref_llc[slot] != -1) {
       ChangePreference(policy, slot, Preference{-1, -1, reason}, now);
     }
@@ -239,6 +249,62 @@ absl::Status Engine::Impl::ApplyProcessExit(const ProcessExit& exit) {
   return absl::OkStatus();
 }
 
+void Engine::Impl::NoteKernelSeen(uint32_t slot) {
+  kernel_seen_[slot] = 1;
+  for (PolicySlot& policy : policies_) {
+    policy.stats.kernel_process_scans += policy.kernel[slot].scans;
+  }
+}
+
+absl::Status Engine::Impl::ApplyKernelDecision(const KernelDecision& d) {
+  RETURN_IF_ERROR(ValidateCpu(d.cpu, d.timestamp_ns));
+  RETURN_IF_ERROR(ValidateClock(d.timestamp_ns));
+  if (d.tgid <= 0) return InvalidField("tgid", d.tgid, "must be > 0");
+  if (d.tid <= 0) return InvalidField("tid", d.tid, "must be > 0");
+  if (d.preferred_cpu != -1 && !context_.topology().HasCpu(d.preferred_cpu)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "preferred_cpu ", d.preferred_cpu,
+        " must be -1 or a CPU of topology ", context_.topology().source()));
+  }
+  const int64_t now = Clock(d.timestamp_ns);
+  EvictIdle(now);
+  cpu_gates_[d.cpu].last_timestamp = d.timestamp_ns;
+  ++kernel_decisions_applied_;
+  // A decision starts nothing: the model knows a process from its samples.
+  const uint32_t slot = processes_.Find(d.tgid);
+  if (slot == ProcessTable::kNoSlot) {
+    ++kernel_decisions_unmatched_;
+    return absl::OkStatus();
+  }
+  if (!kernel_seen_[slot]) NoteKernelSeen(slot);
+  // docs/MODEL.md "Agreement with the kernel": each policy's preferred LLC
+  // right after the decision against the LLC of the kernel's preferred CPU.
+  const int kernel_llc =
+      d.preferred_cpu < 0 ? -1 : context_.topology().LlcOf(d.preferred_cpu);
+  const ProcessRef process = processes_.RefOf(slot);
+  for (PolicySlot& policy : policies_) {
+    if (policy.observer != nullptr) {
+      const KernelObservation seen =
+          policy.observer->ObserveKernelDecision(process, d, now);
+      NotePreference(policy, slot, seen.preference, now);
+      if (seen.counts_scan) {
+        ++policy.stats.scans;
+        CountScan(policy, slot);
+      }
+    }
+    ++policy.stats.kernel_decisions;
+    if (!d.scanned) continue;
+    KernelProcessCounts& counts = policy.kernel[slot];
+    ++policy.stats.kernel_scans;
+    ++counts.kernel_scans;
+    if (policy.pref_llc[slot] == kernel_llc) {
+      ++policy.stats.kernel_agreements;
+      ++counts.agreements;
+    }
+  }
+  return absl::OkStatus();
+}
+
 inline uint64_t Engine::Impl::ApplyBatch(
     absl::Span<const Event> events,
     absl::FunctionRef<void(size_t, const absl::Status&)> on_reject) {
@@ -251,8 +317,10 @@ inline uint64_t Engine::Impl::ApplyBatch(
       status = ApplySample(*sample);
     } else if (const HandOver* handover = std::get_if<HandOver>(&event)) {
       status = ApplyHandOver(*handover);
+    } else if (const ProcessExit* exit = std::get_if<ProcessExit>(&event)) {
+      status = ApplyProcessExit(*exit);
     } else {
-      status = ApplyProcessExit(std::get<ProcessExit>(event));
+      status = ApplyKernelDecision(std::get<KernelDecision>(event));
     }
     if (status.ok()) {
       ++applied;
@@ -271,6 +339,9 @@ absl::Status Engine::ApplyHandOver(const HandOver& handover) {
 }
 absl::Status Engine::ApplyProcessExit(const ProcessExit& exit) {
   return impl_->ApplyProcessExit(exit);
+}
+absl::Status Engine::ApplyKernelDecision(const KernelDecision& decision) {
+  return impl_->ApplyKernelDecision(decision);
 }
 uint64_t Engine::ApplyBatch(
     absl::Span<const Event> events,

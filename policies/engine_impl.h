@@ -22,6 +22,7 @@
 #include "common/status_macros.h"
 #include "policies/engine.h"
 #include "policies/model_context.h"
+#include "policies/policy.h"
 #include "policies/process_table.h"
 #include "policies/stats.h"
 
@@ -34,11 +35,17 @@ struct PolicySlot {
              int max_cpus, int max_llcs)
       : name(std::move(name_in)),
         policy(std::move(policy_in)),
+        observer(dynamic_cast<KernelDecisionObserver*>(policy.get())),
         stats(max_cpus, max_llcs) {}
 
   std::string name;
   std::unique_ptr<Policy> policy;
+  // The policy as a KernelDecisionObserver; null when it is not one.
+  KernelDecisionObserver* observer;
   std::vector<int32_t> pref_llc;  // by process slot, last value seen
+  // By process slot: agreement with the kernel (docs/MODEL.md); `scans`
+  // counts from the process's start, decisions or not.
+  std::vector<KernelProcessCounts> kernel;
   PolicyStats stats;
 };
 
@@ -86,6 +93,7 @@ class Engine::Impl {
   ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status ApplyHandOver(
       const HandOver& handover);
   absl::Status ApplyProcessExit(const ProcessExit& exit);
+  absl::Status ApplyKernelDecision(const KernelDecision& decision);
   uint64_t ApplyBatch(
       absl::Span<const Event> events,
       absl::FunctionRef<void(size_t, const absl::Status&)> on_reject);
@@ -227,6 +235,18 @@ class Engine::Impl {
       ChangePreference(policy, slot, preference, now);
     }
   }
+  // CountScan counts one scan (executed or aborted) of the process in
+  // `slot` by `policy` toward the agreement with the kernel.
+  void CountScan(PolicySlot& policy, uint32_t slot) {
+    ++policy.kernel[slot].scans;
+    if (kernel_seen_[slot]) ++policy.stats.kernel_process_scans;
+  }
+  // NoteKernelSeen marks the process in `slot` as one the kernel decided
+  // for: from now on every policy's scans of it count, and so do those it
+  // had before.
+  void NoteKernelSeen(uint32_t slot);
+  // KernelReportOf is the process in `slot`'s KernelProcessReport.
+  KernelProcessReport KernelReportOf(uint32_t slot) const;
   // ChangePreference stores `preference`'s LLC for `slot` and tells the
   // listener.
   void ChangePreference(PolicySlot& policy, uint32_t slot,
@@ -254,6 +274,10 @@ class Engine::Impl {
   // EvictIdle); the first event sets it. The largest value: no timeout.
   int64_t idle_check_after_ns_;
   uint32_t slots_prepared_ = 0;  // slots every pref_llc covers
+  // By process slot: the kernel decided for the process (1) or not (0).
+  std::vector<uint8_t> kernel_seen_;
+  // The kernel's processes that ended, at most kMaxEndedKernelProcesses.
+  std::vector<KernelProcessReport> ended_kernel_processes_;
   std::vector<ScanOutcome> outcomes_;
   std::function<void(const PreferenceChange&)> listener_;
   std::function<void(const ScanObservation&)> scan_listener_;
@@ -261,6 +285,8 @@ class Engine::Impl {
   uint64_t handovers_applied_ = 0;
   uint64_t exits_applied_ = 0;
   uint64_t processes_evicted_ = 0;  // started processes evicted
+  uint64_t kernel_decisions_applied_ = 0;
+  uint64_t kernel_decisions_unmatched_ = 0;
 };
 
 template <typename Fn>
@@ -272,6 +298,10 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     const ScanOutcome outcome = run(*policy.policy);
     outcomes_[i] = outcome;
     policy.stats.RecordScan(outcome);
+    if (outcome.kind == ScanOutcome::Kind::kExecuted ||
+        outcome.kind == ScanOutcome::Kind::kAborted) {
+      CountScan(policy, slot);
+    }
     const Preference preference = policy.policy->CurrentPreference(slot);
     if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
       const ProcessState& p = processes_.process(slot);

@@ -8,6 +8,12 @@
 // Bump kPolicyPluginAbiVersion whenever policy.h, model_context.h,
 // kernel_model.h, decision.h or tunables.h change in a way that alters the
 // layout or the vtables a plugin compiles against.
+//
+// KernelDecisionObserver (policy.h) is deliberately not a part of Policy:
+// the engine finds it with a dynamic_cast of each policy it creates, so a
+// plugin built against version 6 headers is never asked for it and is
+// never told of kernel decisions; the engine still measures its agreement
+// with the kernel (docs/MODEL.md, "Agreement with the kernel").
 #ifndef SCHEDCACHE_POLICIES_PLUGIN_ABI_H_
 #define SCHEDCACHE_POLICIES_PLUGIN_ABI_H_
 

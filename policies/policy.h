@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "events/event.h"
 #include "policies/decision.h"
 #include "policies/model_context.h"
 #include "policies/tunables.h"
@@ -64,6 +65,33 @@ class Policy {
   // Forget drops the state of the process in `slot` (evicted or gone); the
   // slot may then be reused for another process.
   virtual void Forget(uint32_t slot) = 0;
+};
+
+// KernelObservation is what a policy made of one kernel decision.
+struct KernelObservation {
+  Preference preference;  // the process's preference after it
+  // The policy counts the kernel's scan as its own executed scan (the
+  // `kernel` policy, whose scans are the kernel's).
+  bool counts_scan = false;
+};
+
+// KernelDecisionObserver is implemented, besides Policy, by a policy that
+// takes the running kernel's decisions (events/event.h KernelDecision) as
+// input. It is not a virtual of Policy so that Policy's vtable, which .so
+// plugins compile against (plugin_abi.h), stays as it is: the engine asks
+// each policy once, when it creates it, whether it is also an observer.
+// One that is not (the model policies, every plugin) is never told of a
+// decision: its preference stays what its own scans made it, and the
+// engine still measures its agreement with the kernel (docs/MODEL.md).
+class KernelDecisionObserver {
+ public:
+  virtual ~KernelDecisionObserver() = default;
+
+  // ObserveKernelDecision: the kernel's task_cache_work returned `decision`
+  // for `process`, which the session tracks, at `now`.
+  virtual KernelObservation ObserveKernelDecision(
+      const ProcessRef& process, const KernelDecision& decision,
+      int64_t now) = 0;
 };
 
 class PolicyFactory {

@@ -40,7 +40,7 @@ TEST(PolicyRegistry, BuiltinsAreRegisteredInOrder) {
     names.emplace_back(f->name());
     EXPECT_FALSE(f->description().empty());
   }
-  EXPECT_THAT(names, ElementsAre("full-scan", "visited-scan", "none"));
+  EXPECT_THAT(names, ElementsAre("full-scan", "visited-scan", "none", "kernel"));
   EXPECT_NE(registry.Find("visited-scan"), nullptr);
   EXPECT_EQ(registry.Find("nope"), nullptr);
 }

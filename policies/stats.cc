@@ -137,6 +137,14 @@ PolicyReport PolicyStats::Summarize(std::string name) const {
         static_cast<double>(agreements) / static_cast<double>(decisions);
   }
   r.preferred_llc_changes = preferred_llc_changes;
+  r.kernel_decisions = kernel_decisions;
+  r.kernel_scans = kernel_scans;
+  r.kernel_agreements = kernel_agreements;
+  if (kernel_scans > 0) {
+    r.kernel_agreement = static_cast<double>(kernel_agreements) /
+                         static_cast<double>(kernel_scans);
+  }
+  r.kernel_process_scans = kernel_process_scans;
   r.runtime_on_preferred_llc =
       runtime_total == 0 ? 0.0
                          : static_cast<double>(runtime_on_preferred_llc) /

@@ -61,8 +61,9 @@ class LogHistogram {
 };
 
 // PolicyStats is what a session counts for one policy: its scans and their
-// cost, its agreement with the reference policy, and the runtime accounted
-// while the process was on its preferred LLC.
+// cost, its agreement with the reference policy and with the running
+// kernel, and the runtime accounted while the process was on its preferred
+// LLC.
 struct PolicyStats {
   PolicyStats(int max_cpus, int max_llcs)
       : cpus_scanned(max_cpus), llcs_scanned(max_llcs) {}
@@ -84,6 +85,11 @@ struct PolicyStats {
   uint64_t preferred_llc_changes = 0;
   uint64_t runtime_total = 0;
   uint64_t runtime_on_preferred_llc = 0;
+  // As PolicyReport's fields of the same names.
+  uint64_t kernel_decisions = 0;
+  uint64_t kernel_scans = 0;
+  uint64_t kernel_agreements = 0;
+  uint64_t kernel_process_scans = 0;
 };
 
 }  // namespace schedcache

@@ -37,7 +37,7 @@ std::shared_ptr<Session> MakeFuzzSession() {
   v1::CreateSessionRequest request;
   request.set_name("fuzz");
   request.mutable_topology()->set_spec(kFuzzTopology);
-  for (const char* policy : {"full-scan", "visited-scan", "none"}) {
+  for (const char* policy : {"full-scan", "visited-scan", "none", "kernel"}) {
     request.add_policies(policy);
   }
   SessionSettings settings = ValueOrAbort(

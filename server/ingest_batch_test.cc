@@ -17,7 +17,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-using Read = std::variant<Sample, HandOver, ProcessExit, absl::Status>;
+using Read =
+    std::variant<Sample, HandOver, ProcessExit, KernelDecision, absl::Status>;
 
 std::vector<Read> ReadAll(const v1::IngestBatch& batch) {
   std::vector<Read> out;
@@ -183,6 +184,109 @@ TEST(ForEachBatchEvent, EventsCarryProcessExitsButNotAsHandOversToo) {
             "handover and process_exit are both true: an event is one kind");
 }
 
+// AddKernelEntry appends one entry to `batch`'s kernel_decisions columns;
+// the other fields are distinct values derived from `preferred_cpu`.
+void AddKernelEntry(v1::IngestBatch& batch, int preferred_cpu, bool scanned) {
+  v1::KernelDecisionColumns& k =
+      *batch.mutable_columns()->mutable_kernel_decisions();
+  k.add_preferred_cpu(preferred_cpu);
+  k.add_scanned(scanned);
+  k.add_nr_running_avg(preferred_cpu + 100);
+  k.add_footprint(preferred_cpu + 200);
+  k.add_group(0xabcdef0123456789u);
+  k.add_jiffies(preferred_cpu + 300);
+  k.add_group_epoch(preferred_cpu + 400);
+  k.add_next_scan(preferred_cpu + 500);
+  k.add_cpu_epoch(preferred_cpu + 600);
+  k.add_cpu_epoch_next(preferred_cpu + 700);
+}
+
+TEST(ForEachBatchEvent, ColumnsCarryKernelDecisionsInRowOrder) {
+  // Rows: decision at 1000 (entry 0, pref -1), tick at 1010, decision at
+  // 1020 (entry 1, pref 3 scanned); row fields give time, cpu, tgid, tid.
+  v1::IngestBatch batch;
+  AddRow(batch, 1000, 2, 10, 11, 0, v1::EVENT_KIND_KERNEL_DECISION);
+  AddRow(batch, 10, 0, 10, 11, 50, v1::EVENT_KIND_TICK);
+  AddRow(batch, 10, 1, 10, 12, 0, v1::EVENT_KIND_KERNEL_DECISION);
+  AddKernelEntry(batch, -1, false);
+  AddKernelEntry(batch, 3, true);
+  ASSERT_TRUE(CheckBatchForm(batch).ok()) << CheckBatchForm(batch);
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 3u);
+  const KernelDecision& first = std::get<KernelDecision>(rows[0]);
+  EXPECT_EQ(first.timestamp_ns, 1000);
+  EXPECT_EQ(first.cpu, 2);
+  EXPECT_EQ(first.preferred_cpu, -1);
+  EXPECT_FALSE(first.scanned);
+  EXPECT_EQ(std::get<Sample>(rows[1]).timestamp_ns, 1010);
+  const KernelDecision& second = std::get<KernelDecision>(rows[2]);
+  EXPECT_EQ(second.timestamp_ns, 1020);
+  EXPECT_EQ(second.cpu, 1);
+  EXPECT_EQ(second.tgid, 10);
+  EXPECT_EQ(second.tid, 12);
+  EXPECT_EQ(second.preferred_cpu, 3);
+  EXPECT_TRUE(second.scanned);
+  EXPECT_EQ(second.nr_running_avg, 103);
+  EXPECT_EQ(second.footprint, 203);
+  EXPECT_EQ(second.group, 0xabcdef0123456789u);
+  EXPECT_EQ(second.jiffies, 303);
+  EXPECT_EQ(second.group_epoch, 403);
+  EXPECT_EQ(second.next_scan, 503);
+  EXPECT_EQ(second.cpu_epoch, 603);
+  EXPECT_EQ(second.cpu_epoch_next, 703);
+}
+
+TEST(CheckBatchForm, NamesAKernelColumnWithoutOneEntryPerDecisionRow) {
+  v1::IngestBatch batch;
+  AddRow(batch, 1000, 2, 10, 11, 0, v1::EVENT_KIND_KERNEL_DECISION);
+  AddRow(batch, 10, 2, 10, 11, 0, v1::EVENT_KIND_KERNEL_DECISION);
+  AddKernelEntry(batch, 1, true);
+  const absl::Status short_columns = CheckBatchForm(batch);
+  EXPECT_EQ(short_columns.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(short_columns.message(),
+            "columns.kernel_decisions.preferred_cpu has 1 entries but the "
+            "columns have 2 kernel decision rows");
+  AddKernelEntry(batch, 2, true);
+  batch.mutable_columns()->mutable_kernel_decisions()->add_jiffies(9);
+  EXPECT_THAT(CheckBatchForm(batch).message(),
+              HasSubstr("columns.kernel_decisions.jiffies has 3 entries"));
+}
+
+TEST(ForEachBatchEvent, EventsCarryKernelDecisionsButNotAsExitsToo) {
+  KernelDecision decision;
+  decision.timestamp_ns = 77;
+  decision.cpu = 1;
+  decision.tgid = 10;
+  decision.tid = 11;
+  decision.preferred_cpu = 5;
+  decision.scanned = true;
+  decision.nr_running_avg = 2;
+  decision.footprint = 3;
+  decision.group = 4;
+  decision.jiffies = 5;
+  decision.group_epoch = 6;
+  decision.next_scan = 7;
+  decision.cpu_epoch = 8;
+  decision.cpu_epoch_next = 9;
+  v1::IngestBatch batch;
+  *batch.add_events() = EventToProto(decision);
+  v1::Event* both = batch.add_events();
+  *both = EventToProto(decision);
+  both->set_process_exit(true);
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 2u);
+  const KernelDecision& back = std::get<KernelDecision>(rows[0]);
+  const auto fields = [](const KernelDecision& d) {
+    return std::make_tuple(d.timestamp_ns, d.cpu, d.tgid, d.tid,
+                           d.preferred_cpu, d.scanned, d.nr_running_avg,
+                           d.footprint, d.group, d.jiffies, d.group_epoch,
+                           d.next_scan, d.cpu_epoch, d.cpu_epoch_next);
+  };
+  EXPECT_EQ(fields(back), fields(decision));
+  EXPECT_THAT(std::get<absl::Status>(rows[1]).message(),
+              HasSubstr("kernel_decision is set and handover or process_exit"));
+}
+
 TEST(EventToProto, ProcessExitFromEventReadsEveryFieldBack) {
   const v1::Event event = EventToProto(ProcessExit{.timestamp_ns = 9,
                                                    .tgid = 42});
@@ -328,12 +432,14 @@ TEST(CheckBatchForm, AttributeErrorsNameTheFieldAndValue) {
   }
 }
 
-// ColumnField is one repeated field of EventColumns or of its attributes,
-// found through the descriptor, so a column added to the proto is covered
-// here without editing the test.
+// ColumnField is one repeated field of EventColumns or of one of its
+// message fields (attributes, kernel_decisions), found through the
+// descriptor, so a column added to the proto is covered here without
+// editing the test.
 struct ColumnField {
   const google::protobuf::FieldDescriptor* field;
-  bool in_attributes;
+  // The EventColumns message field that holds it; null: a row column.
+  const google::protobuf::FieldDescriptor* owner = nullptr;
 };
 
 std::vector<ColumnField> EveryColumnField() {
@@ -343,18 +449,15 @@ std::vector<ColumnField> EveryColumnField() {
   for (int i = 0; i < columns.field_count(); ++i) {
     const google::protobuf::FieldDescriptor* field = columns.field(i);
     if (field->is_repeated()) {
-      out.push_back({field, false});
+      out.push_back({field, nullptr});
       continue;
     }
-    // The one message field, attributes: every field of it is a column.
-    EXPECT_EQ(field->message_type(), v1::SparseAttributes::descriptor())
-        << field->name();
-    const google::protobuf::Descriptor& attributes =
-        *v1::SparseAttributes::descriptor();
-    for (int j = 0; j < attributes.field_count(); ++j) {
-      EXPECT_TRUE(attributes.field(j)->is_repeated())
-          << attributes.field(j)->name();
-      out.push_back({attributes.field(j), true});
+    // The message fields, attributes and kernel_decisions: every field of
+    // them is a column.
+    const google::protobuf::Descriptor& inner = *field->message_type();
+    for (int j = 0; j < inner.field_count(); ++j) {
+      EXPECT_TRUE(inner.field(j)->is_repeated()) << inner.field(j)->name();
+      out.push_back({inner.field(j), field});
     }
   }
   return out;
@@ -364,10 +467,9 @@ std::vector<ColumnField> EveryColumnField() {
 // (0 for an enum; the tests here check only the batch's shape).
 void AddOneValue(v1::EventColumns& columns, const ColumnField& column) {
   google::protobuf::Message& owner =
-      column.in_attributes
-          ? static_cast<google::protobuf::Message&>(
-                *columns.mutable_attributes())
-          : columns;
+      column.owner != nullptr
+          ? *columns.GetReflection()->MutableMessage(&columns, column.owner)
+          : static_cast<google::protobuf::Message&>(columns);
   const google::protobuf::Reflection& reflection = *owner.GetReflection();
   const google::protobuf::FieldDescriptor* field = column.field;
   using Field = google::protobuf::FieldDescriptor;
@@ -380,6 +482,8 @@ void AddOneValue(v1::EventColumns& columns, const ColumnField& column) {
       return reflection.AddUInt32(&owner, field, 0);
     case Field::CPPTYPE_UINT64:
       return reflection.AddUInt64(&owner, field, 1);
+    case Field::CPPTYPE_BOOL:
+      return reflection.AddBool(&owner, field, true);
     case Field::CPPTYPE_ENUM:
       return reflection.AddEnumValue(&owner, field, 0);
     case Field::CPPTYPE_STRING:
@@ -392,16 +496,17 @@ void AddOneValue(v1::EventColumns& columns, const ColumnField& column) {
 
 int FieldSize(const v1::EventColumns& columns, const ColumnField& column) {
   const google::protobuf::Message& owner =
-      column.in_attributes
-          ? static_cast<const google::protobuf::Message&>(columns.attributes())
-          : columns;
+      column.owner != nullptr
+          ? columns.GetReflection()->GetMessage(columns, column.owner)
+          : static_cast<const google::protobuf::Message&>(columns);
   return owner.GetReflection()->FieldSize(owner, column.field);
 }
 
 TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
   const std::vector<ColumnField> fields = EveryColumnField();
-  // 6 row columns and 6 attribute columns today.
-  EXPECT_EQ(fields.size(), 12u);
+  // 6 row columns, 6 attribute columns and 10 kernel decision columns
+  // today.
+  EXPECT_EQ(fields.size(), 22u);
   for (const ColumnField& column : fields) {
     v1::EventColumns columns;
     AddOneValue(columns, column);
@@ -415,7 +520,7 @@ TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
 TEST(CheckBatchForm, EveryRowColumnOfTheProtoHasItsLengthChecked) {
   std::vector<ColumnField> row_columns;
   for (const ColumnField& column : EveryColumnField()) {
-    if (!column.in_attributes) row_columns.push_back(column);
+    if (column.owner == nullptr) row_columns.push_back(column);
   }
   v1::IngestBatch full;
   for (const ColumnField& column : row_columns) {

@@ -91,6 +91,12 @@ struct SessionFamilies {
              "next_scan gate or a disabled session) or aborted (invalid_nr, "
              "exceeds_capacity).",
              MetricType::Counter);
+  MetricFamily kernel_scans = Family(
+      "schedcache_kernel_scans_total",
+      "The running kernel's scans (kernel decisions with scanned=1) of "
+      "processes the session tracks, per policy, by whether the policy's "
+      "preferred LLC right after equalled the kernel's.",
+      MetricType::Counter);
   MetricFamily scan_cpus =
       Family("schedcache_scan_cpus", "CPUs examined by each executed scan.",
              MetricType::Histogram);
@@ -148,6 +154,14 @@ void SessionFamilies::AddPolicy(const std::string& session,
   AddCounter(scans, with_outcome("skipped"), s.scans_skipped);
   AddCounter(scans, with_outcome("aborted"), s.scans_aborted);
   AddCounter(changes, labels, s.preferred_llc_changes);
+  const auto with_result = [&labels](const char* result) {
+    Labels out = labels;
+    out.push_back({"result", result});
+    return out;
+  };
+  AddCounter(kernel_scans, with_result("agree"), s.kernel_agreements);
+  AddCounter(kernel_scans, with_result("disagree"),
+             s.kernel_scans - s.kernel_agreements);
 
   static const std::vector<double> cpu_bounds(std::begin(kScanCpuBounds),
                                               std::end(kScanCpuBounds));
@@ -208,7 +222,8 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   std::vector<MetricFamily> families;
   for (MetricFamily* family :
        {&build, &session_count, &open, &dropped, &per_session.events,
-        &per_session.rejections, &per_session.scans, &per_session.scan_cpus,
+        &per_session.rejections, &per_session.scans,
+        &per_session.kernel_scans, &per_session.scan_cpus,
         &per_session.scan_seconds, &per_session.changes, &per_session.tracked,
         &per_session.evictions}) {
     families.push_back(std::move(*family));

@@ -1,9 +1,11 @@
 #include "server/proto_convert.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "absl/types/span.h"
+#include "common/status_macros.h"
 
 namespace schedcache {
 namespace {
@@ -32,6 +34,8 @@ v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
       return v1::NO_PREFERENCE_REASON_EXITED;
     case NoPreferenceReason::kEvicted:
       return v1::NO_PREFERENCE_REASON_EVICTED;
+    case NoPreferenceReason::kKernelNone:
+      return v1::NO_PREFERENCE_REASON_KERNEL_NONE;
   }
   return v1::NO_PREFERENCE_REASON_NO_DATA;
 }
@@ -74,6 +78,47 @@ HandOver HandOverFromEvent(const v1::Event& event) {
 
 ProcessExit ProcessExitFromEvent(const v1::Event& event) {
   return ProcessExit{event.timestamp_ns(), event.tgid()};
+}
+
+KernelDecision KernelDecisionFromEvent(const v1::Event& event) {
+  const v1::KernelDecisionFields& fields = event.kernel_decision();
+  KernelDecision d;
+  d.timestamp_ns = event.timestamp_ns();
+  d.cpu = event.cpu();
+  d.tgid = event.tgid();
+  d.tid = event.tid();
+  d.preferred_cpu = fields.preferred_cpu();
+  d.scanned = fields.scanned();
+  d.nr_running_avg = fields.nr_running_avg();
+  d.footprint = fields.footprint();
+  d.group = fields.group();
+  d.jiffies = fields.jiffies();
+  d.group_epoch = fields.group_epoch();
+  d.next_scan = fields.next_scan();
+  d.cpu_epoch = fields.cpu_epoch();
+  d.cpu_epoch_next = fields.cpu_epoch_next();
+  return d;
+}
+
+KernelDecision KernelDecisionOfRow(const v1::EventColumns& columns, int row,
+                                   int entry, int64_t timestamp_ns) {
+  const v1::KernelDecisionColumns& k = columns.kernel_decisions();
+  KernelDecision d;
+  d.timestamp_ns = timestamp_ns;
+  d.cpu = columns.cpu(row);
+  d.tgid = columns.tgid(row);
+  d.tid = columns.tid(row);
+  d.preferred_cpu = k.preferred_cpu(entry);
+  d.scanned = k.scanned(entry);
+  d.nr_running_avg = k.nr_running_avg(entry);
+  d.footprint = k.footprint(entry);
+  d.group = k.group(entry);
+  d.jiffies = k.jiffies(entry);
+  d.group_epoch = k.group_epoch(entry);
+  d.next_scan = k.next_scan(entry);
+  d.cpu_epoch = k.cpu_epoch(entry);
+  d.cpu_epoch_next = k.cpu_epoch_next(entry);
+  return d;
 }
 
 namespace {
@@ -121,6 +166,23 @@ v1::Event EventToProto(const ProcessExit& exit) {
   event.set_timestamp_ns(exit.timestamp_ns);
   event.set_tgid(exit.tgid);
   event.set_process_exit(true);
+  return event;
+}
+
+v1::Event EventToProto(const KernelDecision& decision) {
+  v1::Event event = EventAt(decision.timestamp_ns, decision.cpu,
+                            decision.tgid, decision.tid);
+  v1::KernelDecisionFields& fields = *event.mutable_kernel_decision();
+  fields.set_preferred_cpu(decision.preferred_cpu);
+  fields.set_scanned(decision.scanned);
+  fields.set_nr_running_avg(decision.nr_running_avg);
+  fields.set_footprint(decision.footprint);
+  fields.set_group(decision.group);
+  fields.set_jiffies(decision.jiffies);
+  fields.set_group_epoch(decision.group_epoch);
+  fields.set_next_scan(decision.next_scan);
+  fields.set_cpu_epoch(decision.cpu_epoch);
+  fields.set_cpu_epoch_next(decision.cpu_epoch_next);
   return event;
 }
 
@@ -195,18 +257,57 @@ constexpr RowColumn kRowColumns[] = {
     {"kind", &v1::EventColumns::kind_size, &v1::EventColumns::clear_kind},
 };
 
+// KernelColumn is one column of KernelDecisionColumns, listed once as
+// kRowColumns are.
+struct KernelColumn {
+  const char* name;
+  int (v1::KernelDecisionColumns::*size)() const;
+};
+constexpr KernelColumn kKernelColumns[] = {
+    {"preferred_cpu", &v1::KernelDecisionColumns::preferred_cpu_size},
+    {"scanned", &v1::KernelDecisionColumns::scanned_size},
+    {"nr_running_avg", &v1::KernelDecisionColumns::nr_running_avg_size},
+    {"footprint", &v1::KernelDecisionColumns::footprint_size},
+    {"group", &v1::KernelDecisionColumns::group_size},
+    {"jiffies", &v1::KernelDecisionColumns::jiffies_size},
+    {"group_epoch", &v1::KernelDecisionColumns::group_epoch_size},
+    {"next_scan", &v1::KernelDecisionColumns::next_scan_size},
+    {"cpu_epoch", &v1::KernelDecisionColumns::cpu_epoch_size},
+    {"cpu_epoch_next", &v1::KernelDecisionColumns::cpu_epoch_next_size},
+};
+
+// CheckKernelColumns checks that every kernel_decisions column has one
+// entry per kernel decision row.
+absl::Status CheckKernelColumns(const v1::EventColumns& columns) {
+  const auto& kinds = columns.kind();
+  const auto decisions = std::count(kinds.begin(), kinds.end(),
+                                    v1::EVENT_KIND_KERNEL_DECISION);
+  for (const KernelColumn& column : kKernelColumns) {
+    const int length = (columns.kernel_decisions().*column.size)();
+    if (length != decisions) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.kernel_decisions.", column.name, " has ", length,
+          " entries but the columns have ", decisions,
+          " kernel decision rows"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void ClearColumns(v1::EventColumns& columns) {
   for (const RowColumn& column : kRowColumns) (columns.*column.clear)();
   columns.mutable_attributes()->Clear();  // repeated fields only: kept
+  columns.mutable_kernel_decisions()->Clear();
 }
 
 bool ColumnsEmpty(const v1::EventColumns& columns) {
   for (const RowColumn& column : kRowColumns) {
     if ((columns.*column.size)() != 0) return false;
   }
-  return columns.attributes().ByteSizeLong() == 0;
+  return columns.attributes().ByteSizeLong() == 0 &&
+         columns.kernel_decisions().ByteSizeLong() == 0;
 }
 
 int BatchEventCount(const v1::IngestBatch& batch) {
@@ -232,6 +333,7 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
           " rows but columns.timestamp_delta_ns has ", rows));
     }
   }
+  RETURN_IF_ERROR(CheckKernelColumns(columns));
   return CheckAttributes(columns.attributes(), rows);
 }
 
@@ -321,6 +423,13 @@ v1::PolicyReport PolicyReportToProto(const PolicyReport& report) {
   if (report.agreement.has_value()) out.set_agreement(*report.agreement);
   out.set_preferred_llc_changes(report.preferred_llc_changes);
   out.set_runtime_on_preferred_llc(report.runtime_on_preferred_llc);
+  out.set_kernel_decisions(report.kernel_decisions);
+  out.set_kernel_scans(report.kernel_scans);
+  out.set_kernel_agreements(report.kernel_agreements);
+  if (report.kernel_agreement.has_value()) {
+    out.set_kernel_agreement(*report.kernel_agreement);
+  }
+  out.set_kernel_process_scans(report.kernel_process_scans);
   return out;
 }
 

@@ -1,8 +1,8 @@
 // Conversions between the engine's C++ values (policies/) and the API's
 // messages (schedcache.v1). Reading an IngestBatch is on the ingest hot
 // path: both of its forms (Event messages and EventColumns rows) become
-// Sample, HandOver and ProcessExit values on the stack, in one loop, and
-// never allocate.
+// Sample, HandOver, ProcessExit and KernelDecision values on the stack, in
+// one loop, and never allocate.
 //
 // Thread contract: free functions, safe for concurrent use.
 #ifndef SCHEDCACHE_SERVER_PROTO_CONVERT_H_
@@ -29,15 +29,19 @@ Sample SampleFromEvent(const v1::Event& event);
 HandOver HandOverFromEvent(const v1::Event& event);
 // ProcessExitFromEvent reads a process-exit event (event.process_exit()).
 ProcessExit ProcessExitFromEvent(const v1::Event& event);
+// KernelDecisionFromEvent reads a kernel decision
+// (event.has_kernel_decision()).
+KernelDecision KernelDecisionFromEvent(const v1::Event& event);
 // EventToProto is the Event message that the readers above read back as
 // the value given (the form that python and grpcurl clients send).
 v1::Event EventToProto(const Sample& sample);
 v1::Event EventToProto(const HandOver& handover);
 v1::Event EventToProto(const ProcessExit& exit);
+v1::Event EventToProto(const KernelDecision& decision);
 
 // UnreadableRow is an event of no kind: a row of EventColumns whose kind is
-// not an EventKind, or an Event that is both a hand-over and a process
-// exit. It is rejected with `reason`, like an event the engine refuses.
+// not an EventKind, or an Event of two kinds (two of hand-over, process
+// exit and kernel decision). It is rejected with `reason`, like an event the engine refuses.
 struct UnreadableRow {
   absl::Status reason;
 };
@@ -56,7 +60,7 @@ int BatchEventCount(const v1::IngestBatch& batch);
 
 // CheckBatchForm checks what reading the rows relies on: one form per
 // batch, columns of equal length, attributes in increasing row order within
-// the rows. InvalidArgument names the fields and their values.
+// the rows, one kernel_decisions entry per kernel decision row. InvalidArgument names the fields and their values.
 absl::Status CheckBatchForm(const v1::IngestBatch& batch);
 
 namespace proto_convert_internal {
@@ -115,9 +119,15 @@ class AttributeReader {
 
 }  // namespace proto_convert_internal
 
+// KernelDecisionOfRow is entry `entry` of `columns`' kernel_decisions for
+// a row at `timestamp_ns` (its time, cpu, tgid and tid from `row`).
+// REQUIRES: CheckBatchForm of the columns' batch is OK.
+KernelDecision KernelDecisionOfRow(const v1::EventColumns& columns, int row,
+                                   int entry, int64_t timestamp_ns);
+
 // ForEachBatchEvent calls `visit` with every event of `batch` in order, as
-// a `const Sample&`, `const HandOver&`, `const ProcessExit&` or
-// `const UnreadableRow&`.
+// a `const Sample&`, `const HandOver&`, `const ProcessExit&`,
+// `const KernelDecision&` or `const UnreadableRow&`.
 // REQUIRES: CheckBatchForm(batch) is OK.
 template <typename Visitor>
 void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
@@ -125,6 +135,13 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     if (event.handover() && event.process_exit()) {
       visit(UnreadableRow{absl::InvalidArgumentError(
           "handover and process_exit are both true: an event is one kind")});
+    } else if (event.has_kernel_decision() &&
+               (event.handover() || event.process_exit())) {
+      visit(UnreadableRow{absl::InvalidArgumentError(
+          "kernel_decision is set and handover or process_exit is true: an "
+          "event is one kind")});
+    } else if (event.has_kernel_decision()) {
+      visit(KernelDecisionFromEvent(event));
     } else if (event.handover()) {
       visit(HandOverFromEvent(event));
     } else if (event.process_exit()) {
@@ -139,6 +156,7 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
   // Unsigned, so that a sum of deltas that wraps is defined; it converts
   // back modulo 2^64.
   uint64_t timestamp_ns = 0;
+  int kernel_entry = 0;  // the next entry of columns.kernel_decisions
   for (int row = 0; row < rows; ++row) {
     timestamp_ns += static_cast<uint64_t>(columns.timestamp_delta_ns(row));
     // The raw value: an open enum column may hold numbers it does not name.
@@ -166,10 +184,13 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     } else if (kind == v1::EVENT_KIND_PROCESS_EXIT) {
       visit(ProcessExit{static_cast<int64_t>(timestamp_ns),
                         columns.tgid(row)});
+    } else if (kind == v1::EVENT_KIND_KERNEL_DECISION) {
+      visit(KernelDecisionOfRow(columns, row, kernel_entry++,
+                                static_cast<int64_t>(timestamp_ns)));
     } else {
       visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
           "kind ", kind, " is not an EventKind (1 switch-out, 2 tick, ",
-          "3 hand-over, 4 process exit; 0 is unset)"))});
+          "3 hand-over, 4 process exit, 5 kernel decision; 0 is unset)"))});
     }
   }
 }

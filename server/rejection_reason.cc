@@ -23,6 +23,7 @@ constexpr FieldReason kFieldReasons[] = {
     {"nr_threads ", RejectionReason::kField},
     {"numa_node ", RejectionReason::kField},
     {"footprint_pages ", RejectionReason::kField},
+    {"preferred_cpu ", RejectionReason::kField},
 };
 
 }  // namespace

@@ -22,7 +22,8 @@ enum class RejectionReason {
                // before the CPU's previous event
   kIds,        // a tgid or tid that is not > 0 (or half of an idle pair)
   kField,      // another field out of its range (delta_ns, nr_threads,
-               // numa_node, footprint_pages)
+               // numa_node, footprint_pages, a kernel decision's
+               // preferred_cpu)
   kOther,      // none of the above: a rejection this list does not know
 };
 inline constexpr int kRejectionReasonCount = 6;

@@ -63,6 +63,19 @@ TEST(RejectionReasonOf, EachEngineErrorHasItsReason) {
   EXPECT_EQ(ReasonOf(bad_footprint), RejectionReason::kField);
 }
 
+TEST(RejectionReasonOf, AKernelDecisionsPreferredCpuIsAFieldError) {
+  std::unique_ptr<Engine> engine =
+      test_support::MustMakeEngine(MakeGrid({1, 2, 4}), {}, {"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  KernelDecision decision;
+  decision.tgid = 1;
+  decision.tid = 1;
+  decision.preferred_cpu = 8;  // CPUs 0-7
+  const absl::Status error = engine->ApplyKernelDecision(decision);
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(RejectionReasonOf(error), RejectionReason::kField);
+}
+
 TEST(RejectionReasonOf, HalfIdleHandOverIsAnIdsError) {
   std::unique_ptr<Engine> engine =
       test_support::MustMakeEngine(MakeGrid({1, 2, 4}), {}, {"full-scan"});

@@ -173,6 +173,63 @@ TEST_F(IngestFormsTest, ColumnsAndEventsGiveTheSameSummaryAndReport) {
       << by_columns.DebugString() << "\nvs\n" << by_events.DebugString();
 }
 
+// KernelDecisionAt is a decision of thread 11 of `tgid`, run on CPU 0.
+KernelDecision KernelDecisionAt(int64_t ts, int32_t tgid, int preferred_cpu) {
+  KernelDecision d;
+  d.timestamp_ns = ts;
+  d.cpu = 0;
+  d.tgid = tgid;
+  d.tid = 11;
+  d.preferred_cpu = preferred_cpu;
+  d.scanned = true;
+  d.next_scan = 42;
+  return d;
+}
+
+TEST_F(IngestFormsTest, KernelDecisionsReachTheEngineInBothForms) {
+  // Process 10 comes to prefer LLC 0 under full-scan (CPU 0 holds its
+  // runtime). The kernel then scans and prefers CPU 0, in LLC 0: full-scan
+  // agrees, none (no preference) does not. A decision naming CPU 99 is
+  // rejected by name; one of process 99, never sampled, is unmatched.
+  CreateSession("columns");
+  CreateSession("events");
+  std::vector<Event> events;
+  for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
+  events.push_back(KernelDecisionAt(30 * kMs, 10, 0));
+  events.push_back(KernelDecisionAt(31 * kMs, 10, 99));
+  events.push_back(KernelDecisionAt(32 * kMs, 99, 1));
+  v1::IngestBatch batch = Columns(events);
+  batch.set_session("columns");
+  ASSERT_EQ(batch.columns().kind(2), v1::EVENT_KIND_KERNEL_DECISION);
+  absl::StatusOr<v1::IngestSummary> columns =
+      IngestBatches(address(), {batch});
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  absl::StatusOr<v1::IngestSummary> plain =
+      IngestEvents(address(), "events", events, 2);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (const v1::IngestSummary* summary : {&*columns, &*plain}) {
+    EXPECT_EQ(summary->accepted(), 4u);
+    ASSERT_EQ(summary->first_rejections_size(), 1);
+    EXPECT_EQ(summary->first_rejections(0).index(), 3u);
+    EXPECT_THAT(summary->first_rejections(0).reason(),
+                HasSubstr("preferred_cpu 99 must be -1 or a CPU"));
+  }
+  for (const char* session : {"columns", "events"}) {
+    SCOPED_TRACE(session);
+    absl::StatusOr<v1::Report> report = client().GetReport(session);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->kernel_decisions_applied(), 2u);
+    EXPECT_EQ(report->kernel_decisions_unmatched(), 1u);
+    const v1::PolicyReport& full_scan = report->policies(0);
+    EXPECT_EQ(full_scan.kernel_decisions(), 1u);
+    EXPECT_EQ(full_scan.kernel_scans(), 1u);
+    EXPECT_EQ(full_scan.kernel_agreements(), 1u);
+    EXPECT_EQ(full_scan.kernel_agreement(), 1.0);
+    EXPECT_EQ(full_scan.kernel_process_scans(), full_scan.scans());
+    EXPECT_EQ(report->policies(2).kernel_agreements(), 0u);  // none
+  }
+}
+
 TEST_F(IngestFormsTest, ProcessExitsEndTheirProcessesInBothForms) {
   // Process 10 comes to prefer LLC 0 and exits; 99 was never seen. Both
   // exits are accepted and counted; 10 is no longer tracked.
@@ -334,7 +391,7 @@ TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
   v1::IngestBatch second = Columns({SampleAt(2000, 0, 10, 11, 5, true),
                                     SampleAt(3000, 0, 10, 11, 5, true),
                                     SampleAt(500, 1, 10, 11, -1, true)});
-  second.mutable_columns()->set_kind(1, static_cast<v1::EventKind>(5));
+  second.mutable_columns()->set_kind(1, static_cast<v1::EventKind>(8));
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches(address(), {first, second});
   ASSERT_TRUE(summary.ok()) << summary.status();
@@ -346,14 +403,14 @@ TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
   EXPECT_THAT(summary->first_rejections(0).reason(), HasSubstr("cpu 9"));
   EXPECT_EQ(summary->first_rejections(1).index(), 3u);
   EXPECT_THAT(summary->first_rejections(1).reason(),
-              HasSubstr("kind 5 is not an EventKind"));
+              HasSubstr("kind 8 is not an EventKind"));
   EXPECT_EQ(summary->first_rejections(2).index(), 4u);
   EXPECT_THAT(summary->first_rejections(2).reason(), HasSubstr("delta_ns"));
 }
 
 // Unreadable rows never reach the engine, yet each rejection keeps its
-// row's index: rows 0 (cpu 9), 1 and 2 (kinds 5, 6), 4 (negative delta)
-// and 5 (kind 7) are rejected, rows 3 and 6 accepted.
+// row's index: rows 0 (cpu 9), 1 and 2 (kinds 6, 7), 4 (negative delta)
+// and 5 (kind 8) are rejected, rows 3 and 6 accepted.
 TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
   v1::IngestBatch batch = Columns(
       {SampleAt(1000, 9, 10, 11, 5, true), SampleAt(1000, 0, 10, 11, 5, true),
@@ -361,9 +418,9 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
        SampleAt(2000, 0, 10, 11, -1, true), SampleAt(2000, 0, 10, 11, 5, true),
        SampleAt(3000, 0, 10, 11, 5, true)});
   v1::EventColumns& columns = *batch.mutable_columns();
-  columns.set_kind(1, static_cast<v1::EventKind>(5));
-  columns.set_kind(2, static_cast<v1::EventKind>(6));
-  columns.set_kind(5, static_cast<v1::EventKind>(7));
+  columns.set_kind(1, static_cast<v1::EventKind>(6));
+  columns.set_kind(2, static_cast<v1::EventKind>(7));
+  columns.set_kind(5, static_cast<v1::EventKind>(8));
   absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(summary->accepted(), 2u);
@@ -373,10 +430,10 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
     uint64_t index;
     const char* reason;
   } expected[] = {{0, "cpu 9"},
-                  {1, "kind 5 is not an EventKind"},
-                  {2, "kind 6 is not an EventKind"},
+                  {1, "kind 6 is not an EventKind"},
+                  {2, "kind 7 is not an EventKind"},
                   {4, "delta_ns -1"},
-                  {5, "kind 7 is not an EventKind"}};
+                  {5, "kind 8 is not an EventKind"}};
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(summary->first_rejections(i).index(), expected[i].index) << i;
     EXPECT_THAT(summary->first_rejections(i).reason(),

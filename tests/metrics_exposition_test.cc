@@ -193,6 +193,52 @@ TEST(MetricsExposition, CountersMatchTheIngestSummaryAndTheReport) {
   EXPECT_THAT(text, Not(HasSubstr("tgid")));
 }
 
+TEST(MetricsExposition, KernelScansCountAgreementPerPolicy) {
+  // After PreferLlc0Events, full-scan and visited-scan prefer LLC 0 (CPUs
+  // 0-1 of the 2 x 2 topology) for tgid 100; none prefers nothing. The
+  // kernel then scans twice, preferring CPU 1 (LLC 0), then CPU 2 (LLC 1):
+  // the scanning policies agree once and disagree once, none disagrees
+  // twice. The series are there, at 0, before any decision.
+  std::unique_ptr<TestServer> test = StartWithMetrics();
+  ASSERT_NE(test, nullptr);
+  ASSERT_TRUE(test->client->CreateSession(TwoLlcSessionRequest("k")).ok());
+  const std::string full = R"(session="k",policy="full-scan")";
+  const std::string none = R"(session="k",policy="none")";
+  const auto series = [](const std::string& labels, const char* result) {
+    return absl::StrCat("schedcache_kernel_scans_total{", labels,
+                        ",result=\"", result, "\"}");
+  };
+  std::map<std::string, double> before = Scrape(*test->server, nullptr);
+  ASSERT_EQ(before.count(series(full, "agree")), 1u);
+  EXPECT_EQ(before[series(full, "agree")], 0);
+
+  std::unique_ptr<client::IngestWriter> writer =
+      test->client->StartIngest("k");
+  for (const Sample& sample : PreferLlc0Events(100, 0)) {
+    ASSERT_TRUE(writer->Add(sample).ok());
+  }
+  for (const auto& [ts, preferred_cpu] :
+       {std::pair<int64_t, int>{30'000'000, 1}, {40'000'000, 2}}) {
+    KernelDecision decision;
+    decision.timestamp_ns = ts;
+    decision.cpu = 0;
+    decision.tgid = 100;
+    decision.tid = 101;
+    decision.preferred_cpu = preferred_cpu;
+    decision.scanned = true;
+    ASSERT_TRUE(writer->Add(decision).ok());
+  }
+  absl::StatusOr<v1::IngestSummary> summary = writer->Finish();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_EQ(summary->accepted(), 4u);
+
+  std::map<std::string, double> m = Scrape(*test->server, nullptr);
+  EXPECT_EQ(m[series(full, "agree")], 1);
+  EXPECT_EQ(m[series(full, "disagree")], 1);
+  EXPECT_EQ(m[series(none, "agree")], 0);
+  EXPECT_EQ(m[series(none, "disagree")], 2);
+}
+
 TEST(MetricsExposition, AnAttachedWatchIsAnOpenWatchStream) {
   std::unique_ptr<TestServer> test = StartWithMetrics();
   ASSERT_NE(test, nullptr);

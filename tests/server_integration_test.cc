@@ -84,6 +84,7 @@ TEST_P(ServerTest, ListPoliciesHasBuiltinsAndModelTunables) {
   EXPECT_THAT(names, Contains("full-scan"));
   EXPECT_THAT(names, Contains("visited-scan"));
   EXPECT_THAT(names, Contains("none"));
+  EXPECT_THAT(names, Contains("kernel"));
   std::vector<std::string> tunables;
   for (const v1::Tunable& tunable : policies->model_tunables()) {
     tunables.push_back(tunable.name());

@@ -81,8 +81,9 @@ class RecordVerb : public Verb {
                    &buffer_size_kb_);
     flags.AddBool("--kernel-decisions",
                   "also record the kernel's own cache-aware decisions "
-                  "(task_cache_work, CONFIG_SCHED_CACHE) and its clock into "
-                  "--output (needs BTF; not with --server yet)",
+                  "(task_cache_work, CONFIG_SCHED_CACHE): into --output with "
+                  "the kernel's clock, and to the session (needs root, BTF and "
+                  "fexit)",
                   &kernel_decisions_);
   }
 
@@ -99,15 +100,6 @@ class RecordVerb : public Verb {
       return Usage(kVerb,
                    absl::StrCat("--buffer-size-kb ", buffer_size_kb_,
                                 " is not in 4..1048576"),
-                   err);
-    }
-    // Sessions cannot take kernel decisions over the API yet: refused here
-    // rather than by the server mid-capture.
-    if (kernel_decisions_ && (!common_.server.empty() || output_.empty())) {
-      return Usage(kVerb,
-                   "--kernel-decisions writes to --output only: the API "
-                   "does not carry kernel decisions to a session yet, so "
-                   "give --output FILE and no --server",
                    err);
     }
     // Without --output the capture must go somewhere: the default server.

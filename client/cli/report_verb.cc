@@ -16,6 +16,26 @@ class ReportVerb : public Verb {
     return "show a session's per-policy scan cost and agreement";
   }
 
+  // PrintVsKernel shows each policy's agreement with the running kernel at
+  // its scans (docs/MODEL.md), for a session that took kernel decisions.
+  static void PrintVsKernel(const v1::Report& report, int width,
+                            std::ostream& out) {
+    out << absl::StrFormat(
+        "kernel: %d decisions, %d for untracked processes\n"
+        "%-*s %-12s %-8s %-10s %s\n",
+        report.kernel_decisions_applied(), report.kernel_decisions_unmatched(),
+        width, "POLICY", "KERNEL_SCANS", "SCANS", "AGREEMENTS", "AGREEMENT");
+    for (const v1::PolicyReport& policy : report.policies()) {
+      out << absl::StrFormat(
+          "%-*s %-12d %-8d %-10d %s\n", width, policy.policy(),
+          policy.kernel_scans(), policy.kernel_process_scans(),
+          policy.kernel_agreements(),
+          policy.has_kernel_agreement()
+              ? absl::StrFormat("%.3f", policy.kernel_agreement())
+              : std::string("-"));
+    }
+  }
+
   void DefineFlags(FlagSet& flags) override {
     common_.DefineServer(flags);
     common_.DefineSession(flags);
@@ -68,6 +88,7 @@ class ReportVerb : public Verb {
                                  : std::string("-"),
           policy.preferred_llc_changes(), policy.runtime_on_preferred_llc());
     }
+    if (report->kernel_decisions_applied() > 0) PrintVsKernel(*report, width, out);
     return kExitOk;
   }
 

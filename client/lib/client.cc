@@ -177,7 +177,7 @@ class IngestWriter::Impl {
     if (!finished) writer_->Finish().ok();  // reap the cancelled call
   }
 
-  // Add takes a Sample, HandOver or ProcessExit.
+  // Add takes a Sample, HandOver, ProcessExit or KernelDecision.
   template <typename EventValue>
   absl::Status Add(const EventValue& event) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
@@ -307,6 +307,9 @@ absl::Status IngestWriter::Add(const HandOver& handover) {
 }
 absl::Status IngestWriter::Add(const ProcessExit& exit) {
   return impl_->Add(exit);
+}
+absl::Status IngestWriter::Add(const KernelDecision& decision) {
+  return impl_->Add(decision);
 }
 
 void IngestWriter::AddLosses(const v1::CollectorLosses& losses) {

@@ -86,6 +86,22 @@ void ColumnsEncoder::Add(const ProcessExit& exit) {
          v1::EVENT_KIND_PROCESS_EXIT);
 }
 
+void ColumnsEncoder::Add(const KernelDecision& decision) {
+  AddRow(decision.timestamp_ns, decision.cpu, decision.tgid, decision.tid,
+         /*delta_ns=*/0, v1::EVENT_KIND_KERNEL_DECISION);
+  v1::KernelDecisionColumns& k = *columns_.mutable_kernel_decisions();
+  k.add_preferred_cpu(decision.preferred_cpu);
+  k.add_scanned(decision.scanned);
+  k.add_nr_running_avg(decision.nr_running_avg);
+  k.add_footprint(decision.footprint);
+  k.add_group(decision.group);
+  k.add_jiffies(decision.jiffies);
+  k.add_group_epoch(decision.group_epoch);
+  k.add_next_scan(decision.next_scan);
+  k.add_cpu_epoch(decision.cpu_epoch);
+  k.add_cpu_epoch_next(decision.cpu_epoch_next);
+}
+
 void ColumnsEncoder::Clear() {
   // Field by field: Clear() would free the attributes message (proto3
   // frees message fields), and with it the columns' storage.
@@ -96,6 +112,7 @@ void ColumnsEncoder::Clear() {
   columns_.clear_delta_ns();
   columns_.clear_kind();
   columns_.mutable_attributes()->Clear();
+  columns_.mutable_kernel_decisions()->Clear();
   last_timestamp_ns_ = 0;
   sent_.clear();
 }

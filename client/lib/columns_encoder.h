@@ -1,4 +1,5 @@
-// Sample/HandOver/ProcessExit -> rows of schedcache.v1.EventColumns, the client half of
+// Sample/HandOver/ProcessExit/KernelDecision -> rows of
+// schedcache.v1.EventColumns, the client half of
 // the ingest path (the server's inverse is server/proto_convert.h). Appends
 // to columns the batch already holds, so a reused batch allocates nothing
 // per event once its columns have grown.
@@ -34,6 +35,9 @@ class ColumnsEncoder {
   void Add(const Sample& sample);
   void Add(const HandOver& handover);
   void Add(const ProcessExit& exit);
+  // A kernel decision's fields beyond its row go to
+  // EventColumns.kernel_decisions.
+  void Add(const KernelDecision& decision);
   int rows() const { return columns_.timestamp_delta_ns_size(); }
   // Clear empties the columns, keeping their storage, for the next batch
   // (whose row 0 holds its full time again and which sends every attribute

@@ -179,6 +179,19 @@ AbResult AbCollector::Build(const EngineReport& report, AbInput input,
   if (!order.empty() && HasOccupancy(*order[0])) {
     result.busiest_last_scan = {order[0]->tgid, order[0]->last_occupancy};
   }
+  // The engine's per-process agreement with the kernel, by tgid; a tgid
+  // that ended and came back sums its lives, as the collector's record
+  // does.
+  absl::flat_hash_map<int32_t, std::vector<KernelProcessCounts>> kernel;
+  for (const KernelProcessReport& k : report.kernel_processes) {
+    std::vector<KernelProcessCounts>& sum = kernel[k.tgid];
+    sum.resize(k.policies.size());
+    for (size_t i = 0; i < k.policies.size(); ++i) {
+      sum[i].kernel_scans += k.policies[i].kernel_scans;
+      sum[i].scans += k.policies[i].scans;
+      sum[i].agreements += k.policies[i].agreements;
+    }
+  }
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const Process& p = *order[rank];
     ProcessResult& out = result.processes.emplace_back();
@@ -186,6 +199,9 @@ AbResult AbCollector::Build(const EngineReport& report, AbInput input,
     out.comm = p.comm;
     out.runtime_ns = p.runtime_ns;
     out.final_preferred_llc = p.llc;
+    if (auto it = kernel.find(p.tgid); it != kernel.end()) {
+      out.kernel = it->second;
+    }
     if (rank < static_cast<size_t>(kMaxTimelines)) {
       out.preferred_llc_over_time = p.changes;
     }

@@ -59,6 +59,7 @@ AbInput MergeInputs(const std::vector<AbResult>& parts) {
   AbInput merged = parts[0].input;
   std::vector<std::string> descriptions;
   merged.samples = merged.handovers = merged.malformed_lines = 0;
+  merged.kernel_decisions = merged.kernel_decisions_unmatched = 0;
   merged.malformed_examples.clear();
   merged.duration_ns = 0;
   for (const AbResult& part : parts) {
@@ -67,6 +68,8 @@ AbInput MergeInputs(const std::vector<AbResult>& parts) {
     merged.samples += in.samples;
     merged.handovers += in.handovers;
     merged.malformed_lines += in.malformed_lines;
+    merged.kernel_decisions += in.kernel_decisions;
+    merged.kernel_decisions_unmatched += in.kernel_decisions_unmatched;
     for (const std::string& example : in.malformed_examples) {
       if (merged.malformed_examples.size() == kMaxMergedExamples) break;
       merged.malformed_examples.push_back(
@@ -157,6 +160,10 @@ PolicyResult MergePolicy(const std::vector<AbResult>& parts, size_t index,
     r.decisions += p.decisions;
     r.agreements += p.agreements;
     r.preferred_llc_changes += p.preferred_llc_changes;
+    r.kernel_decisions += p.kernel_decisions;
+    r.kernel_scans += p.kernel_scans;
+    r.kernel_agreements += p.kernel_agreements;
+    r.kernel_process_scans += p.kernel_process_scans;
     llcs.push_back(&p.llcs_scanned);
     scan_ns.push_back(&p.scan_ns);
     weighted_share += p.runtime_on_preferred_llc * weights[i];
@@ -169,6 +176,10 @@ PolicyResult MergePolicy(const std::vector<AbResult>& parts, size_t index,
   if (r.decisions > 0) {
     r.agreement =
         static_cast<double>(r.agreements) / static_cast<double>(r.decisions);
+  }
+  if (r.kernel_scans > 0) {
+    r.kernel_agreement = static_cast<double>(r.kernel_agreements) /
+                         static_cast<double>(r.kernel_scans);
   }
   if (weight > 0) r.runtime_on_preferred_llc = weighted_share / weight;
   return merged;

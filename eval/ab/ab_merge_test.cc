@@ -36,7 +36,7 @@ AbResult Part(const std::string& description, int64_t start_ns,
   p.report.agreements = agreements;
   p.report.runtime_on_preferred_llc = on_preferred;
   p.cpus_scanned_histogram = std::move(histogram);
-  r.processes.push_back({7, description, runtime_ns, {0}, {{{start_ns, 0}}}});
+  r.processes.push_back({7, description, runtime_ns, {0}, {{{start_ns, 0}}}, {}});
   return r;
 }
 

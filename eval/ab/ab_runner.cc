@@ -56,6 +56,9 @@ class ReferencePlacement : public EventSink {
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     return engine_->ApplyProcessExit(exit);
   }
+  absl::Status OnKernelDecision(const KernelDecision& decision) override {
+    return engine_->ApplyKernelDecision(decision);
+  }
 
   PreferredLlcFn Fn() {
     return [this](int32_t tgid) {
@@ -143,8 +146,10 @@ absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
             e.cpu = cpu_map.Map(e.cpu);
             if constexpr (std::is_same_v<Kind, Sample>) {
               return feed.OnSample(e);
-            } else {
+            } else if constexpr (std::is_same_v<Kind, HandOver>) {
               return feed.OnHandOver(e);
+            } else {
+              return feed.OnKernelDecision(e);
             }
           }
         },

@@ -68,6 +68,16 @@ absl::Status EventFeed::OnProcessExit(const ProcessExit& exit) {
   return absl::OkStatus();
 }
 
+absl::Status EventFeed::OnKernelDecision(const KernelDecision& decision) {
+  if (reference_ != nullptr) {
+    RETURN_IF_ERROR(reference_->OnKernelDecision(decision));
+  }
+  ASSIGN_OR_RETURN(const bool taken,
+                   Offer(session_.OnKernelDecision(decision)));
+  if (taken) Note(decision.timestamp_ns);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> EventFeed::Offer(const absl::Status& answer) {
   lines_.Add(line_);
   if (progress_ && lines_.size() % kProgressEvery == 0) {
@@ -119,6 +129,8 @@ absl::StatusOr<EngineReport> EventFeed::Finish(AbInput& input) {
   RETURN_IF_ERROR(AddDeferred(outcome));
   input.samples = outcome.report.samples_applied;
   input.handovers = outcome.report.handovers_applied;
+  input.kernel_decisions = outcome.report.kernel_decisions_applied;
+  input.kernel_decisions_unmatched = outcome.report.kernel_decisions_unmatched;
   input.start_ns = first_ns_.value_or(0);
   input.duration_ns = Span();
   if (problems_ != nullptr) problems_->Fill(input);

@@ -26,6 +26,9 @@ class InProcessSession : public AbSession {
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     return engine_->ApplyProcessExit(exit);
   }
+  absl::Status OnKernelDecision(const KernelDecision& decision) override {
+    return engine_->ApplyKernelDecision(decision);
+  }
   absl::StatusOr<SessionOutcome> Finish() override {
     // Every refusal was returned by an On* call: none is deferred.
     return SessionOutcome{engine_->Report(), 0, {}};

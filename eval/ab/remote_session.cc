@@ -37,12 +37,20 @@ EngineReport FromProto(const v1::Report& report) {
     if (p.has_agreement()) r.agreement = p.agreement();
     r.preferred_llc_changes = p.preferred_llc_changes();
     r.runtime_on_preferred_llc = p.runtime_on_preferred_llc();
+    r.kernel_decisions = p.kernel_decisions();
+    r.kernel_scans = p.kernel_scans();
+    r.kernel_agreements = p.kernel_agreements();
+    if (p.has_kernel_agreement()) r.kernel_agreement = p.kernel_agreement();
+    r.kernel_process_scans = p.kernel_process_scans();
   }
   out.samples_applied = report.samples_applied();
   out.handovers_applied = report.handovers_applied();
   out.processes_tracked = report.processes_tracked();
   out.processes_evicted = report.processes_evicted();
   out.exits_applied = report.process_exits_applied();
+  out.kernel_decisions_applied = report.kernel_decisions_applied();
+  out.kernel_decisions_unmatched = report.kernel_decisions_unmatched();
+  // GetReport has no per-process figures: kernel_processes stays empty.
   return out;
 }
 
@@ -136,6 +144,9 @@ class RemoteSession : public AbSession {
   }
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     return Given(writer_->Add(exit));
+  }
+  absl::Status OnKernelDecision(const KernelDecision& decision) override {
+    return Given(writer_->Add(decision));
   }
 
   absl::StatusOr<SessionOutcome> Finish() override {

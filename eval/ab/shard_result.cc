@@ -125,6 +125,10 @@ absl::StatusOr<AbInput> ReadInput(const Node& n) {
   ASSIGN_OR_RETURN(in.start_ns, n.Read("startNs", &Node::Int));
   ASSIGN_OR_RETURN(in.duration_ns, n.Read("durationNs", &Node::Int));
   ASSIGN_OR_RETURN(in.hz, n.Read("hz", &Node::Int32));
+  if (!n.value().contains("kernelDecisions")) return in;
+  ASSIGN_OR_RETURN(in.kernel_decisions, n.Read("kernelDecisions", &Node::Uint));
+  ASSIGN_OR_RETURN(in.kernel_decisions_unmatched,
+                   n.Read("kernelDecisionsUnmatched", &Node::Uint));
   return in;
 }
 
@@ -176,6 +180,17 @@ absl::StatusOr<PolicyResult> ReadPolicy(const Node& n) {
                    n.Read("runtimeOnPreferredLlc", &Node::Double));
   ASSIGN_OR_RETURN(const Node histogram, n.Field("cpusScannedHistogram"));
   ASSIGN_OR_RETURN(policy.cpus_scanned_histogram, ReadHistogram(histogram));
+  if (!n.value().contains("kernelDecisions")) return policy;
+  ASSIGN_OR_RETURN(r.kernel_decisions, n.Read("kernelDecisions", &Node::Uint));
+  ASSIGN_OR_RETURN(r.kernel_scans, n.Read("kernelScans", &Node::Uint));
+  ASSIGN_OR_RETURN(r.kernel_agreements,
+                   n.Read("kernelAgreements", &Node::Uint));
+  ASSIGN_OR_RETURN(const Node kernel_agreement, n.Field("kernelAgreement"));
+  if (!kernel_agreement.value().is_null()) {
+    ASSIGN_OR_RETURN(r.kernel_agreement, kernel_agreement.Double());
+  }
+  ASSIGN_OR_RETURN(r.kernel_process_scans,
+                   n.Read("kernelProcessScans", &Node::Uint));
   return policy;
 }
 
@@ -204,6 +219,16 @@ absl::StatusOr<ProcessResult> ReadProcess(
     ASSIGN_OR_RETURN(const int llc,
                      preferred.Read(policy.report.name, &Node::Llc));
     p.final_preferred_llc.push_back(llc);
+  }
+  if (n.value().contains("kernel")) {
+    ASSIGN_OR_RETURN(const Node kernel, n.Field("kernel"));
+    for (const PolicyResult& policy : policies) {
+      ASSIGN_OR_RETURN(const Node counts, kernel.Field(policy.report.name));
+      KernelProcessCounts& c = p.kernel.emplace_back();
+      ASSIGN_OR_RETURN(c.kernel_scans, counts.Read("kernelScans", &Node::Uint));
+      ASSIGN_OR_RETURN(c.scans, counts.Read("scans", &Node::Uint));
+      ASSIGN_OR_RETURN(c.agreements, counts.Read("agreements", &Node::Uint));
+    }
   }
   if (!n.value().contains("preferredLlcOverTime")) return p;
   ASSIGN_OR_RETURN(const Node over_time, n.Field("preferredLlcOverTime"));

@@ -31,7 +31,7 @@ AbResult OneResult() {
   p.report.runtime_on_preferred_llc = 0.1;
   p.cpus_scanned_histogram = {{8, 3}};
   r.processes.push_back(
-      {42, "w", 1000, {kNoPreferredLlc}, {{{5, 1}, {9, kNoPreferredLlc}}}});
+      {42, "w", 1000, {kNoPreferredLlc}, {{{5, 1}, {9, kNoPreferredLlc}}}, {}});
   return r;
 }
 

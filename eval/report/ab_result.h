@@ -32,7 +32,18 @@ struct AbInput {
   int64_t start_ns = 0;         // timestamp of the first sample
   int64_t duration_ns = 0;      // last sample's timestamp minus start_ns
   int hz = 0;                   // tick rate the samples were built with
+  // Kernel decisions the session applied (0: the input had none, and the
+  // reports show no "vs kernel" figures); of those, the ones of a process
+  // the session did not track.
+  uint64_t kernel_decisions = 0;
+  uint64_t kernel_decisions_unmatched = 0;
 };
+
+// SawKernelDecisions is true when `input` carried kernel decisions, so
+// every report form shows the policies' agreement with the kernel.
+inline bool SawKernelDecisions(const AbInput& input) {
+  return input.kernel_decisions > 0;
+}
 
 // HistogramBin counts the executed scans that examined `cpus_scanned` CPUs.
 struct HistogramBin {
@@ -67,6 +78,9 @@ struct ProcessResult {
   // Filled only for the busiest processes (see kMaxTimelines); empty
   // otherwise.
   std::vector<std::vector<LlcChange>> preferred_llc_over_time;
+  // kernel[i] is policy i's agreement with the kernel for this process
+  // (docs/MODEL.md); empty when the kernel made no decision for it.
+  std::vector<KernelProcessCounts> kernel;
 };
 
 // kMaxTimelines is how many of the busiest processes get a time series.

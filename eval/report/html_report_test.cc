@@ -104,7 +104,7 @@ TEST(HtmlReport, ListsTheFirstProcessesAndPointsToTheJsonForTheRest) {
   AbResult result = ExampleResult();
   while (result.processes.size() < kHtmlMaxProcessRows + 2) {
     result.processes.push_back({9000 + static_cast<int>(result.processes.size()), "filler", 1,
-                                {kNoPreferredLlc, kNoPreferredLlc}, {}});
+                                {kNoPreferredLlc, kNoPreferredLlc}, {}, {}});
   }
   const std::string html = HtmlOf(result);
   EXPECT_EQ(Count(html, "<td>filler</td>"), kHtmlMaxProcessRows - 3u);

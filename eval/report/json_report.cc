@@ -48,6 +48,12 @@ void WriteInput(JsonWriter& json, const AbInput& in) {
   json.Int(in.duration_ns);
   json.Key("hz");
   json.Int(in.hz);
+  if (SawKernelDecisions(in)) {
+    json.Key("kernelDecisions");
+    json.Uint(in.kernel_decisions);
+    json.Key("kernelDecisionsUnmatched");
+    json.Uint(in.kernel_decisions_unmatched);
+  }
   json.EndObject();
 }
 
@@ -99,8 +105,24 @@ void WriteCost(JsonWriter& json, const PolicyCost& cost,
   json.EndObject();
 }
 
+// WriteKernelAgreement writes a policy's agreement with the kernel.
+void WriteKernelAgreement(JsonWriter& json, const PolicyReport& r) {
+  json.Key("kernelDecisions");
+  json.Uint(r.kernel_decisions);
+  json.Key("kernelScans");
+  json.Uint(r.kernel_scans);
+  json.Key("kernelAgreements");
+  json.Uint(r.kernel_agreements);
+  json.Key("kernelAgreement");  // null: no kernel scan
+  OptionalDouble(json, r.kernel_agreement);
+  json.Key("kernelProcessScans");
+  json.Uint(r.kernel_process_scans);
+}
+
+// WritePolicy writes one policy; `with_kernel`: the input had kernel
+// decisions.
 void WritePolicy(JsonWriter& json, const PolicyResult& policy,
-                 const PolicyCost& cost) {
+                 const PolicyCost& cost, bool with_kernel) {
   const PolicyReport& r = policy.report;
   json.BeginObject();
   json.Key("name");
@@ -129,6 +151,7 @@ void WritePolicy(JsonWriter& json, const PolicyResult& policy,
   json.Uint(r.preferred_llc_changes);
   json.Key("runtimeOnPreferredLlc");
   json.Double(r.runtime_on_preferred_llc);
+  if (with_kernel) WriteKernelAgreement(json, r);
   json.Key("cpusScannedHistogram");
   json.BeginArray();
   for (const HistogramBin& bin : policy.cpus_scanned_histogram) {
@@ -179,6 +202,22 @@ void WriteProcess(JsonWriter& json, const ProcessResult& process,
     }
     json.EndObject();
   }
+  if (!process.kernel.empty()) {
+    json.Key("kernel");
+    json.BeginObject();
+    for (size_t i = 0; i < policies.size(); ++i) {
+      json.Key(policies[i].report.name);
+      json.BeginObject();
+      json.Key("kernelScans");
+      json.Uint(process.kernel[i].kernel_scans);
+      json.Key("scans");
+      json.Uint(process.kernel[i].scans);
+      json.Key("agreements");
+      json.Uint(process.kernel[i].agreements);
+      json.EndObject();
+    }
+    json.EndObject();
+  }
   json.EndObject();
 }
 
@@ -198,7 +237,8 @@ absl::Status WriteJson(const AbResult& result, std::ostream& out) {
   json.Key("policies");
   json.BeginArray();
   for (size_t i = 0; i < result.policies.size(); ++i) {
-    WritePolicy(json, result.policies[i], cost.policies[i]);
+    WritePolicy(json, result.policies[i], cost.policies[i],
+                SawKernelDecisions(result.input));
   }
   json.EndArray();
   json.Key("processes");

@@ -24,6 +24,12 @@ absl::Status ValidateAbResult(const AbResult& result) {
           "per policy (%d)",
           p.tgid, p.final_preferred_llc.size(), n));
     }
+    if (!p.kernel.empty() && p.kernel.size() != n) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "processes[tgid=%d].kernel has %d entries, want none or one per "
+          "policy (%d)",
+          p.tgid, p.kernel.size(), n));
+    }
     if (!p.preferred_llc_over_time.empty() &&
         p.preferred_llc_over_time.size() != n) {
       return absl::InvalidArgumentError(absl::StrFormat(
@@ -62,6 +68,26 @@ std::string OrNone(const std::optional<double>& value, Format format) {
 // would show 0.00.
 std::string SmallPercent(double share) {
   return absl::StrFormat("%#.3g", share * 100.0);
+}
+
+// AddKernelColumns appends the "at kernel scans" group: the kernel's scans,
+// the policy's own scans of the same processes, and the share of the
+// kernel's scans at which both preferred the same LLC (docs/EVALUATION.md).
+// Not "vs kernel": with `kernel` as the reference that names the
+// reference's group, agreement at the model's triggers.
+void AddKernelColumns(const AbResult& result, PolicyTable& table) {
+  const std::string kernel = "at kernel scans";
+  table.columns.insert(table.columns.end(),
+                       {{kernel, "kernel", "kernel_scans"},
+                        {kernel, "own", "kernel_process_scans"},
+                        {kernel, "agree(%)", "kernel_agreement_pct"}});
+  for (size_t i = 0; i < result.policies.size(); ++i) {
+    const PolicyReport& r = result.policies[i].report;
+    table.rows[i].insert(table.rows[i].end(),
+                         {absl::StrCat(r.kernel_scans),
+                          absl::StrCat(r.kernel_process_scans),
+                          OrNone(r.kernel_agreement, Percent)});
+  }
 }
 
 }  // namespace
@@ -110,6 +136,7 @@ PolicyTable BuildPolicyTable(const AbResult& result) {
         Percent(r.runtime_on_preferred_llc),
     });
   }
+  if (SawKernelDecisions(result.input)) AddKernelColumns(result, table);
   return table;
 }
 

@@ -151,6 +151,12 @@ absl::Status WriteTextReport(const AbResult& result, std::ostream& out) {
   for (const std::string& line : in.malformed_examples) {
     out << "malformed: " << line << "\n";
   }
+  if (SawKernelDecisions(in)) {
+    out << absl::StrFormat(
+        "kernel:    %d decisions, %d of them for untracked processes; \"vs "
+        "kernel\": at the kernel's scans (docs/EVALUATION.md)\n",
+        in.kernel_decisions, in.kernel_decisions_unmatched);
+  }
   out << "\n" << RenderTable(BuildPolicyTable(result)) << "\n"
       << CostTableCaption(result) << "\n"
       << RenderTable(BuildCostTable(result));

@@ -159,8 +159,8 @@ class Client {
   const std::unique_ptr<v1::SchedCache::Stub> stub_;
 };
 
-// IngestWriter batches samples, hand-overs and process exits onto one
-// Ingest stream, in the order added.
+// IngestWriter batches samples, hand-overs, process exits and kernel
+// decisions onto one Ingest stream, in the order added.
 class IngestWriter {
  public:
   ~IngestWriter();  // cancels the stream unless Finish was called
@@ -173,6 +173,7 @@ class IngestWriter {
   absl::Status Add(const Sample& sample);
   absl::Status Add(const HandOver& handover);
   absl::Status Add(const ProcessExit& exit);
+  absl::Status Add(const KernelDecision& decision);
   // AddLosses adds a live collector's loss increments to the next batch
   // (IngestBatch.collector_losses), which the session sums for its report.
   // A batch that carries losses is sent even when it holds no event.

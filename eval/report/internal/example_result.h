@@ -62,10 +62,12 @@ inline AbResult ExampleResult() {
   const int64_t s = kExampleStartNs;
   r.processes = {
       {100, "redis-server", 900'000'000, {1, 1},
-       {{{s, 0}, {s + 500'000'000, 1}}, {{s, 0}, {s + 600'000'000, 1}}}},
+       {{{s, 0}, {s + 500'000'000, 1}}, {{s, 0}, {s + 600'000'000, 1}}},
+       {}},
       {200, "a<b&c", 300'000'000, {0, kNoPreferredLlc},
-       {{{s + 100'000'000, 0}}, {{s + 100'000'000, 0}, {s + 900'000'000, kNoPreferredLlc}}}},
-      {300, "idle, \"x\"", 1'000'000, {kNoPreferredLlc, kNoPreferredLlc}, {}},
+       {{{s + 100'000'000, 0}}, {{s + 100'000'000, 0}, {s + 900'000'000, kNoPreferredLlc}}},
+       {}},
+      {300, "idle, \"x\"", 1'000'000, {kNoPreferredLlc, kNoPreferredLlc}, {}, {}},
   };
   r.llcs = {{0, 0, 0, 4}, {1, 0, 0, 4}};
   r.busiest_last_scan = {100, {{{0, 262144}, {1, 1048576}}, {{1, 524288}}}};
