@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/status_macros.h"
+#include "events/thread_table.h"
 
 namespace schedcache::host {
 
