@@ -2,6 +2,12 @@
 
 namespace schedcache {
 
+std::string_view ExecComm(std::string_view filename) {
+  const size_t slash = filename.rfind('/');
+  return slash == std::string_view::npos ? filename
+                                         : filename.substr(slash + 1);
+}
+
 ThreadInfo& ThreadTable::Learn(int32_t tid, int32_t tgid,
                                std::string_view comm) {
   auto [it, inserted] = threads_.try_emplace(tid);
@@ -21,6 +27,12 @@ ThreadInfo& ThreadTable::Learn(int32_t tid, int32_t tgid,
   // Most events repeat the stored comm; comparing is cheaper than copying.
   if (!comm.empty() && info.comm.view() != comm) info.comm.Assign(comm);
   return info;
+}
+
+ThreadInfo& ThreadTable::LearnNewTask(int32_t tid, uint64_t clone_flags,
+                                      int32_t creator_tgid,
+                                      std::string_view comm) {
+  return Learn(tid, NewTaskTgid(tid, clone_flags, creator_tgid), comm);
 }
 
 void ThreadTable::MarkExited(int32_t tid) {

@@ -9,6 +9,11 @@
 // forgotten at its last switch-out, so memory follows the number of live
 // threads, not the length of the input.
 //
+// Where a source sees tasks being created (task:task_newtask), LearnNewTask
+// files the new task under its process at once, by the kernel's own rule,
+// so neither a live collector's lag nor a thread's short life leaves it
+// guessed (docs/LIVE.md, "Processes").
+//
 // Thread contract: thread-compatible.
 #ifndef SCHEDCACHE_EVENTS_THREAD_TABLE_H_
 #define SCHEDCACHE_EVENTS_THREAD_TABLE_H_
@@ -20,6 +25,26 @@
 #include "events/event.h"
 
 namespace schedcache {
+
+// kCloneThread is the kernel's CLONE_THREAD flag: the new task joins its
+// creator's thread group (a thread); without it the task is a process.
+inline constexpr uint64_t kCloneThread = 0x00010000;
+
+// NewTaskTgid returns the tgid of a task created with `clone_flags` by a
+// thread of process `creator_tgid` (kernel: copy_process sets p->tgid to
+// current->tgid under CLONE_THREAD, else to the task's own pid). Returns 0,
+// "not known", for a thread whose creator's process is not known.
+inline int32_t NewTaskTgid(int32_t pid, uint64_t clone_flags,
+                           int32_t creator_tgid) {
+  if ((clone_flags & kCloneThread) == 0) return pid;
+  return creator_tgid > 0 ? creator_tgid : 0;
+}
+
+// ExecComm returns the comm the kernel gives a task that exec'd `filename`:
+// its last path component (begin_new_exec: kbasename of bprm->filename),
+// which Comm truncates to 15 characters. A filename of fexecve(2)
+// ("/dev/fd/N") gives "N" here where the kernel takes the file's own name.
+std::string_view ExecComm(std::string_view filename);
 
 // ThreadInfo is the state of one thread.
 struct ThreadInfo {
@@ -37,6 +62,15 @@ class ThreadTable {
   // the pid fallback or another tgid); `tgid` <= 0 means "not known here".
   // A non-empty `comm` replaces the stored one. REQUIRES: tid > 0.
   ThreadInfo& Learn(int32_t tid, int32_t tgid, std::string_view comm);
+
+  // LearnNewTask files task `tid`, just created with `clone_flags` by a
+  // thread of `creator_tgid` (<= 0: not known), under the process
+  // NewTaskTgid says, with its first comm, and returns its entry. A tid
+  // still held by an exited thread that has not switched out yet keeps
+  // that entry (moved to the new process): the old thread's last switch-out
+  // still has to find it. REQUIRES: tid > 0.
+  ThreadInfo& LearnNewTask(int32_t tid, uint64_t clone_flags,
+                           int32_t creator_tgid, std::string_view comm);
 
   // MarkExited stops counting `tid` as alive (sched_process_exit). The entry
   // stays until Forget, because the thread still switches out once.

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "common/status_macros.h"
+#include "events/thread_table.h"
 
 namespace schedcache::host {
 
@@ -110,6 +111,8 @@ absl::Status LiveConverter::Convert(const RawSchedEvent& event) {
     case SchedEventKind::kFork: {
       if (event.child_pid > 0) {
         gone_.erase(event.child_pid);  // a new task: its tid may be reused
+        // With task_newtask the child is known already and this only
+        // repeats it; without, TgidOf asks /proc.
         // A child starts with its parent's comm. Copied: the second Learn
         // may move the table's entries.
         const ThreadInfo* parent = machine_.threads().Find(event.parent_pid);
@@ -125,6 +128,10 @@ absl::Status LiveConverter::Convert(const RawSchedEvent& event) {
     }
     case SchedEventKind::kExit:
       return ConvertExit(event, t);
+    case SchedEventKind::kNewTask:
+      return ConvertNewTask(event, t);
+    case SchedEventKind::kExec:
+      return ConvertExec(event, t);
   }
   return absl::OkStatus();
 }
@@ -153,6 +160,38 @@ absl::Status LiveConverter::ConvertSwitch(const RawSchedEvent& event,
       .next_tgid = next_tgid,
       .next_comm = next_comm,
       .prev_runnable = PrevStateIsRunnable(event.prev_state)});
+}
+
+absl::Status LiveConverter::ConvertNewTask(const RawSchedEvent& event,
+                                           int64_t t) {
+  const TraceTask creator = Task(event.parent_pid);
+  if (event.child_pid > 0) {
+    gone_.erase(event.child_pid);  // a new task: its tid may be reused
+    tgids_.Forget(event.child_pid);
+    // The kernel's rule, in trace order: no /proc read, whatever the lag.
+    machine_.threads().LearnNewTask(event.child_pid, event.clone_flags,
+                                    creator.tgid, event.child_comm.data());
+  }
+  if (trace_ != nullptr) {
+    trace_->Write(FormatNewTaskLine(t, event.cpu, creator, event.child_pid,
+                                    event.child_comm.data(),
+                                    event.clone_flags, event.oom_score_adj));
+  }
+  return machine_.AdvanceTo(t);
+}
+
+absl::Status LiveConverter::ConvertExec(const RawSchedEvent& event,
+                                        int64_t t) {
+  if (event.pid > 0) {
+    // After an exec the task leads its thread group: its pid is the tgid,
+    // and its comm the program's name, from here on (as trace replay does).
+    machine_.threads().Learn(event.pid, event.pid, ExecComm(event.filename));
+  }
+  if (trace_ != nullptr) {
+    trace_->Write(FormatExecLine(t, event.cpu, Task(event.pid),
+                                 event.filename, event.old_pid));
+  }
+  return machine_.AdvanceTo(t);
 }
 
 absl::Status LiveConverter::ConvertExit(const RawSchedEvent& event, int64_t t) {

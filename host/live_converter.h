@@ -11,10 +11,16 @@
 // reserved its slot before the horizon and committed after the read) cannot
 // be placed any more: it is dropped and counted as late, never silently.
 //
-// Processes. Records name threads only; TgidCache says which process each
-// belongs to (a thread already gone is filed under its own pid, as trace
-// replay does without a TGID column). sched_process_fork files the child,
-// sched_process_exit ends a thread and, with group_dead, its process.
+// Processes. Records name threads only. task_newtask says, in trace order,
+// which process each task created during the capture belongs to
+// (ThreadTable::LearnNewTask: the kernel's CLONE_THREAD rule), so the
+// converter's lag behind the kernel does not matter for them; older
+// threads, and every thread on a kernel without task_newtask, are asked of
+// TgidCache (/proc) at their first record (one already gone is filed under
+// its own pid, as trace replay does without a TGID column).
+// sched_process_fork files the child, sched_process_exec renames the
+// process, sched_process_exit ends a thread and, with group_dead, its
+// process.
 //
 // Optionally every converted record is also written as ftrace text
 // (trace/ftrace_writer.h), so the capture replays through `ab`.
@@ -81,6 +87,8 @@ class LiveConverter : public SchedEventSink {
   bool Place(int64_t t);
   absl::Status ConvertSwitch(const RawSchedEvent& event, int64_t t);
   absl::Status ConvertExit(const RawSchedEvent& event, int64_t t);
+  absl::Status ConvertNewTask(const RawSchedEvent& event, int64_t t);
+  absl::Status ConvertExec(const RawSchedEvent& event, int64_t t);
   // TgidOf returns the thread's process, 0 when it is gone or unreadable.
   int32_t TgidOf(int32_t tid);
   // Task names a thread for the text output from what is known of it.

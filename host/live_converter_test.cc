@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -158,6 +161,121 @@ TEST(LiveConverter, WrittenTraceReplaysToTheSameRuntime) {
   // CPU 0 ran a from 1 ms to 6.5 ms and b to 9 ms: 8 ms in all.
   EXPECT_EQ(converter.runtime_ns()[0], 8'000'000);
   EXPECT_EQ(stats->runtime_ns[0], converter.runtime_ns()[0]);
+  EXPECT_EQ(stats->samples, converter.counters().samples);
+  std::filesystem::remove(path);
+}
+
+RawSchedEvent NewTask(uint64_t t, int cpu, int creator, int child,
+                      uint64_t clone_flags, const char* comm) {
+  RawSchedEvent e;
+  e.kind = SchedEventKind::kNewTask;
+  e.timestamp_ns = t;
+  e.cpu = cpu;
+  e.parent_pid = creator;
+  e.child_pid = child;
+  e.clone_flags = clone_flags;
+  std::snprintf(e.child_comm.data(), e.child_comm.size(), "%s", comm);
+  return e;
+}
+
+RawSchedEvent Exit(uint64_t t, int cpu, int pid, bool group_dead) {
+  RawSchedEvent e;
+  e.kind = SchedEventKind::kExit;
+  e.timestamp_ns = t;
+  e.cpu = cpu;
+  e.pid = pid;
+  e.group_dead = group_dead;
+  return e;
+}
+
+// Tids no live process has: /proc knows none of them, as for threads that
+// exited before the converter, seconds behind the kernel, met them.
+constexpr int kShell = 4190010, kProc = 4190011, kThread = 4190012,
+              kThreadOfThread = 4190013, kForkOfThread = 4190014;
+// The clone flags of glibc's pthread_create and fork (thread_table_test
+// spells them out).
+constexpr uint64_t kPthreadCreate = 0x3d0f00, kFork = 0x1200011;
+
+// ProcessesOf maps each thread the events name to the processes they file it
+// under.
+std::map<int32_t, std::set<int32_t>> ProcessesOf(const RecordingSink& sink) {
+  std::map<int32_t, std::set<int32_t>> processes;
+  for (const Sample& s : sink.Samples()) processes[s.tid].insert(s.tgid);
+  for (const HandOver& h : sink.HandOvers()) {
+    if (h.tid != 0) processes[h.tid].insert(h.tgid);
+  }
+  return processes;
+}
+
+// The shell forks a process that execs spin, whose thread creates a thread
+// and forks a process; the threads exit. No tid is in /proc, yet each is
+// filed under its process from its first event, and the written text
+// replays to the same process of every thread.
+TEST(LiveConverter, NewTasksJoinTheirProcessWithoutProcAndReplaySo) {
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) /
+       absl::StrCat("live_converter_new_tasks_", getpid(), ".trace"))
+          .string();
+  absl::StatusOr<std::unique_ptr<FtraceWriter>> trace =
+      FtraceWriter::Open(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  RecordingSink sink;
+  LiveConverter converter(/*hz=*/250, sink, trace->get());
+  constexpr uint64_t kMsNs = 1'000'000;
+  constexpr int64_t kDead = 16;  // prev_state X
+  RawSchedEvent exec;
+  exec.kind = SchedEventKind::kExec;
+  exec.timestamp_ns = 2'500'000;
+  exec.cpu = 0;
+  exec.pid = kProc;
+  exec.old_pid = kProc;
+  exec.filename = "/bin/spin";
+  RawSchedEvent thread_out = Switch(4'100'000, 1, kThread, kThreadOfThread,
+                                    "spin");
+  thread_out.prev_state = kDead;
+  for (const RawSchedEvent& e : {
+           Switch(1 * kMsNs, 0, 0, kShell, "sh"),
+           NewTask(1'500'000, 0, kShell, kProc, kFork, "sh"),
+           Switch(2 * kMsNs, 0, kShell, kProc, "sh"),
+           exec,
+           NewTask(3 * kMsNs, 0, kProc, kThread, kPthreadCreate, "spin"),
+           Switch(3'200'000, 1, 0, kThread, "spin"),
+           NewTask(3'500'000, 1, kThread, kThreadOfThread, kPthreadCreate,
+                   "spin"),
+           NewTask(3'700'000, 1, kThread, kForkOfThread, kFork, "spin"),
+           Exit(4 * kMsNs, 1, kThread, false),
+           thread_out,
+           Switch(5 * kMsNs, 0, kProc, kForkOfThread, "spin"),
+           Switch(6 * kMsNs, 1, kThreadOfThread, 0, "swapper/1"),
+           Switch(7 * kMsNs, 0, kForkOfThread, 0, "swapper/0"),
+       }) {
+    converter.OnEvent(e);
+  }
+  ASSERT_TRUE(converter.Finish().ok());
+  ASSERT_TRUE((*trace)->Close().ok());
+
+  using Processes = std::set<int32_t>;
+  const std::map<int32_t, Processes> live = ProcessesOf(sink);
+  EXPECT_EQ(live.at(kShell), Processes{kShell});  // older: its own pid
+  EXPECT_EQ(live.at(kProc), Processes{kProc});
+  EXPECT_EQ(live.at(kThread), Processes{kProc});
+  EXPECT_EQ(live.at(kThreadOfThread), Processes{kProc});
+  EXPECT_EQ(live.at(kForkOfThread), Processes{kForkOfThread});
+  // The process's tick at 4 ms runs spin, exec'd at 2.5 ms from sh.
+  for (const Sample& s : sink.Samples()) {
+    if (s.tid == kProc && s.tick) {
+      EXPECT_EQ(s.comm.view(), "spin");
+    }
+  }
+
+  RecordingSink replayed;
+  absl::StatusOr<ReplayStats> stats =
+      ReplayTraceFile(path, TraceOptions{}, replayed);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(stats->new_task_events, 4);
+  EXPECT_EQ(stats->exec_events, 1);
+  EXPECT_EQ(ProcessesOf(replayed), live);
   EXPECT_EQ(stats->samples, converter.counters().samples);
   std::filesystem::remove(path);
 }

@@ -21,7 +21,11 @@ struct EventLayout {
 
 struct RawEventParser::Fields {
   tep_format_field* common_type = nullptr;
-  EventLayout switch_layout, migrate_layout, fork_layout, exit_layout;
+  tep_format_field* common_pid = nullptr;
+  EventLayout switch_layout, migrate_layout, fork_layout, exit_layout,
+      exec_layout;
+  // id -1 when the kernel has no task_newtask (RawEventParser::Load).
+  EventLayout new_task_layout;
   tep_format_field* prev_pid = nullptr;
   tep_format_field* prev_state = nullptr;
   tep_format_field* next_pid = nullptr;
@@ -33,6 +37,13 @@ struct RawEventParser::Fields {
   tep_format_field* child_pid = nullptr;
   tep_format_field* exit_pid = nullptr;
   tep_format_field* group_dead = nullptr;
+  tep_format_field* exec_filename = nullptr;  // __data_loc char[]
+  tep_format_field* exec_pid = nullptr;
+  tep_format_field* exec_old_pid = nullptr;
+  tep_format_field* new_task_pid = nullptr;
+  tep_format_field* new_task_comm = nullptr;
+  tep_format_field* new_task_clone_flags = nullptr;
+  tep_format_field* new_task_oom_score_adj = nullptr;
 };
 
 namespace {
@@ -59,19 +70,36 @@ absl::StatusOr<tep_format_field*> FindField(tep_event* event, const char* name,
                                             bool is_comm = false) {
   tep_format_field* field = tep_find_field(event, name);
   if (field == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("event sched/", event->name, " has no field ", name));
+    return absl::NotFoundError(absl::StrCat("event ", event->system, "/",
+                                            event->name, " has no field ",
+                                            name));
   }
   const bool size_ok = is_comm ? field->size == kTaskCommLength
                                : (field->size == 1 || field->size == 2 ||
                                   field->size == 4 || field->size == 8);
   if (!size_ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("field ", name, " of sched/", event->name, " is ",
-                     field->size, " bytes, which the parser does not read"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "field ", name, " of ", event->system, "/", event->name, " is ",
+        field->size, " bytes, which the parser does not read"));
   }
   layout.min_size = std::max(layout.min_size, field->offset + field->size);
   return field;
+}
+
+// ReadDynamicString reads a __data_loc string field of a record of `size`
+// bytes (the field holds the string's offset in its low 16 bits and its
+// length, NUL included, in the high 16); false when it lies past the record.
+bool ReadDynamicString(const tep_format_field* field, const std::uint8_t* data,
+                       int size, std::string& out) {
+  unsigned long long location = 0;
+  tep_read_number_field(const_cast<tep_format_field*>(field), data, &location);
+  const std::size_t offset = location & 0xffff;
+  std::size_t length = (location >> 16) & 0xffff;
+  if (offset + length > static_cast<std::size_t>(size)) return false;
+  const char* text = reinterpret_cast<const char*>(data + offset);
+  while (length > 0 && text[length - 1] == '\0') --length;
+  out.assign(text, length);
+  return true;
 }
 
 // ReadInt reads a field that Create checked; pid_t and int fields are
@@ -139,17 +167,54 @@ RawEventParser::FindFields(tep_handle* tep) {
   ASSIGN_OR_RETURN(f->exit_pid, FindField(exit, "pid", f->exit_layout));
   ASSIGN_OR_RETURN(f->group_dead,
                    FindField(exit, "group_dead", f->exit_layout));
+  f->common_pid = tep_find_common_field(sched_switch, "common_pid");
+  if (f->common_pid == nullptr) {
+    return absl::NotFoundError("sched/sched_switch has no field common_pid");
+  }
+  ASSIGN_OR_RETURN(tep_event * exec, FindSchedEvent(tep, "sched_process_exec"));
+  f->exec_layout.id = exec->id;
+  ASSIGN_OR_RETURN(f->exec_filename,
+                   FindField(exec, "filename", f->exec_layout));
+  if ((f->exec_filename->flags & TEP_FIELD_IS_DYNAMIC) == 0) {
+    return absl::InvalidArgumentError(
+        "field filename of sched/sched_process_exec is not a __data_loc "
+        "string, which the parser does not read");
+  }
+  ASSIGN_OR_RETURN(f->exec_pid, FindField(exec, "pid", f->exec_layout));
+  ASSIGN_OR_RETURN(f->exec_old_pid,
+                   FindField(exec, "old_pid", f->exec_layout));
+  RETURN_IF_ERROR(FindNewTaskFields(tep, *f));
   return f;
+}
+
+absl::Status RawEventParser::FindNewTaskFields(tep_handle* tep, Fields& f) {
+  tep_event* event = tep_find_event_by_name(tep, "task", "task_newtask");
+  if (event == nullptr) return absl::OkStatus();  // has_new_task() says so
+  ASSIGN_OR_RETURN(f.new_task_pid,
+                   FindField(event, "pid", f.new_task_layout));
+  ASSIGN_OR_RETURN(f.new_task_comm, FindField(event, "comm", f.new_task_layout,
+                                              /*is_comm=*/true));
+  ASSIGN_OR_RETURN(f.new_task_clone_flags,
+                   FindField(event, "clone_flags", f.new_task_layout));
+  ASSIGN_OR_RETURN(f.new_task_oom_score_adj,
+                   FindField(event, "oom_score_adj", f.new_task_layout));
+  f.new_task_layout.id = event->id;
+  return absl::OkStatus();
+}
+
+bool RawEventParser::has_new_task() const {
+  return fields_->new_task_layout.id >= 0;
 }
 
 absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Load(
     const std::string& tracing_dir) {
-  const char* const systems[] = {"sched", nullptr};
+  const char* const systems[] = {"sched", "task", nullptr};
   TepPtr tep(tracefs_local_events_system(tracing_dir.c_str(), systems));
   if (tep == nullptr) {
     const int error = errno;
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot load the sched event formats from ", tracing_dir,
+        absl::StrCat("cannot load the sched and task event formats from ",
+                     tracing_dir,
                      "/events: ", std::strerror(error)));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Fields> fields, FindFields(tep.get()));
@@ -211,6 +276,24 @@ bool RawEventParser::DecodeRecord(const std::uint8_t* data, int size,
     event.kind = SchedEventKind::kExit;
     event.pid = static_cast<int>(ReadInt(f.exit_pid, data));
     event.group_dead = ReadInt(f.group_dead, data) != 0;
+  } else if (type == f.new_task_layout.id) {
+    if (size < f.new_task_layout.min_size) return false;
+    event.kind = SchedEventKind::kNewTask;
+    event.parent_pid = static_cast<int>(ReadInt(f.common_pid, data));
+    event.child_pid = static_cast<int>(ReadInt(f.new_task_pid, data));
+    event.clone_flags =
+        static_cast<std::uint64_t>(ReadInt(f.new_task_clone_flags, data));
+    std::memcpy(event.child_comm.data(), data + f.new_task_comm->offset,
+                kTaskCommLength);
+    event.child_comm.back() = '\0';
+    event.oom_score_adj =
+        static_cast<int>(ReadInt(f.new_task_oom_score_adj, data));
+  } else if (type == f.exec_layout.id) {
+    if (size < f.exec_layout.min_size) return false;
+    event.kind = SchedEventKind::kExec;
+    event.pid = static_cast<int>(ReadInt(f.exec_pid, data));
+    event.old_pid = static_cast<int>(ReadInt(f.exec_old_pid, data));
+    return ReadDynamicString(f.exec_filename, data, size, event.filename);
   } else {
     unknown_type = true;
     return false;

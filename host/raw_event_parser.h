@@ -34,19 +34,23 @@ struct ParseCounts {
 
 class RawEventParser {
  public:
-  // Load parses the sched event formats and the ring buffer's header_page
-  // from `tracing_dir`/events (the tracing directory or an instance's; the
-  // formats are the kernel's, the same in both) and looks up
-  // sched_switch, sched_migrate_task, sched_process_fork,
-  // sched_process_exit and their fields. Returns FailedPrecondition naming
-  // the directory when the formats cannot be read, NotFound naming the
-  // event or field that is missing, InvalidArgument when a field has a size
-  // the parser does not read.
+  // Load parses the sched and task event formats and the ring buffer's
+  // header_page from `tracing_dir`/events (the tracing directory or an
+  // instance's; the formats are the kernel's, the same in both) and looks
+  // up sched_switch, sched_migrate_task, sched_process_fork,
+  // sched_process_exit, sched_process_exec, task_newtask when the kernel
+  // has it (has_new_task), and their fields. Returns FailedPrecondition
+  // naming the directory when the formats cannot be read, NotFound naming
+  // the event or field that is missing, InvalidArgument when a field has a
+  // size or form the parser does not read.
   static absl::StatusOr<std::unique_ptr<RawEventParser>> Load(
       const std::string& tracing_dir);
   ~RawEventParser();  // Out of line: Fields is defined in the .cc.
   RawEventParser(const RawEventParser&) = delete;
   RawEventParser& operator=(const RawEventParser&) = delete;
+
+  // has_new_task says whether the kernel's formats have task:task_newtask.
+  bool has_new_task() const;
 
   // ParseSubbuffer decodes one sub-buffer read from CPU `cpu`'s ring buffer
   // and delivers its events to `sink` in order. A record that cannot be
@@ -66,6 +70,7 @@ class RawEventParser {
   RawEventParser(TepPtr tep, std::unique_ptr<kbuffer, KbufferFree> kbuf,
                  std::unique_ptr<Fields> fields);
   static absl::StatusOr<std::unique_ptr<Fields>> FindFields(tep_handle* tep);
+  static absl::Status FindNewTaskFields(tep_handle* tep, Fields& fields);
   // DecodeRecord fills `event` from one record's payload; false when the
   // record is too short for its fields or of an unknown type (then
   // `unknown_type` says which).

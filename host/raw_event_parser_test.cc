@@ -29,6 +29,8 @@ constexpr int kSwitchId = 372;
 constexpr int kMigrateId = 371;
 constexpr int kForkId = 366;
 constexpr int kExitId = 369;
+constexpr int kExecId = 365;
+constexpr int kNewTaskId = 205;
 
 constexpr char kHeaderPage[] =
     "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -106,15 +108,34 @@ class FakeTracingDir {
                  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
                  "\tfield:bool group_dead;\toffset:32;\tsize:1;\tsigned:0;\n",
                  "\"pid=%d\", REC->pid"));
+    Write(skip, "sched_process_exec",
+          Format("sched_process_exec", kExecId,
+                 "\tfield:__data_loc char[] "
+                 "filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+                 "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+                 "\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n",
+                 "\"pid=%d\", REC->pid"));
+    if (skip == "task_newtask") return;
+    std::filesystem::create_directories(root_ / "events/task");
+    std::ofstream(root_ / "events/task/enable") << "0\n";
+    Write(skip, "task_newtask",
+          Format("task_newtask", kNewTaskId,
+                 "\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+                 "\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:0;\n"
+                 "\tfield:u64 clone_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+                 "\tfield:short oom_score_adj;\toffset:40;\tsize:2;"
+                 "\tsigned:1;\n",
+                 "\"pid=%d\", REC->pid"),
+          "task");
   }
   ~FakeTracingDir() { std::filesystem::remove_all(root_); }
   std::string path() const { return root_.string(); }
 
  private:
   void Write(const std::string& skip, const char* event,
-             const std::string& text) {
+             const std::string& text, const char* system = "sched") {
     if (skip == event) return;
-    const std::filesystem::path dir = root_ / "events/sched" / event;
+    const std::filesystem::path dir = root_ / "events" / system / event;
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "format") << text;
     std::ofstream(dir / "enable") << "0\n";
@@ -253,6 +274,75 @@ TEST(RawEventParser, DecodesEachKindWithItsFieldsAndTimestamps) {
   EXPECT_EQ(exit.timestamp_ns, 1'000'100u);
   EXPECT_EQ(exit.pid, 405);
   EXPECT_TRUE(exit.group_dead);
+}
+
+TEST(RawEventParser, DecodesANewTaskWithItsCreatorAndAnExecWithItsPath) {
+  FakeTracingDir dir;
+  std::unique_ptr<RawEventParser> parser = LoadOrDie(dir);
+  ASSERT_NE(parser, nullptr);
+  EXPECT_TRUE(parser->has_new_task());
+  // task_newtask run by thread 500 (common_pid, offset 4) creating 501 with
+  // pthread_create's flags; exec of "/bin/spin" (9 bytes with its NUL) put
+  // after the fixed fields at offset 20: __data_loc = 9 << 16 | 20.
+  Payload exec(kExecId, 29);
+  exec.Put(8, std::uint32_t{9u << 16 | 20u})
+      .Put(12, std::int32_t{600})
+      .Put(16, std::int32_t{601});
+  std::memcpy(const_cast<std::uint8_t*>(exec.bytes().data()) + 20,
+              "/bin/spin", 9);
+  const std::vector<std::uint8_t> page =
+      SubbufferBuilder(1'000)
+          .Add(1, Payload(kNewTaskId, 42)
+                      .Put(4, std::int32_t{500})
+                      .Put(8, std::int32_t{501})
+                      .PutComm(12, "spin")
+                      .Put(32, std::uint64_t{0x3d0f00})
+                      .Put(40, std::int16_t{-1000}))
+          .Add(1, exec)
+          .Finish();
+  CollectingSink sink;
+  const ParseCounts counts = parser->ParseSubbuffer(page, /*cpu=*/2, sink);
+  EXPECT_EQ(counts.events, 2u);
+  EXPECT_EQ(counts.unparsed + counts.unknown_type + counts.bad_subbuffers, 0u);
+  ASSERT_EQ(sink.events.size(), 2u);
+  const RawSchedEvent& created = sink.events[0];
+  EXPECT_EQ(created.kind, SchedEventKind::kNewTask);
+  EXPECT_EQ(created.parent_pid, 500);
+  EXPECT_EQ(created.child_pid, 501);
+  EXPECT_EQ(created.child_comm_view(), "spin");
+  EXPECT_EQ(created.clone_flags, 0x3d0f00u);
+  EXPECT_EQ(created.oom_score_adj, -1000);
+  const RawSchedEvent& execd = sink.events[1];
+  EXPECT_EQ(execd.kind, SchedEventKind::kExec);
+  EXPECT_EQ(execd.pid, 600);
+  EXPECT_EQ(execd.old_pid, 601);
+  EXPECT_EQ(execd.filename, "/bin/spin");
+}
+
+TEST(RawEventParser, AnExecWhoseFilenameLiesPastTheRecordIsUnparsed) {
+  FakeTracingDir dir;
+  std::unique_ptr<RawEventParser> parser = LoadOrDie(dir);
+  ASSERT_NE(parser, nullptr);
+  // 20 bytes of record, but the filename claims 9 bytes at offset 20.
+  const std::vector<std::uint8_t> page =
+      SubbufferBuilder(1'000)
+          .Add(1, Payload(kExecId, 20).Put(8, std::uint32_t{9u << 16 | 20u}))
+          .Finish();
+  CollectingSink sink;
+  EXPECT_EQ(parser->ParseSubbuffer(page, 0, sink).unparsed, 1u);
+  EXPECT_TRUE(sink.events.empty());
+}
+
+TEST(RawEventParser, AKernelWithoutTaskNewtaskStillLoads) {
+  FakeTracingDir dir(/*skip=*/"task_newtask");
+  std::unique_ptr<RawEventParser> parser = LoadOrDie(dir);
+  ASSERT_NE(parser, nullptr);
+  EXPECT_FALSE(parser->has_new_task());
+  // Its records, were there any, are of an unknown type.
+  const std::vector<std::uint8_t> page =
+      SubbufferBuilder(5).Add(1, Payload(kNewTaskId, 42)).Finish();
+  CollectingSink sink;
+  EXPECT_EQ(parser->ParseSubbuffer(page, 0, sink).unknown_type, 1u);
 }
 
 TEST(RawEventParser, CountsAShortRecordAndStillDecodesTheNext) {

@@ -105,6 +105,10 @@ class Recorder {
   const std::string& instance_directory() const {
     return session_->directory();
   }
+  // exact_tgids says whether new tasks' processes come from the trace
+  // (task:task_newtask); false on a kernel without it, where every thread
+  // is asked of /proc and one that exits first is filed as its own process.
+  bool exact_tgids() const { return session_->new_task_enabled(); }
 
  private:
   Recorder(RecordOptions options, std::unique_ptr<TracefsSession> session,

@@ -21,7 +21,8 @@ namespace schedcache::host {
 namespace {
 
 constexpr const char* kEvents[] = {"sched_switch", "sched_migrate_task",
-                                   "sched_process_fork", "sched_process_exit"};
+                                   "sched_process_fork", "sched_process_exit",
+                                   "sched_process_exec"};
 
 // CallFailed is the status of a failed libtracefs call: `what` names the
 // call's object and value, `error` is the errno it left (read before
@@ -52,9 +53,10 @@ absl::Status WriteInstanceFile(tracefs_instance* instance, const char* file,
   return absl::OkStatus();
 }
 
-// Configure puts a fresh or reused instance into the state Start promises.
-absl::Status Configure(tracefs_instance* instance,
-                       const TracefsSessionOptions& options) {
+// Configure puts a fresh or reused instance into the state Start promises;
+// it returns whether task_newtask is on.
+absl::StatusOr<bool> Configure(tracefs_instance* instance,
+                               const TracefsSessionOptions& options) {
   if (options.buffer_size_kb <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "buffer size must be positive KiB, got ", options.buffer_size_kb));
@@ -87,12 +89,15 @@ absl::Status Configure(tracefs_instance* instance,
                                      " (is the tracepoint in this kernel?)"));
     }
   }
+  // Optional: without it the tgid of a new thread comes from /proc.
+  const bool new_task =
+      tracefs_event_enable(instance, "task", "task_newtask") == 0;
   if (tracefs_trace_on(instance) < 0) {
     const int error = errno;
     return CallFailed(error, absl::StrCat("cannot turn tracing on in ",
                                           InstanceDir(instance)));
   }
-  return absl::OkStatus();
+  return new_task;
 }
 
 std::vector<int> CpusWithBuffers(tracefs_instance* instance) {
@@ -181,20 +186,24 @@ absl::StatusOr<std::unique_ptr<TracefsSession>> TracefsSession::Start(
         error, absl::StrCat("cannot create tracefs instance ", name, " in ",
                             tracefs_tracing_dir(), "/instances"));
   }
-  if (absl::Status status = Configure(instance, options); !status.ok()) {
+  const absl::StatusOr<bool> new_task = Configure(instance, options);
+  if (!new_task.ok()) {
     RemoveAndFree(instance).IgnoreError();  // The Configure error says more.
-    return status;
+    return new_task.status();
   }
   std::vector<int> cpus = CpusWithBuffers(instance);
-  return std::unique_ptr<TracefsSession>(new TracefsSession(
-      instance, std::move(name), InstanceDir(instance), std::move(cpus)));
+  return std::unique_ptr<TracefsSession>(
+      new TracefsSession(instance, std::move(name), InstanceDir(instance),
+                         std::move(cpus), *new_task));
 }
 
 TracefsSession::TracefsSession(tracefs_instance* instance, std::string name,
-                               std::string directory, std::vector<int> cpus)
+                               std::string directory, std::vector<int> cpus,
+                               bool new_task)
     : name_(std::move(name)),
       directory_(std::move(directory)),
       cpus_(std::move(cpus)),
+      new_task_(new_task),
       instance_(instance) {}
 
 TracefsSession::~TracefsSession() { Stop().IgnoreError(); }

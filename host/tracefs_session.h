@@ -1,7 +1,8 @@
 // TracefsSession owns a private tracefs instance, `instances/schedcache-<pid>`,
-// that records the four scheduler tracepoints the live collector reads
-// (sched_switch, sched_migrate_task, sched_process_fork, sched_process_exit)
-// with trace_clock `mono`, so the global buffer and other tracers are
+// that records the scheduler tracepoints the live collector reads
+// (sched_switch, sched_migrate_task, sched_process_fork, sched_process_exit,
+// sched_process_exec, and task:task_newtask where the kernel has it) with
+// trace_clock `mono`, so the global buffer and other tracers are
 // untouched. The instance is removed by Stop() and by the destructor,
 // whichever comes first.
 //
@@ -49,8 +50,9 @@ absl::StatusOr<std::string> EnsureTracefsMounted();
 class TracefsSession {
  public:
   // Start mounts tracefs if needed, creates the instance, sets its clock,
-  // buffer size and wake-up watermark, enables exactly the four events and
-  // turns tracing on. On any error the instance is removed again and the
+  // buffer size and wake-up watermark, enables exactly the events above
+  // (task_newtask only if the kernel has it: new_task_enabled) and turns
+  // tracing on. On any error the instance is removed again and the
   // status names the file or event and the value. An instance of the same
   // name left by an earlier process with our pid is reused after a reset.
   static absl::StatusOr<std::unique_ptr<TracefsSession>> Start(
@@ -71,6 +73,9 @@ class TracefsSession {
   const std::string& directory() const { return directory_; }
   // The CPUs that have a ring buffer (per_cpu/cpuN), in order.
   const std::vector<int>& cpus() const { return cpus_; }
+  // new_task_enabled says whether task:task_newtask records (the kernel
+  // has the tracepoint and took the enable).
+  bool new_task_enabled() const { return new_task_; }
   // The library handle, for TracefsReader; null after Stop.
   tracefs_instance* instance() ABSL_LOCKS_EXCLUDED(mutex_);
 
@@ -84,11 +89,12 @@ class TracefsSession {
 
  private:
   TracefsSession(tracefs_instance* instance, std::string name,
-                 std::string directory, std::vector<int> cpus);
+                 std::string directory, std::vector<int> cpus, bool new_task);
 
   const std::string name_;
   const std::string directory_;
   const std::vector<int> cpus_;
+  const bool new_task_;
   absl::Mutex mutex_;
   tracefs_instance* instance_ ABSL_GUARDED_BY(mutex_);
 };

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,6 +93,26 @@ pid_t StartForkingProcess(absl::Duration run_for) {
       _exit(0);
     }
     waitpid(child, nullptr, 0);
+  }
+  _exit(0);
+}
+
+// StartThreadChurn forks "sc-live-churn", which after `delay` (record's
+// start-up) creates kChurnThreads threads one after another, each spinning
+// 2 ms and exiting at once, far sooner than record reads /proc; each
+// thread's tid goes to `tids_fd` as an int.
+constexpr int kChurnThreads = 40;
+pid_t StartThreadChurn(absl::Duration delay, int tids_fd) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  prctl(PR_SET_NAME, "sc-live-churn");
+  absl::SleepFor(delay);
+  for (int i = 0; i < kChurnThreads; ++i) {
+    std::thread([tids_fd] {
+      const int tid = static_cast<int>(gettid());
+      if (write(tids_fd, &tid, sizeof(tid)) != sizeof(tid)) _exit(1);
+      Spin(absl::Milliseconds(2));
+    }).join();
   }
   _exit(0);
 }
@@ -210,6 +231,49 @@ TEST_F(RecordLiveTest, CaptureFeedsTheSessionAndReplaysToTheSameRuntime) {
     EXPECT_LE(std::abs(live[cpu] - stats->runtime_ns[cpu]), kTickNs)
         << "cpu " << cpu;
   }
+}
+
+// Threads that exit at once are filed under their process, in the capture
+// as live: task_newtask says so in trace order (docs/LIVE.md, "Processes").
+TEST_F(RecordLiveTest, ShortLivedThreadsReplayUnderTheirProcess) {
+  int tids[2];
+  ASSERT_EQ(pipe(tids), 0);
+  const pid_t churn = StartThreadChurn(absl::Seconds(1), tids[1]);
+  close(tids[1]);
+  const std::string trace = dir_.path() + "/churn.trace.gz";
+  const CommandResult record =
+      RunCommand({kBin + "schedcache", "record", "--duration", "3",
+                  "--output", trace, "--format", "json"});
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  EXPECT_THAT(record.err, ::testing::Not(HasSubstr("task_newtask")));
+  int status = 0;
+  waitpid(churn, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::set<int32_t> threads;
+  for (int tid = 0; read(tids[0], &tid, sizeof(tid)) == sizeof(tid);) {
+    threads.insert(tid);
+  }
+  close(tids[0]);
+  ASSERT_EQ(threads.size(), static_cast<size_t>(kChurnThreads));
+
+  RecordingSink replayed;
+  absl::StatusOr<ReplayStats> stats =
+      ReplayTraceFile(trace, TraceOptions{}, replayed);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_GE(stats->new_task_events, kChurnThreads);
+  std::set<int32_t> seen;
+  for (const Sample& sample : replayed.Samples()) {
+    if (!threads.contains(sample.tid)) continue;
+    seen.insert(sample.tid);
+    EXPECT_EQ(sample.tgid, churn) << "thread " << sample.tid;
+  }
+  for (const HandOver& hand_over : replayed.HandOvers()) {
+    if (!threads.contains(hand_over.tid)) continue;
+    EXPECT_EQ(hand_over.tgid, churn) << "thread " << hand_over.tid;
+  }
+  // Each spun 2 ms: every one of them ran in the capture.
+  EXPECT_EQ(seen.size(), threads.size());
 }
 
 }  // namespace

@@ -79,6 +79,24 @@ std::string FormatExitLine(int64_t timestamp_ns, int32_t cpu,
                       " prio=120 group_dead=", group_dead ? 1 : 0, "\n");
 }
 
+std::string FormatNewTaskLine(int64_t timestamp_ns, int32_t cpu,
+                              const TraceTask& creator, int32_t pid,
+                              std::string_view comm, uint64_t clone_flags,
+                              int32_t oom_score_adj) {
+  return absl::StrCat(Header(timestamp_ns, cpu, creator, "task_newtask"),
+                      "pid=", pid, " comm=", View(comm),
+                      " clone_flags=", absl::Hex(clone_flags),
+                      " oom_score_adj=", oom_score_adj, "\n");
+}
+
+std::string FormatExecLine(int64_t timestamp_ns, int32_t cpu,
+                           const TraceTask& task, std::string_view filename,
+                           int32_t old_pid) {
+  return absl::StrCat(Header(timestamp_ns, cpu, task, "sched_process_exec"),
+                      "filename=", View(filename), " pid=", task.pid,
+                      " old_pid=", old_pid, "\n");
+}
+
 std::string FormatKernelDecisionLine(const KernelDecision& d,
                                      std::string_view comm) {
   return absl::StrCat(

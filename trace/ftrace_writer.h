@@ -45,6 +45,16 @@ std::string FormatForkLine(int64_t timestamp_ns, int32_t cpu,
                            const TraceTask& parent, int32_t child_pid);
 std::string FormatExitLine(int64_t timestamp_ns, int32_t cpu,
                            const TraceTask& task, bool group_dead);
+// FormatNewTaskLine: task_newtask, written by `creator` (the thread that
+// created task `pid`). FormatExecLine: sched_process_exec of `task`, whose
+// pid before the exec was `old_pid`.
+std::string FormatNewTaskLine(int64_t timestamp_ns, int32_t cpu,
+                              const TraceTask& creator, int32_t pid,
+                              std::string_view comm, uint64_t clone_flags,
+                              int32_t oom_score_adj);
+std::string FormatExecLine(int64_t timestamp_ns, int32_t cpu,
+                           const TraceTask& task, std::string_view filename,
+                           int32_t old_pid);
 
 // FormatKernelDecisionLine returns the line of one kernel decision
 // (trace_line.h: schedcache_task_cache_work), `task` being the thread the

@@ -436,6 +436,55 @@ TraceLine ParseKernelDecision(std::string_view fields, TraceLine out) {
   return out;
 }
 
+// ParseNewTask reads "pid=N comm=COMM clone_flags=HEX oom_score_adj=N"; the
+// comm may hold spaces, so clone_flags is found from the right.
+TraceLine ParseNewTask(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kNewTask;
+  const size_t comm_at = fields.find(" comm=");
+  const size_t flags_at = fields.rfind(" clone_flags=");
+  if (fields.substr(0, 4) != "pid=" || comm_at == std::string_view::npos ||
+      flags_at == std::string_view::npos || flags_at < comm_at) {
+    return Malformed("task_newtask without pid=, comm= and clone_flags=");
+  }
+  const std::optional<int32_t> pid = ParseInt(fields.substr(4, comm_at - 4));
+  std::string_view flags = fields.substr(flags_at + 13);
+  flags = flags.substr(0, flags.find(' '));
+  const std::optional<uint64_t> clone_flags = ParseHex64(flags);
+  if (!pid || *pid <= 0 || !clone_flags) {
+    return Malformed("task_newtask pid= is not a positive number or "
+                     "clone_flags= is not hex");
+  }
+  out.pid = *pid;
+  out.comm = fields.substr(comm_at + 6, flags_at - comm_at - 6);
+  out.clone_flags = *clone_flags;
+  return out;
+}
+
+// ParseExec reads "filename=PATH pid=N old_pid=N"; the path may hold spaces,
+// so the numbers are found from the right.
+TraceLine ParseExec(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kExec;
+  const size_t old_pid_at = fields.rfind(" old_pid=");
+  const size_t pid_at = old_pid_at == std::string_view::npos
+                            ? std::string_view::npos
+                            : fields.rfind(" pid=", old_pid_at);
+  if (fields.substr(0, 9) != "filename=" || pid_at == std::string_view::npos ||
+      pid_at <= 9) {
+    return Malformed("sched_process_exec without filename=, pid= and old_pid=");
+  }
+  const std::optional<int32_t> pid =
+      ParseInt(fields.substr(pid_at + 5, old_pid_at - pid_at - 5));
+  const std::optional<int32_t> old_pid = ParseInt(fields.substr(old_pid_at + 9));
+  if (!pid || !old_pid || *pid <= 0 || *old_pid <= 0) {
+    return Malformed("sched_process_exec pid= or old_pid= is not a positive "
+                     "number");
+  }
+  out.filename = fields.substr(9, pid_at - 9);
+  out.pid = *pid;
+  out.old_pid = *old_pid;
+  return out;
+}
+
 // kKernelClockPrefix starts the header comment of the kernel's clock.
 constexpr std::string_view kKernelClockPrefix = "# schedcache_kernel_clock:";
 
@@ -466,6 +515,8 @@ TraceLine ParseKernelClock(std::string_view fields) {
 
 // kKernelDecisionEvent is the event name of schedcache's decision lines.
 constexpr std::string_view kKernelDecisionEvent = "schedcache_task_cache_work";
+// kNewTaskEvent is the one event replay reads that is not named sched_*.
+constexpr std::string_view kNewTaskEvent = "task_newtask";
 
 // UsedEvent tells whether the line names an event replay consumes, so a
 // line that fails to parse is malformed rather than skipped.
@@ -473,6 +524,8 @@ bool NamesUsedEvent(std::string_view line) {
   return line.find("sched_switch:") != std::string_view::npos ||
          line.find("sched_migrate_task:") != std::string_view::npos ||
          line.find("sched_process_exit:") != std::string_view::npos ||
+         line.find("sched_process_exec:") != std::string_view::npos ||
+         line.find("task_newtask:") != std::string_view::npos ||
          line.find(kKernelDecisionEvent) != std::string_view::npos;
 }
 
@@ -486,7 +539,8 @@ TraceLine ParseTraceLine(std::string_view line) {
   }
   if (line.empty() || line.front() == '#' ||
       (line.find("sched_") == std::string_view::npos &&
-       line.find(kKernelDecisionEvent) == std::string_view::npos)) {
+       line.find(kKernelDecisionEvent) == std::string_view::npos &&
+       line.find(kNewTaskEvent) == std::string_view::npos)) {
     return out;  // kNotScheduler
   }
   line = TrimRight(line);
@@ -502,6 +556,8 @@ TraceLine ParseTraceLine(std::string_view line) {
   if (event == "sched_switch") return ParseSwitch(fields, out);
   if (event == "sched_migrate_task") return ParseMigrate(fields, out);
   if (event == "sched_process_exit") return ParseExit(fields, out);
+  if (event == "sched_process_exec") return ParseExec(fields, out);
+  if (event == kNewTaskEvent) return ParseNewTask(fields, out);
   if (event == kKernelDecisionEvent) return ParseKernelDecision(fields, out);
   out.kind = event.substr(0, 6) == "sched_" ? Kind::kOtherSched
                                             : Kind::kNotScheduler;

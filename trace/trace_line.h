@@ -26,6 +26,12 @@
 // and the comment `# schedcache_kernel_clock: hz=N jiffies=N at_ns=N
 // epoch_period=N cpu_epoch_next=N` carries the kernel's clock.
 //
+// Two kernel events replay reads for what they say about processes, in the
+// kernel's own field forms:
+//     task_newtask: pid=N comm=COMM clone_flags=HEX oom_score_adj=N
+//     sched_process_exec: filename=PATH pid=N old_pid=N
+// (task_newtask runs in the creating thread: its header names the creator.)
+//
 // Thread contract: a pure function; the result views into `line`.
 #ifndef SCHEDCACHE_TRACE_TRACE_LINE_H_
 #define SCHEDCACHE_TRACE_TRACE_LINE_H_
@@ -45,9 +51,11 @@ struct TraceLine {
     kSwitch,        // sched_switch
     kMigrate,       // sched_migrate_task
     kExit,          // sched_process_exit
+    kNewTask,       // task_newtask
+    kExec,          // sched_process_exec
     kKernelDecision,  // schedcache_task_cache_work
     kKernelClock,     // the `# schedcache_kernel_clock:` comment
-    kMalformed,  // a switch/migrate/exit/kernel line that does not parse
+    kMalformed,  // a line of one of the kinds above that does not parse
   };
   Kind kind = Kind::kNotScheduler;
   std::string_view error;  // kMalformed: what is wrong (static text)
@@ -70,11 +78,17 @@ struct TraceLine {
   // .dat record: PrevStateIsRunnable of its prev_state bits.)
   bool prev_runnable = false;
 
-  // kMigrate and kExit: the task named in the fields.
+  // kMigrate, kExit and kNewTask: the task named in the fields (kNewTask:
+  // the new one); kExec: pid only, the task's pid after the exec.
   std::string_view comm;
   int32_t pid = 0;
   int32_t orig_cpu = 0;  // kMigrate
   int32_t dest_cpu = 0;  // kMigrate
+  uint64_t clone_flags = 0;  // kNewTask
+  // kExec: the program's path, and the thread's pid before the exec (another
+  // thread than the leader took the leader's pid when they differ).
+  std::string_view filename;
+  int32_t old_pid = 0;
 
   // kKernelDecision: every field; timestamp_ns and cpu repeat the header's.
   KernelDecision decision;

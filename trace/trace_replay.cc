@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "events/sched_state_machine.h"
+#include "events/thread_table.h"
 #include "trace/line_reader.h"
 #include "trace/quoted_input.h"
 #include "trace/trace_dat.h"
@@ -129,6 +130,10 @@ class TraceReplayer {
       machine_.threads().Learn(line.task_pid, line.task_tgid, {});
     }
     if (line.kind == Kind::kOtherSched) return absl::OkStatus();
+    if (line.kind == Kind::kNewTask || line.kind == Kind::kExec) {
+      LearnProcess(line);
+      return absl::OkStatus();
+    }
 
     ASSIGN_OR_RETURN(const int32_t cpu, MapCpu(line.cpu));
     sink_.OnInputLine(stats_.lines);
@@ -155,6 +160,26 @@ class TraceReplayer {
       default:
         return absl::OkStatus();
     }
+  }
+
+  // LearnProcess takes what a task_newtask or sched_process_exec line says
+  // about processes (trace_replay.h); it changes no CPU.
+  void LearnProcess(const TraceLine& line) {
+    ThreadTable& threads = machine_.threads();
+    if (line.kind == Kind::kNewTask) {
+      ++stats_.new_task_events;
+      // The header's TGID column, learned above, is the creator's process.
+      const ThreadInfo* creator =
+          line.task_pid > 0 ? threads.Find(line.task_pid) : nullptr;
+      threads.LearnNewTask(
+          line.pid, line.clone_flags,
+          creator != nullptr && creator->tgid_known ? creator->tgid : 0,
+          line.comm);
+      return;
+    }
+    ++stats_.exec_events;
+    // After an exec the task leads its thread group: its pid is the tgid.
+    threads.Learn(line.pid, line.pid, ExecComm(line.filename));
   }
 
   // ReplayDecision hands one kernel decision to the sink, after the ticks

@@ -14,8 +14,11 @@
 // knows its tgid, ends the process with a ProcessExit), sched_migrate_task
 // (counted; a
 // migration of a waiting thread changes no CPU's current thread). The TGID
-// column of every scheduler line teaches which process a pid belongs to; a
-// pid whose tgid was never shown uses its own pid. Other lines are skipped;
+// column of every scheduler line teaches which process a pid belongs to, and
+// task_newtask the process of each task from its creation (a CLONE_THREAD
+// task joins its creator's, any other is its own: ThreadTable::LearnNewTask);
+// a pid whose tgid was never shown uses its own pid. sched_process_exec
+// gives the process the exec'd program's comm (ExecComm); both are counted. Other lines are skipped;
 // a line naming one of the three events that does not parse, or whose time
 // goes backwards, is counted as malformed and skipped (the first few are
 // kept with their line numbers).
@@ -92,6 +95,8 @@ struct ReplayStats {
   int64_t switch_events = 0;
   int64_t migrate_events = 0;
   int64_t exit_events = 0;
+  int64_t new_task_events = 0;  // task_newtask lines
+  int64_t exec_events = 0;      // sched_process_exec lines
   int64_t kernel_decisions = 0;  // schedcache_task_cache_work lines used
   // The capture's `# schedcache_kernel_clock:` line, when it has one.
   std::optional<KernelClock> kernel_clock;

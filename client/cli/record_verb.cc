@@ -176,6 +176,11 @@ int RecordVerb::Record(host::ProcessFilter filter, std::ostream& out,
     }
     return Fail(kVerb, why, err);
   }
+  if (!(*recorder)->exact_tgids()) {
+    err << "record: this kernel has no task:task_newtask tracepoint: each "
+           "thread's process comes from /proc/TID/status, and a thread that "
+           "exits before record reads it is filed as a process of its own\n";
+  }
   stop.Watch([&recorder] { (*recorder)->RequestStop(); });
   // Created once tracefs is had, so a refused capture leaves no file.
   std::unique_ptr<FtraceWriter> trace;
