@@ -7,9 +7,16 @@
   check_guest.py scenario DIR AB_JSON
       one scenario's capture and its replay: the capture is non-empty and
       recorded with no loss, the replay read it with 0 malformed lines, and
-      every process of DIR/expect ran in the replay. Prints one summary line,
-      which also counts the workload threads the replay took for processes
-      of their own (not a failure: see docs/KERNEL.md).
+      every process of DIR/expect ran in the replay. With kernel decisions
+      in the capture (record --kernel-decisions) and the `kernel` policy in
+      the replay, also: the kernel scanned every workload process of two or
+      more threads, and `kernel` agrees with itself at every kernel scan (the
+      decisions reached the engine whole). Prints one summary line with each
+      policy's agreement with the kernel at the kernel's scans and its own
+      scan count (docs/MODEL.md, "Agreement with the kernel"); those are
+      figures, not pass marks. It also counts the workload threads the
+      replay took for processes of their own (not a failure: see
+      docs/KERNEL.md).
 Exit 1 with the reasons on stderr when a check fails.
 """
 import collections
@@ -98,17 +105,50 @@ def check_scenario(directory, ab_json):
             reasons.append(f"{name}: workload process {pid} has no runtime in "
                            f"the replay")
     split = sum(1 for tgid, tid in threads if tid != tgid and tid in runtime)
+    reasons += check_kernel(name, ab, pids, threads)
     if reasons:
         fail(reasons)
-    policies = ", ".join(
-        f"{p['name']} {p['decisions']} decisions"
-        + ("" if p["agreement"] is None else f" {100 * p['agreement']:.1f}% agree")
-        for p in ab["policies"])
+    policies = ", ".join(describe_policy(p) for p in ab["policies"])
     print(f"scenario {name}: {record['traceLines']} lines, "
           f"{replay['samples']} samples, {replay['handOvers']} hand-overs, "
           f"0 malformed, 0 lost; {len(pids)} workload processes with runtime, "
           f"{len(ab['processes'])} in all, {split} workload threads replayed "
           f"as processes; {policies}")
+
+
+def check_kernel(name, ab, pids, threads):
+    """The kernel decisions' checks; none when the replay had no `kernel`."""
+    kernel = next((p for p in ab["policies"] if p["name"] == "kernel"), None)
+    if kernel is None:
+        return []
+    reasons = []
+    if ab["input"]["kernelDecisions"] == 0:
+        reasons.append(f"{name}: the capture has no kernel decisions")
+    if kernel["kernelAgreements"] != kernel["kernelScans"]:
+        reasons.append(f"{name}: kernel agrees with itself at "
+                       f"{kernel['kernelAgreements']} of its "
+                       f"{kernel['kernelScans']} scans")
+    scans = {p["tgid"]: p.get("kernel", {}).get("kernel", {}).get("kernelScans", 0)
+             for p in ab["processes"]}
+    thread_count = collections.Counter(tgid for tgid, _ in threads)
+    for pid in pids:
+        if thread_count[pid] >= 2 and scans.get(pid, 0) == 0:
+            reasons.append(f"{name}: the kernel never scanned workload "
+                           f"process {pid} ({thread_count[pid]} threads)")
+    return reasons
+
+
+def describe_policy(policy):
+    """`NAME D decisions A% agree`, and with kernel scans `at kernel scans
+    K/O A%`: the kernel's scans, the policy's own, the agreement there."""
+    text = f"{policy['name']} {policy['decisions']} decisions"
+    if policy["agreement"] is not None:
+        text += f" {100 * policy['agreement']:.1f}% agree"
+    if policy.get("kernelScans"):
+        text += (f"; at kernel scans {policy['kernelScans']}/"
+                 f"{policy['kernelProcessScans']} "
+                 f"{100 * policy['kernelAgreement']:.2f}%")
+    return text
 
 
 def main(argv):
