@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "host/internal/libtracefs.h"
+#include "host/internal/proc_file.h"
 
 namespace schedcache::host {
 // One event type: its id (the record's common_type) and the payload size
@@ -47,6 +48,12 @@ struct RawEventParser::Fields {
 };
 
 namespace {
+
+// kEvents are the events whose formats Load reads, by system.
+constexpr std::pair<const char*, const char*> kEvents[] = {
+    {"sched", "sched_switch"},       {"sched", "sched_migrate_task"},
+    {"sched", "sched_process_fork"}, {"sched", "sched_process_exit"},
+    {"sched", "sched_process_exec"}, {"task", "task_newtask"}};
 
 // A sub-buffer starts with a u64 timestamp and a local_t commit count
 // (events/header_page on a 64-bit kernel); anything shorter is no
@@ -206,17 +213,47 @@ bool RawEventParser::has_new_task() const {
   return fields_->new_task_layout.id >= 0;
 }
 
+absl::StatusOr<RawEventParser::TepPtr> RawEventParser::LoadFormats(
+    const std::string& tracing_dir) {
+  // Only the ring buffer's header and the events read: libtracefs's
+  // tracefs_local_events_system would also parse /proc/kallsyms, the
+  // printk formats and saved_cmdlines, none of which raw fields need, and
+  // kallsyms alone was most of record's start-up (docs/LIVE.md).
+  TepPtr tep(tep_alloc());
+  if (tep == nullptr) {
+    return absl::ResourceExhaustedError("tep_alloc: cannot allocate a tep");
+  }
+  const std::string events = absl::StrCat(tracing_dir, "/events");
+  absl::StatusOr<std::string> header =
+      internal::ReadProcFile(absl::StrCat(events, "/header_page"));
+  if (!header.ok() || tep_parse_header_page(tep.get(), header->data(),
+                                            header->size(),
+                                            sizeof(long)) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot load the ring buffer's header_page from ", events, ": ",
+        header.ok() ? "it does not parse" : header.status().message()));
+  }
+  for (const auto& [system, event] : kEvents) {
+    // A missing event is left out here; FindFields names it if it is needed.
+    const absl::StatusOr<std::string> format = internal::ReadProcFile(
+        absl::StrCat(events, "/", system, "/", event, "/format"));
+    if (!format.ok()) continue;
+    // An event whose print fmt libtraceevent cannot read is still added,
+    // its fields usable (libtracefs ignores such failures too).
+    if (tep_parse_event(tep.get(), format->data(), format->size(), system) !=
+            TEP_ERRNO__SUCCESS &&
+        tep_find_event_by_name(tep.get(), system, event) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot parse ", events, "/", system, "/", event, "/format"));
+    }
+  }
+  tep_set_long_size(tep.get(), tep_get_header_page_size(tep.get()));
+  return tep;
+}
+
 absl::StatusOr<std::unique_ptr<RawEventParser>> RawEventParser::Load(
     const std::string& tracing_dir) {
-  const char* const systems[] = {"sched", "task", nullptr};
-  TepPtr tep(tracefs_local_events_system(tracing_dir.c_str(), systems));
-  if (tep == nullptr) {
-    const int error = errno;
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot load the sched and task event formats from ",
-                     tracing_dir,
-                     "/events: ", std::strerror(error)));
-  }
+  ASSIGN_OR_RETURN(TepPtr tep, LoadFormats(tracing_dir));
   ASSIGN_OR_RETURN(std::unique_ptr<Fields> fields, FindFields(tep.get()));
   std::unique_ptr<kbuffer, KbufferFree> kbuf(tep_kbuffer(tep.get()));
   if (kbuf == nullptr) {

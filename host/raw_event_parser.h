@@ -69,6 +69,7 @@ class RawEventParser {
   using TepPtr = std::unique_ptr<tep_handle, TepFree>;
   RawEventParser(TepPtr tep, std::unique_ptr<kbuffer, KbufferFree> kbuf,
                  std::unique_ptr<Fields> fields);
+  static absl::StatusOr<TepPtr> LoadFormats(const std::string& tracing_dir);
   static absl::StatusOr<std::unique_ptr<Fields>> FindFields(tep_handle* tep);
   static absl::Status FindNewTaskFields(tep_handle* tep, Fields& fields);
   // DecodeRecord fills `event` from one record's payload; false when the
