@@ -17,6 +17,11 @@
       figures, not pass marks. A workload thread the replay took for a
       process of its own fails it (record names each new task's process
       from task_newtask, docs/LIVE.md).
+  check_guest.py table OUT_DIR
+      a Markdown table of every scenario's replay under OUT_DIR
+      (SHAPE/SCENARIO/ab.json): the kernel's scans and each model policy's
+      agreement with it at those scans, and its own scans, in all and for
+      the workload process that differs most (docs/MODEL.md).
 Exit 1 with the reasons on stderr when a check fails.
 """
 import collections
@@ -153,8 +158,53 @@ def describe_policy(policy):
     return text
 
 
+def scan_deviation(ab, policy, pids):
+    """The largest |own - kernel| / kernel scans over the workload processes
+    the kernel scanned, as a percentage; None when it scanned none."""
+    worst = None
+    for process in ab["processes"]:
+        counts = process.get("kernel", {}).get(policy)
+        if process["tgid"] not in pids or not counts or not counts["kernelScans"]:
+            continue
+        deviation = abs(counts["scans"] - counts["kernelScans"]) / counts["kernelScans"]
+        worst = deviation if worst is None else max(worst, deviation)
+    return None if worst is None else 100 * worst
+
+
+def print_table(out_dir):
+    models = ("full-scan", "visited-scan")
+    print("| scenario | kernel scans | " + " | ".join(
+        f"{m}: agree at kernel scans | {m}: own scans (worst process)"
+        for m in models) + " |")
+    print("|---|---:|" + "---:|---:|" * len(models))
+    for shape in ("4cpu", "8cpu"):
+        shape_dir = os.path.join(out_dir, shape)
+        if not os.path.isdir(shape_dir):
+            continue
+        for name in sorted(os.listdir(shape_dir)):
+            ab_json = os.path.join(shape_dir, name, "ab.json")
+            if not os.path.exists(ab_json):
+                continue
+            with open(ab_json, encoding="utf-8") as f:
+                ab = json.load(f)
+            pids, _ = read_expect(os.path.join(shape_dir, name, "expect"))
+            by_name = {p["name"]: p for p in ab["policies"]}
+            kernel_scans = by_name[models[0]]["kernelScans"]
+            cells = []
+            for model in models:
+                policy = by_name[model]
+                agree = policy.get("kernelAgreement")
+                worst = scan_deviation(ab, model, pids)
+                cells.append("-" if agree is None else f"{100 * agree:.2f}%")
+                cells.append(f"{policy['kernelProcessScans']} "
+                             f"({'-' if worst is None else f'{worst:+.0f}%'.lstrip('+')})")
+            print(f"| {shape} {name} | {kernel_scans} | " + " | ".join(cells) + " |")
+
+
 def main(argv):
-    if len(argv) == 5 and argv[1] == "shape":
+    if len(argv) == 3 and argv[1] == "table":
+        print_table(argv[2])
+    elif len(argv) == 5 and argv[1] == "shape":
         check_shape(argv[2], int(argv[3]), int(argv[4]))
     elif len(argv) == 4 and argv[1] == "scenario":
         check_scenario(argv[2], argv[3])
