@@ -121,11 +121,11 @@ absl::Status Recorder::Capture(LiveConverter& converter,
 
 absl::Status Recorder::ReadDecisions(LiveConverter& converter) {
   if (decisions_ == nullptr) return absl::OkStatus();
-  ASSIGN_OR_RETURN(const std::vector<KernelDecision> decisions,
-                   decisions_->Consume());
-  for (const KernelDecision& decision : decisions) {
+  ASSIGN_OR_RETURN(const KernelRecords records, decisions_->Consume());
+  for (const KernelDecision& decision : records.decisions) {
     converter.OnDecision(decision);
   }
+  for (const KernelTick& tick : records.ticks) converter.OnTick(tick);
   return absl::OkStatus();
 }
 
