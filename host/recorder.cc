@@ -154,6 +154,7 @@ RecordProgress Recorder::Progress(const LiveConverter& converter,
   progress.samples = static_cast<uint64_t>(converter.counters().samples);
   progress.hand_overs = static_cast<uint64_t>(converter.counters().hand_overs);
   progress.kernel_decisions = converter.decisions();
+  progress.kernel_ticks = converter.ticks();
   progress.kernel_clock = kernel_clock_;
   progress.losses = losses;
   progress.runtime_ns = converter.runtime_ns();

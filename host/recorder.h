@@ -66,6 +66,7 @@ struct RecordProgress {
   uint64_t samples = 0;
   uint64_t hand_overs = 0;
   uint64_t kernel_decisions = 0;  // converted (RecordOptions)
+  uint64_t kernel_ticks = 0;      // converted sched_tick records
   // The kernel's clock, when kernel decisions are recorded.
   std::optional<KernelClock> kernel_clock;
   LossCounts losses;
