@@ -106,6 +106,19 @@ struct KernelDecision {
   int64_t cpu_epoch_next = 0;   // this CPU's rq->cpu_epoch_next (jiffies)
 };
 
+// KernelTick is one scheduler tick of the running kernel on one CPU
+// (sched_tick, recorded by `record --kernel-decisions`, docs/LIVE.md): the
+// thread it found running there (tid and tgid 0: idle) and jiffies then.
+// Replay ticks the model where these fall (docs/MODEL.md, Time in
+// jiffies); they are no model input of their own.
+struct KernelTick {
+  int64_t timestamp_ns = 0;  // CLOCK_MONOTONIC at the tick
+  int32_t cpu = 0;
+  int32_t tgid = 0;
+  int32_t tid = 0;
+  int64_t jiffies = 0;
+};
+
 // KernelClock is the running kernel's tick clock as a capture records it
 // (`# schedcache_kernel_clock:`, docs/MODEL.md): jiffies became `jiffies`
 // at `at_ns` on the capture's monotonic clock; the tick rate; the kernel's

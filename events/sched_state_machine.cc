@@ -32,6 +32,7 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
                      ": events must come in time order"));
   }
   now_ns_ = timestamp_ns;
+  if (recorded_ticks_) return absl::OkStatus();
   if (running_cpus_ == 0) {
     // Nothing ticks; restart the grid at the first point not before now.
     next_grid_ns_ = clock_.FirstTickAtOrAfter(timestamp_ns);
@@ -52,6 +53,25 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
         grid > INT64_MAX - clock_.tick_ns ? INT64_MAX : grid + clock_.tick_ns;
   }
   return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::Tick(int64_t timestamp_ns, int32_t cpu,
+                                     int32_t tid) {
+  if (cpu < 0 || tid < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tick at ", timestamp_ns, " has cpu ", cpu, ", tid ",
+                     tid, ": neither may be negative"));
+  }
+  RETURN_IF_ERROR(AdvanceTo(timestamp_ns));
+  const CpuState& c = Cpu(cpu);
+  if (!c.known || c.tid != tid) {
+    if (c.known || tid != 0) ++counters_.unmatched_ticks;
+    return absl::OkStatus();
+  }
+  // Idle, or a switch-in at this very time: nothing ran to account.
+  if (tid == 0 || c.accounted_ns >= timestamp_ns) return absl::OkStatus();
+  return EmitSample(cpu, tid, threads_.Find(tid), timestamp_ns,
+                    /*tick=*/true);
 }
 
 absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {

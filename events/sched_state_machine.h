@@ -27,6 +27,16 @@
 // order, and every event at time t follows every tick before t, so the
 // output is globally time-ordered (REQUIRES: input times never decrease).
 //
+// Recorded ticks. A capture of the running kernel's own ticks (sched_tick,
+// docs/LIVE.md) replaces the grid: after UseRecordedTicks, AdvanceTo emits
+// no tick, and Tick emits one for the thread the machine tracks on that CPU
+// where the kernel ticked, with the same accounting (the time since that
+// thread was last accounted there). The kernel's ticks under an emulator
+// are irregular, and its scans follow them, not the grid (docs/MODEL.md,
+// Agreement with the kernel). A tick that names another thread than the
+// one tracked, or comes on a CPU not known yet, ticks nobody and is counted
+// (SchedCounters::unmatched_ticks); an idle tick on an idle CPU is neither.
+//
 // Exits. A thread that exits (sched_process_exit) stops counting in its
 // process's nr_threads at once and is forgotten at its last switch-out. When
 // it is a group leader (pid == tgid, and the tgid was learned, not the pid
@@ -101,6 +111,9 @@ struct SchedCounters {
   // hand-overs whose thread's tgid was not known yet, so its pid stood in
   // (a new thread before any line showed its TGID column).
   int64_t guessed_tgid_hand_overs = 0;
+  // recorded ticks (Tick) whose thread was not the one tracked on the CPU:
+  // they ticked nobody.
+  int64_t unmatched_ticks = 0;
 };
 
 class SchedStateMachine {
@@ -115,6 +128,16 @@ class SchedStateMachine {
   // runtimes can then overflow. The machine ticks through any gap it is
   // given; its producer bounds gaps (trace replay: kMaxTraceGapNs).
   absl::Status AdvanceTo(int64_t timestamp_ns);
+
+  // UseRecordedTicks stops the grid for good: from now on only Tick ticks.
+  void UseRecordedTicks() { recorded_ticks_ = true; }
+
+  // Tick applies one recorded tick of the kernel on `cpu`, which found
+  // thread `tid` running (0: idle), after AdvanceTo(timestamp_ns). A tick
+  // at the very time of the thread's switch-in emits nothing. Returns
+  // InvalidArgument for a negative CPU or tid, AdvanceTo's errors, or the
+  // sink's. REQUIRES: UseRecordedTicks was called.
+  absl::Status Tick(int64_t timestamp_ns, int32_t cpu, int32_t tid);
 
   // Switch applies one context switch (after the ticks before it). Returns
   // InvalidArgument for a negative CPU, a negative time or one going
@@ -165,6 +188,7 @@ class SchedStateMachine {
   int running_cpus_ = 0;  // CPUs running a thread (not idle, not unknown)
   int64_t now_ns_ = INT64_MIN;
   int64_t next_grid_ns_ = INT64_MIN;  // first grid point not yet ticked
+  bool recorded_ticks_ = false;       // UseRecordedTicks: no grid
   SchedCounters counters_;
 };
 

@@ -62,6 +62,57 @@ TEST(SchedStateMachine, TicksFollowTheClockAnchor) {
   }
 }
 
+TEST(SchedStateMachine, RecordedTicksReplaceTheGridWhereTheKernelTicked) {
+  // HZ 1000 would tick at 1, 2, ... 9 ms. With recorded ticks, thread 10
+  // running on CPU 0 from 0.5 ms to 9.5 ms gets ticks only at the kernel's
+  // 1.2, 3.7 and 8.1 ms (irregular, as under an emulator), each carrying
+  // the time since the last accounting: 1.2 - 0.5 = 0.7, 3.7 - 1.2 = 2.5,
+  // 8.1 - 3.7 = 4.4 ms, and the switch-out 9.5 - 8.1 = 1.4 ms; the sum is
+  // the 9 ms run.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Tick(1'200'000, 0, 10).ok());
+  ASSERT_TRUE(machine.Tick(3'700'000, 0, 10).ok());
+  ASSERT_TRUE(machine.Tick(8'100'000, 0, 10).ok());
+  ASSERT_TRUE(machine.Switch(Switch(9'500'000, 0, 10, 0)).ok());
+  ASSERT_TRUE(machine.Finish(12 * kMs).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 4u);
+  const int64_t want_t[] = {1'200'000, 3'700'000, 8'100'000, 9'500'000};
+  const int64_t want_delta[] = {700'000, 2'500'000, 4'400'000, 1'400'000};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
+    EXPECT_EQ(samples[i].tick, i < 3) << i;
+  }
+  EXPECT_EQ(machine.runtime_ns()[0], 9 * kMs);
+  EXPECT_EQ(machine.counters().tick_samples, 3);
+  EXPECT_EQ(machine.counters().unmatched_ticks, 0);
+}
+
+TEST(SchedStateMachine, RecordedTickOfAnotherThreadTicksNobody) {
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  // Counted, no sample: thread 11 on CPU 0 (tracked: 10), thread 12 on CPU
+  // 1 (never switched: unknown), idle on CPU 0 (tracked: 10).
+  ASSERT_TRUE(machine.Tick(2 * kMs, 0, 11).ok());
+  ASSERT_TRUE(machine.Tick(2 * kMs, 1, 12).ok());
+  ASSERT_TRUE(machine.Tick(3 * kMs, 0, 0).ok());
+  // Not counted, no sample: idle on CPU 2, switched to idle; the tick at
+  // the very switch-in time of thread 10 on CPU 3.
+  ASSERT_TRUE(machine.Switch(Switch(3 * kMs, 2, 0, 0)).ok());
+  ASSERT_TRUE(machine.Tick(4 * kMs, 2, 0).ok());
+  ASSERT_TRUE(machine.Switch(Switch(5 * kMs, 3, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Tick(5 * kMs, 3, 10).ok());
+  EXPECT_EQ(machine.counters().unmatched_ticks, 3);
+  EXPECT_EQ(machine.counters().tick_samples, 0);
+  EXPECT_FALSE(machine.Tick(6 * kMs, -1, 10).ok());
+}
+
 TEST(SchedStateMachine, SwitchOnAGridPointReplacesTheTick) {
   RecordingSink sink;
   SchedStateMachine machine(1000, sink);

@@ -218,6 +218,12 @@ KernelDecisionSource::Open(const KernelSupportPaths& paths) {
   if (source->ring_ == nullptr) {
     return LibbpfError("ring_buffer__new on the decisions map", errno);
   }
+  if (const int error = ring_buffer__add(
+          source->ring_, bpf_map__fd(skeleton->maps.ticks),
+          &KernelDecisionSource::OnTick, source.get());
+      error != 0) {
+    return LibbpfError("ring_buffer__add of the ticks map", -error);
+  }
   return source;
 }
 
@@ -238,7 +244,7 @@ int KernelDecisionSource::OnRecord(void* self, void* data, size_t size) {
   }
   schedcache_kdec_record r;
   std::memcpy(&r, data, sizeof(r));
-  source.pending_.push_back(KernelDecision{
+  source.pending_.decisions.push_back(KernelDecision{
       .timestamp_ns = static_cast<int64_t>(r.timestamp_ns),
       .cpu = r.cpu,
       .tgid = r.tgid,
@@ -257,9 +263,28 @@ int KernelDecisionSource::OnRecord(void* self, void* data, size_t size) {
   return 0;
 }
 
-absl::StatusOr<std::vector<KernelDecision>> KernelDecisionSource::Consume() {
+int KernelDecisionSource::OnTick(void* self, void* data, size_t size) {
+  auto& source = *static_cast<KernelDecisionSource*>(self);
+  if (size < sizeof(schedcache_ktick_record)) {
+    ++source.bad_records_;
+    return 0;
+  }
+  schedcache_ktick_record r;
+  std::memcpy(&r, data, sizeof(r));
+  source.pending_.ticks.push_back(
+      KernelTick{.timestamp_ns = static_cast<int64_t>(r.timestamp_ns),
+                 .cpu = r.cpu,
+                 .tgid = r.tgid,
+                 .tid = r.tid,
+                 .jiffies = static_cast<int64_t>(r.jiffies)});
+  ++source.ticks_;
+  return 0;
+}
+
+absl::StatusOr<KernelRecords> KernelDecisionSource::Consume() {
   if (const int consumed = ring_buffer__consume(ring_); consumed < 0) {
-    return LibbpfError("ring_buffer__consume of the decisions", -consumed);
+    return LibbpfError("ring_buffer__consume of the decisions and ticks",
+                       -consumed);
   }
   return std::exchange(pending_, {});
 }
@@ -268,13 +293,15 @@ absl::StatusOr<KernelDecisionTotals> KernelDecisionSource::Totals() const {
   const int cpus = libbpf_num_possible_cpus();
   if (cpus <= 0) return LibbpfError("libbpf_num_possible_cpus", -cpus);
   std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus));
-  const uint32_t zero = 0;
-  if (bpf_map_lookup_elem(bpf_map__fd(skeleton_->maps.lost), &zero,
-                          per_cpu.data()) != 0) {
-    return LibbpfError("reading the lost counter map", errno);
+  KernelDecisionTotals totals{decisions_, ticks_, bad_records_};
+  // Key 0: decisions lost; key 1: ticks (kernel_decisions.bpf.c).
+  for (const uint32_t key : {0u, 1u}) {
+    if (bpf_map_lookup_elem(bpf_map__fd(skeleton_->maps.lost), &key,
+                            per_cpu.data()) != 0) {
+      return LibbpfError("reading the lost counter map", errno);
+    }
+    for (const uint64_t lost : per_cpu) totals.lost += lost;
   }
-  KernelDecisionTotals totals{decisions_, bad_records_};
-  for (const uint64_t lost : per_cpu) totals.lost += lost;
   return totals;
 }
 

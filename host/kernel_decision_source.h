@@ -47,7 +47,15 @@ absl::Status CheckKernelDecisionSupport(const KernelSupportPaths& paths = {});
 // KernelDecisionTotals: what the source has delivered and lost.
 struct KernelDecisionTotals {
   uint64_t decisions = 0;
-  uint64_t lost = 0;  // ring-buffer reservations that failed in the kernel
+  uint64_t ticks = 0;
+  // ring-buffer reservations (decisions and ticks) that failed in the kernel
+  uint64_t lost = 0;
+};
+
+// KernelRecords: what one Consume read of the two ring buffers.
+struct KernelRecords {
+  std::vector<KernelDecision> decisions;
+  std::vector<KernelTick> ticks;
 };
 
 class KernelDecisionSource {
@@ -70,9 +78,10 @@ class KernelDecisionSource {
   // llc_balancing/epoch_period or jiffies does not move for a second.
   absl::StatusOr<KernelClock> ReadClock();
 
-  // Consume returns the decisions the ring buffer holds, in the order the
-  // kernel committed them (per CPU in time order; not merged across CPUs).
-  absl::StatusOr<std::vector<KernelDecision>> Consume();
+  // Consume returns the decisions and ticks the ring buffers hold, each in
+  // the order the kernel committed them (per CPU in time order; not merged
+  // across CPUs).
+  absl::StatusOr<KernelRecords> Consume();
 
   // Totals reads the kernel's loss counters. Returns Internal when the
   // counter map cannot be read.
@@ -81,15 +90,18 @@ class KernelDecisionSource {
  private:
   KernelDecisionSource(kernel_decisions_bpf* skeleton, std::string debugfs,
                        uint64_t key);
-  // Convert turns one record into a decision (called by the ring buffer).
+  // OnRecord turns one record into a decision, OnTick into a tick (called
+  // by the ring buffer).
   static int OnRecord(void* self, void* data, size_t size);
+  static int OnTick(void* self, void* data, size_t size);
 
   kernel_decisions_bpf* skeleton_;
   ring_buffer* ring_ = nullptr;
   const std::string debugfs_;
   const uint64_t key_;  // the group hash key of this capture
-  std::vector<KernelDecision> pending_;
+  KernelRecords pending_;
   uint64_t decisions_ = 0;
+  uint64_t ticks_ = 0;
   uint64_t bad_records_ = 0;  // wrong size: counted with the lost
 };
 

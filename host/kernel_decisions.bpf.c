@@ -9,6 +9,11 @@
  * ring buffer. A call that moved next_scan is the one that claimed the
  * scan.
  *
+ * The kernel's scans follow its real scheduler ticks (sched_tick queues
+ * the work), irregular under an emulator, so an fentry program on
+ * sched_tick sends each tick, with the thread it found running, through a
+ * second ring buffer: replay ticks the model there (docs/MODEL.md).
+ *
  * The build host's kernel need not have SCHED_CACHE: the few types read
  * here are declared with only the fields used, preserve_access_index, so
  * libbpf relocates every field against the running kernel's BTF (CO-RE).
@@ -61,13 +66,28 @@ struct {
 	__uint(max_entries, 1 << 20);
 } decisions SEC(".maps");
 
-/* Records lost because the ring buffer was full, per CPU. */
+/* ~HZ records a second per busy CPU, 32 bytes each. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} ticks SEC(".maps");
+
+/* Records lost because their ring buffer was full, per CPU: key 0 the
+ * decisions, key 1 the ticks. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+static __always_inline void count_lost(__u32 key)
+{
+	__u64 *count = bpf_map_lookup_elem(&lost, &key);
+
+	if (count)
+		*count += 1;
+}
 
 static __always_inline struct sched_cache_group *current_group(void)
 {
@@ -107,14 +127,10 @@ int on_task_cache_work_exit(__u64 *ctx)
 	struct entry_state *before = bpf_map_lookup_elem(&entries, &tid);
 	struct rq *rq = bpf_this_cpu_ptr(&runqueues);
 	struct schedcache_kdec_record *record;
-	__u32 zero = 0;
 
 	record = bpf_ringbuf_reserve(&decisions, sizeof(*record), 0);
 	if (!record) {
-		__u64 *count = bpf_map_lookup_elem(&lost, &zero);
-
-		if (count)
-			*count += 1;
+		count_lost(0);
 		if (before)
 			bpf_map_delete_elem(&entries, &tid);
 		return 0;
@@ -137,6 +153,27 @@ int on_task_cache_work_exit(__u64 *ctx)
 	record->pad = 0;
 	if (before)
 		bpf_map_delete_elem(&entries, &tid);
+	bpf_ringbuf_submit(record, 0);
+	return 0;
+}
+
+SEC("fentry/sched_tick")
+int on_sched_tick(__u64 *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct schedcache_ktick_record *record;
+
+	record = bpf_ringbuf_reserve(&ticks, sizeof(*record), 0);
+	if (!record) {
+		count_lost(1);
+		return 0;
+	}
+	record->timestamp_ns = bpf_ktime_get_ns();
+	record->jiffies = read_jiffies();
+	record->cpu = bpf_get_smp_processor_id();
+	record->tgid = pid_tgid >> 32;
+	record->tid = (__u32)pid_tgid;
+	record->pad = 0;
 	bpf_ringbuf_submit(record, 0);
 	return 0;
 }

@@ -30,6 +30,17 @@ struct schedcache_kdec_record {
 	__u32 pad;
 };
 
+/* schedcache_ktick_record: one scheduler tick (sched_tick) on one CPU, as
+ * the fentry program saw it; tid and tgid 0: the CPU was idle. */
+struct schedcache_ktick_record {
+	__u64 timestamp_ns;   /* bpf_ktime_get_ns() at the tick */
+	__u64 jiffies;        /* jiffies then */
+	__s32 cpu;
+	__s32 tgid;
+	__s32 tid;            /* the thread the tick found running */
+	__u32 pad;
+};
+
 /* schedcache_kclock_ctx: the context of the clock probe (a syscall
  * program run by BPF_PROG_TEST_RUN; the kernel copies it back). */
 struct schedcache_kclock_ctx {
@@ -42,6 +53,8 @@ struct schedcache_kclock_ctx {
 #ifdef __cplusplus
 static_assert(sizeof(struct schedcache_kdec_record) == 96,
               "schedcache_kdec_record has implicit padding");
+static_assert(sizeof(struct schedcache_ktick_record) == 32,
+              "schedcache_ktick_record has implicit padding");
 static_assert(sizeof(struct schedcache_kclock_ctx) == 32,
               "schedcache_kclock_ctx has implicit padding");
 #endif

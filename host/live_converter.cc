@@ -16,7 +16,15 @@ void LiveConverter::OnEvent(const RawSchedEvent& event) {
 }
 
 void LiveConverter::OnDecision(const KernelDecision& decision) {
-  held_decisions_.push_back(decision);
+  held_kernel_.push_back(decision);
+}
+
+void LiveConverter::OnTick(const KernelTick& tick) {
+  held_kernel_.push_back(tick);
+}
+
+int64_t LiveConverter::TimeOf(const KernelRecord& record) {
+  return std::visit([](const auto& r) { return r.timestamp_ns; }, record);
 }
 
 absl::Status LiveConverter::Release(uint64_t horizon_ns) {
@@ -26,34 +34,37 @@ absl::Status LiveConverter::Release(uint64_t horizon_ns) {
                    [](const RawSchedEvent& a, const RawSchedEvent& b) {
                      return a.timestamp_ns < b.timestamp_ns;
                    });
-  std::stable_sort(held_decisions_.begin(), held_decisions_.end(),
-                   [](const KernelDecision& a, const KernelDecision& b) {
-                     return a.timestamp_ns < b.timestamp_ns;
+  std::stable_sort(held_kernel_.begin(), held_kernel_.end(),
+                   [](const KernelRecord& a, const KernelRecord& b) {
+                     return TimeOf(a) < TimeOf(b);
                    });
   const auto end = std::lower_bound(
       held_.begin(), held_.end(), horizon_ns,
       [](const RawSchedEvent& e, uint64_t t) { return e.timestamp_ns < t; });
-  const auto decisions_end = std::lower_bound(
-      held_decisions_.begin(), held_decisions_.end(), horizon_ns,
-      [](const KernelDecision& d, uint64_t t) {
-        return static_cast<uint64_t>(d.timestamp_ns) < t;
+  const auto kernel_end = std::lower_bound(
+      held_kernel_.begin(), held_kernel_.end(), horizon_ns,
+      [](const KernelRecord& r, uint64_t t) {
+        return static_cast<uint64_t>(TimeOf(r)) < t;
       });
   // Merge: a tracepoint record goes first at equal times (the decision is
   // taken at the work's return, after what the tracepoints saw).
   absl::Status status;
   auto it = held_.begin();
-  auto decision = held_decisions_.begin();
-  while (status.ok() && (it != end || decision != decisions_end)) {
-    if (decision == decisions_end ||
-        (it != end && it->timestamp_ns <=
-                          static_cast<uint64_t>(decision->timestamp_ns))) {
+  auto kernel = held_kernel_.begin();
+  while (status.ok() && (it != end || kernel != kernel_end)) {
+    if (kernel == kernel_end ||
+        (it != end &&
+         it->timestamp_ns <= static_cast<uint64_t>(TimeOf(*kernel)))) {
       status = Convert(*it++);
+    } else if (const auto* tick = std::get_if<KernelTick>(&*kernel)) {
+      status = ConvertTick(*tick);
+      ++kernel;
     } else {
-      status = ConvertDecision(*decision++);
+      status = ConvertDecision(std::get<KernelDecision>(*kernel++));
     }
   }
   held_.erase(held_.begin(), it);
-  held_decisions_.erase(held_decisions_.begin(), decision);
+  held_kernel_.erase(held_kernel_.begin(), kernel);
   return status;
 }
 
@@ -80,6 +91,25 @@ absl::Status LiveConverter::ConvertDecision(const KernelDecision& decision) {
   }
   RETURN_IF_ERROR(machine_.AdvanceTo(decision.timestamp_ns));
   return sink_.OnKernelDecision(decision);
+}
+
+absl::Status LiveConverter::ConvertTick(const KernelTick& tick) {
+  if (tick.cpu < 0 || tick.tid < 0) {
+    ++late_;
+    return absl::OkStatus();
+  }
+  if (!Place(tick.timestamp_ns)) return absl::OkStatus();
+  if (trace_ != nullptr) {
+    trace_->Write(FormatKernelTickLine(
+        tick, tick.tid == 0 ? std::string_view("<idle>")
+                            : Task(tick.tid).comm));
+  }
+  if (ticks_++ == 0) {
+    // The first tick ends the grid, after its ticks before it.
+    RETURN_IF_ERROR(machine_.AdvanceTo(tick.timestamp_ns));
+    machine_.UseRecordedTicks();
+  }
+  return machine_.Tick(tick.timestamp_ns, tick.cpu, tick.tid);
 }
 
 absl::Status LiveConverter::Finish() {

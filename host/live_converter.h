@@ -29,13 +29,18 @@
 // with the records, merged by time: each goes to the sink's
 // OnKernelDecision after the ticks before it, and to the text as a
 // schedcache_task_cache_work line; one older than a converted record is
-// late like any other.
+// late like any other. Kernel ticks (sched_tick) are held and merged the
+// same way: each goes to the text as a schedcache_sched_tick line, and from
+// the first one on the state machine ticks where the kernel ticked instead
+// of on its grid (SchedStateMachine, "Recorded ticks"), as replay of the
+// text does.
 //
 // Thread contract: thread-compatible (the reader's thread).
 #ifndef SCHEDCACHE_HOST_LIVE_CONVERTER_H_
 #define SCHEDCACHE_HOST_LIVE_CONVERTER_H_
 
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -60,6 +65,8 @@ class LiveConverter : public SchedEventSink {
   void OnEvent(const RawSchedEvent& event) override;
   // OnDecision holds a kernel decision until its Release.
   void OnDecision(const KernelDecision& decision);
+  // OnTick holds a kernel tick until its Release.
+  void OnTick(const KernelTick& tick);
 
   // Release converts, in time order, every held record older than
   // `horizon_ns`. Returns the state machine's or the sink's error.
@@ -76,12 +83,17 @@ class LiveConverter : public SchedEventSink {
   }
   uint64_t converted() const { return converted_; }  // decisions included
   uint64_t decisions() const { return decisions_; }
+  uint64_t ticks() const { return ticks_; }
   uint64_t late() const { return late_; }
-  size_t held() const { return held_.size() + held_decisions_.size(); }
+  size_t held() const { return held_.size() + held_kernel_.size(); }
 
  private:
   absl::Status Convert(const RawSchedEvent& event);
+  // KernelRecord: a held record of the kernel decision source.
+  using KernelRecord = std::variant<KernelDecision, KernelTick>;
+  static int64_t TimeOf(const KernelRecord& record);
   absl::Status ConvertDecision(const KernelDecision& decision);
+  absl::Status ConvertTick(const KernelTick& tick);
   // Place says whether a record at `t` can still go out (and then moves the
   // conversion's time there), or is late (and then counts it).
   bool Place(int64_t t);
@@ -102,12 +114,13 @@ class LiveConverter : public SchedEventSink {
   // that fails) until their tid is seen exiting or forking anew.
   absl::flat_hash_set<int32_t> gone_;
   std::vector<RawSchedEvent> held_;
-  std::vector<KernelDecision> held_decisions_;
+  std::vector<KernelRecord> held_kernel_;
   std::vector<int32_t> running_;  // per CPU: the tid switched in last
   int64_t last_ns_ = 0;           // time of the last converted record
   uint64_t converted_ = 0;
   uint64_t late_ = 0;
   uint64_t decisions_ = 0;
+  uint64_t ticks_ = 0;
 };
 
 }  // namespace schedcache::host

@@ -165,6 +165,60 @@ TEST(LiveConverter, WrittenTraceReplaysToTheSameRuntime) {
   std::filesystem::remove(path);
 }
 
+// Kernel ticks replace the grid live as in replay of the written text. a
+// runs on CPU 0 from 1 to 9 ms; HZ 250 would tick it at 4 and 8 ms, the
+// kernel ticked it at 2.3 and 5.9 ms (the tick at 7 ms names b, which CPU 0
+// is not running: unmatched). Samples: ticks at 2.3 ms (delta 1.3 ms) and
+// 5.9 ms (3.6 ms), the switch-out at 9 ms (3.1 ms).
+TEST(LiveConverter, KernelTicksTickThereLiveAndInTheWrittenText) {
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) /
+       absl::StrCat("live_converter_ticks_test_", getpid(), ".trace"))
+          .string();
+  absl::StatusOr<std::unique_ptr<FtraceWriter>> trace =
+      FtraceWriter::Open(path);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  RecordingSink sink;
+  LiveConverter converter(/*hz=*/250, sink, trace->get());
+  converter.OnTick(KernelTick{.timestamp_ns = 5'900'000, .cpu = 0,
+                              .tgid = kA, .tid = kA, .jiffies = 3});
+  converter.OnTick(KernelTick{.timestamp_ns = 2'300'000, .cpu = 0,
+                              .tgid = kA, .tid = kA, .jiffies = 2});
+  converter.OnTick(KernelTick{.timestamp_ns = 7'000'000, .cpu = 0,
+                              .tgid = kB, .tid = kB, .jiffies = 3});
+  converter.OnEvent(Switch(1'000'000, 0, 0, kA, "a"));
+  converter.OnEvent(Switch(9'000'000, 0, kA, 0, "swapper/0"));
+  ASSERT_TRUE(converter.Finish().ok());
+  ASSERT_TRUE((*trace)->Close().ok());
+  EXPECT_EQ((*trace)->lines(), 5);
+  EXPECT_EQ(converter.ticks(), 3u);
+  EXPECT_EQ(converter.counters().unmatched_ticks, 1);
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  const int64_t want_t[] = {2'300'000, 5'900'000, 9'000'000};
+  const int64_t want_delta[] = {1'300'000, 3'600'000, 3'100'000};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
+    EXPECT_EQ(samples[i].tick, i < 2) << i;
+  }
+
+  RecordingSink replayed;
+  absl::StatusOr<ReplayStats> stats =
+      ReplayTraceFile(path, TraceOptions{}, replayed);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(stats->kernel_ticks, 3);
+  EXPECT_EQ(stats->unmatched_ticks, 1);
+  const std::vector<Sample> again = replayed.Samples();
+  ASSERT_EQ(again.size(), samples.size());
+  for (size_t i = 0; i < again.size(); ++i) {
+    EXPECT_EQ(again[i].timestamp_ns, samples[i].timestamp_ns) << i;
+    EXPECT_EQ(again[i].delta_ns, samples[i].delta_ns) << i;
+  }
+  std::filesystem::remove(path);
+}
+
 RawSchedEvent NewTask(uint64_t t, int cpu, int creator, int child,
                       uint64_t clone_flags, const char* comm) {
   RawSchedEvent e;

@@ -121,11 +121,11 @@ absl::Status Recorder::Capture(LiveConverter& converter,
 
 absl::Status Recorder::ReadDecisions(LiveConverter& converter) {
   if (decisions_ == nullptr) return absl::OkStatus();
-  ASSIGN_OR_RETURN(const std::vector<KernelDecision> decisions,
-                   decisions_->Consume());
-  for (const KernelDecision& decision : decisions) {
+  ASSIGN_OR_RETURN(const KernelRecords records, decisions_->Consume());
+  for (const KernelDecision& decision : records.decisions) {
     converter.OnDecision(decision);
   }
+  for (const KernelTick& tick : records.ticks) converter.OnTick(tick);
   return absl::OkStatus();
 }
 
@@ -154,6 +154,7 @@ RecordProgress Recorder::Progress(const LiveConverter& converter,
   progress.samples = static_cast<uint64_t>(converter.counters().samples);
   progress.hand_overs = static_cast<uint64_t>(converter.counters().hand_overs);
   progress.kernel_decisions = converter.decisions();
+  progress.kernel_ticks = converter.ticks();
   progress.kernel_clock = kernel_clock_;
   progress.losses = losses;
   progress.runtime_ns = converter.runtime_ns();

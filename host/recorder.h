@@ -52,7 +52,7 @@ struct LossCounts {
   uint64_t ring_buffer_lost = 0;  // overrun + commit overrun + dropped
   uint64_t unparsed = 0;          // undecodable, unknown type, bad sub-buffer
   uint64_t late = 0;              // after later records were converted
-  // Kernel decisions the BPF ring buffer had no room for.
+  // Kernel decisions and ticks the BPF ring buffers had no room for.
   uint64_t decisions_lost = 0;
   uint64_t total() const {
     return ring_buffer_lost + unparsed + late + decisions_lost;
@@ -66,6 +66,7 @@ struct RecordProgress {
   uint64_t samples = 0;
   uint64_t hand_overs = 0;
   uint64_t kernel_decisions = 0;  // converted (RecordOptions)
+  uint64_t kernel_ticks = 0;      // converted sched_tick records
   // The kernel's clock, when kernel decisions are recorded.
   std::optional<KernelClock> kernel_clock;
   LossCounts losses;
@@ -114,8 +115,8 @@ class Recorder {
   Recorder(RecordOptions options, std::unique_ptr<TracefsSession> session,
            std::unique_ptr<TracefsReader> reader,
            std::unique_ptr<KernelDecisionSource> decisions);
-  // ReadDecisions hands the decisions the kernel has committed to the
-  // converter (none without kernel_decisions).
+  // ReadDecisions hands the decisions and ticks the kernel has committed to
+  // the converter (none without kernel_decisions).
   absl::Status ReadDecisions(LiveConverter& converter);
   absl::Status Capture(LiveConverter& converter, const LossListener& on_loss,
                        const ProgressListener& on_progress);

@@ -110,6 +110,14 @@ std::string FormatKernelDecisionLine(const KernelDecision& d,
       " cpu_epoch_next=", d.cpu_epoch_next, "\n");
 }
 
+std::string FormatKernelTickLine(const KernelTick& t, std::string_view comm) {
+  return absl::StrCat(Header(t.timestamp_ns, t.cpu,
+                             TraceTask{comm, t.tid, t.tgid},
+                             "schedcache_sched_tick"),
+                      "pid=", t.tid, " tgid=", t.tgid, " jiffies=", t.jiffies,
+                      "\n");
+}
+
 std::string FormatKernelClockLine(const KernelClock& clock) {
   return absl::StrCat("# schedcache_kernel_clock: hz=", clock.hz,
                       " jiffies=", clock.jiffies, " at_ns=", clock.at_ns,

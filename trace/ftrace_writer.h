@@ -63,6 +63,11 @@ std::string FormatExecLine(int64_t timestamp_ns, int32_t cpu,
 std::string FormatKernelDecisionLine(const KernelDecision& decision,
                                      std::string_view comm);
 std::string FormatKernelClockLine(const KernelClock& clock);
+// FormatKernelTickLine returns the line of one kernel tick (trace_line.h:
+// schedcache_sched_tick), `comm` being the running thread's (idle's:
+// swapper/CPU). Newline included.
+std::string FormatKernelTickLine(const KernelTick& tick,
+                                 std::string_view comm);
 
 class FtraceWriter {
  public:

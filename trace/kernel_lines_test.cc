@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "events/event_sink.h"
+#include "events/recording_sink.h"
 #include "gtest/gtest.h"
 #include "trace/ftrace_writer.h"
 #include "trace/trace_line.h"
@@ -195,6 +196,74 @@ TEST(KernelLines, WrittenLinesParseBackToTheSameValues) {
   EXPECT_EQ(clock_line.clock.at_ns, 1'000);
 }
 
+TEST(KernelTickLine, ReadsEveryFieldAndIdle) {
+  const TraceLine line = ParseTraceLine(
+      "            spin-77      (     70) [002] 12.000000345: "
+      "schedcache_sched_tick: pid=77 tgid=70 jiffies=4294895296");
+  ASSERT_EQ(line.kind, Kind::kKernelTick) << line.error;
+  EXPECT_EQ(line.tick.timestamp_ns, 12'000'000'345);
+  EXPECT_EQ(line.tick.cpu, 2);
+  EXPECT_EQ(line.tick.tid, 77);
+  EXPECT_EQ(line.tick.tgid, 70);
+  EXPECT_EQ(line.tick.jiffies, 4294895296);
+  const TraceLine idle = ParseTraceLine(
+      "       swapper/1-0       (-----) [001] 12.000000345: "
+      "schedcache_sched_tick: pid=0 tgid=0 jiffies=5");
+  ASSERT_EQ(idle.kind, Kind::kKernelTick) << idle.error;
+  EXPECT_EQ(idle.tick.tid, 0);
+  EXPECT_EQ(idle.tick.cpu, 1);
+}
+
+// Each bad field is malformed with the message naming that field.
+TEST(KernelTickLine, NamesTheFirstBadField) {
+  const std::string header =
+      "            spin-77      (     70) [002] 12.000000345: "
+      "schedcache_sched_tick: ";
+  const struct {
+    std::string fields;
+    std::string_view error;
+  } cases[] = {
+      {"pid=x tgid=70 jiffies=1",
+       "schedcache_sched_tick: pid= missing or not a number"},
+      {"pid=77 jiffies=1",
+       "schedcache_sched_tick: tgid= missing or not a number"},
+      {"pid=77 tgid=70 jiffies=",
+       "schedcache_sched_tick: jiffies= missing or not a number"},
+      {"pid=77 tgid=70 jiffies=1 extra=2",
+       "schedcache_sched_tick: unknown field after jiffies="},
+      {"pid=77 tgid=0 jiffies=1",
+       "schedcache_sched_tick: pid and tgid must be both 0 (idle) or both "
+       "> 0"},
+  };
+  for (const auto& c : cases) {
+    const TraceLine line = ParseTraceLine(header + c.fields);
+    EXPECT_EQ(line.kind, Kind::kMalformed) << c.fields;
+    EXPECT_EQ(line.error, c.error) << c.fields;
+  }
+}
+
+TEST(KernelTickLine, WrittenLineParsesBackToTheSameValues) {
+  const KernelTick tick{.timestamp_ns = 5'000'000'042,
+                        .cpu = 3,
+                        .tgid = 4240,
+                        .tid = 4242,
+                        .jiffies = 4294893000};
+  const std::string line = FormatKernelTickLine(tick, "sc-busy");
+  EXPECT_EQ(line,
+            "         sc-busy-4242    (   4240) [003] 5.000000042: "
+            "schedcache_sched_tick: pid=4242 tgid=4240 jiffies=4294893000\n");
+  const TraceLine parsed =
+      ParseTraceLine(std::string_view(line).substr(0, line.size() - 1));
+  ASSERT_EQ(parsed.kind, Kind::kKernelTick) << parsed.error;
+  EXPECT_EQ(parsed.tick.timestamp_ns, tick.timestamp_ns);
+  EXPECT_EQ(parsed.tick.cpu, tick.cpu);
+  EXPECT_EQ(parsed.tick.tgid, tick.tgid);
+  EXPECT_EQ(parsed.tick.tid, tick.tid);
+  EXPECT_EQ(parsed.tick.jiffies, tick.jiffies);
+  EXPECT_EQ(parsed.task_pid, tick.tid);
+  EXPECT_EQ(parsed.task_tgid, tick.tgid);
+}
+
 // OrderSink keeps what arrives, in order: "S<tid>@t", "D<tid>@t".
 class OrderSink : public EventSink {
  public:
@@ -258,6 +327,53 @@ TEST(KernelLinesReplay, DeliversDecisionsInTimeOrderAndKeepsTheClock) {
   EXPECT_EQ(sink.decisions[0].cpu, 4);
   EXPECT_EQ(sink.decisions[0].preferred_cpu, 5);
   EXPECT_EQ(sink.decisions[0].group, 0xabu);
+}
+
+// Thread 11 runs on CPU 0 from 0 to 9.5 ms at HZ 1000. The grid ticks it at
+// 1 ms; the first tick line (1.5 ms) ends the grid, and from then on only
+// the kernel's ticks at 1.5, 4.2 and 9.1 ms tick it. The tick at 6 ms names
+// thread 12, which CPU 0 is not tracked running: counted, nobody ticked.
+// Deltas: 1 - 0 = 1 ms, 1.5 - 1 = 0.5 ms, 4.2 - 1.5 = 2.7 ms, 9.1 - 4.2 =
+// 4.9 ms, switch-out 9.5 - 9.1 = 0.4 ms; they add up to the 9.5 ms run.
+TEST(KernelLinesReplay, RecordedTicksTickWhereTheKernelTicked) {
+  const std::string text =
+      "          <idle>-0       (-----) [000] 0.000000000: sched_switch: "
+      "prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
+      "next_comm=w next_pid=11 next_prio=120\n"
+      "               w-11      (     10) [000] 0.001500000: "
+      "schedcache_sched_tick: pid=11 tgid=10 jiffies=2\n"
+      "               w-11      (     10) [000] 0.004200000: "
+      "schedcache_sched_tick: pid=11 tgid=10 jiffies=5\n"
+      "               x-12      (     12) [000] 0.006000000: "
+      "schedcache_sched_tick: pid=12 tgid=12 jiffies=6\n"
+      "               w-11      (     10) [000] 0.009100000: "
+      "schedcache_sched_tick: pid=11 tgid=10 jiffies=9\n"
+      "               w-11      (     10) [000] 0.009500000: sched_switch: "
+      "prev_comm=w prev_pid=11 prev_prio=120 prev_state=S ==> "
+      "next_comm=swapper/0 next_pid=0 next_prio=120\n";
+  TraceOptions options;
+  options.hz = 1000;
+  RecordingSink sink;
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceText(text, options, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(stats->kernel_ticks, 4);
+  EXPECT_EQ(stats->unmatched_ticks, 1);
+  EXPECT_EQ(stats->tick_samples, 4);
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 5u);
+  const int64_t want_t[] = {1'000'000, 1'500'000, 4'200'000, 9'100'000,
+                            9'500'000};
+  const int64_t want_delta[] = {1'000'000, 500'000, 2'700'000, 4'900'000,
+                                400'000};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
+    EXPECT_EQ(samples[i].tid, 11) << i;
+    EXPECT_EQ(samples[i].tick, i < 4) << i;
+  }
+  EXPECT_EQ(stats->runtime_ns[0], 9'500'000);
 }
 
 TEST(KernelLinesReplay, ADecisionBackInTimeOrASecondClockIsMalformed) {

@@ -436,6 +436,27 @@ TraceLine ParseKernelDecision(std::string_view fields, TraceLine out) {
   return out;
 }
 
+TraceLine ParseKernelTick(std::string_view fields, TraceLine out) {
+  out.kind = Kind::kKernelTick;
+  KernelTick& t = out.tick;
+  t.timestamp_ns = out.timestamp_ns;
+  t.cpu = out.cpu;
+  FieldReader r(fields);
+  r.Int("pid", "schedcache_sched_tick: pid= missing or not a number", t.tid);
+  r.Int("tgid", "schedcache_sched_tick: tgid= missing or not a number",
+        t.tgid);
+  r.Int("jiffies", "schedcache_sched_tick: jiffies= missing or not a number",
+        t.jiffies);
+  r.End("schedcache_sched_tick: unknown field after jiffies=");
+  if (r.error.empty() &&
+      (t.tid < 0 || t.tgid < 0 || (t.tid == 0) != (t.tgid == 0))) {
+    r.error = "schedcache_sched_tick: pid and tgid must be both 0 (idle) or "
+              "both > 0";
+  }
+  if (!r.error.empty()) return Malformed(r.error);
+  return out;
+}
+
 // ParseNewTask reads "pid=N comm=COMM clone_flags=HEX oom_score_adj=N"; the
 // comm may hold spaces, so clone_flags is found from the right.
 TraceLine ParseNewTask(std::string_view fields, TraceLine out) {
@@ -515,6 +536,8 @@ TraceLine ParseKernelClock(std::string_view fields) {
 
 // kKernelDecisionEvent is the event name of schedcache's decision lines.
 constexpr std::string_view kKernelDecisionEvent = "schedcache_task_cache_work";
+// kKernelTickEvent is the event name of schedcache's tick lines.
+constexpr std::string_view kKernelTickEvent = "schedcache_sched_tick";
 // kNewTaskEvent is the one event replay reads that is not named sched_*.
 constexpr std::string_view kNewTaskEvent = "task_newtask";
 
@@ -526,7 +549,8 @@ bool NamesUsedEvent(std::string_view line) {
          line.find("sched_process_exit:") != std::string_view::npos ||
          line.find("sched_process_exec:") != std::string_view::npos ||
          line.find("task_newtask:") != std::string_view::npos ||
-         line.find(kKernelDecisionEvent) != std::string_view::npos;
+         line.find(kKernelDecisionEvent) != std::string_view::npos ||
+         line.find(kKernelTickEvent) != std::string_view::npos;
 }
 
 }  // namespace
@@ -559,6 +583,7 @@ TraceLine ParseTraceLine(std::string_view line) {
   if (event == "sched_process_exec") return ParseExec(fields, out);
   if (event == kNewTaskEvent) return ParseNewTask(fields, out);
   if (event == kKernelDecisionEvent) return ParseKernelDecision(fields, out);
+  if (event == kKernelTickEvent) return ParseKernelTick(fields, out);
   out.kind = event.substr(0, 6) == "sched_" ? Kind::kOtherSched
                                             : Kind::kNotScheduler;
   return out;

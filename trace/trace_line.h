@@ -23,6 +23,10 @@
 //     pid=TID tgid=TGID cpu=PREF scanned=0|1 nr_running_avg=N footprint=N
 //     group=HEX jiffies=N group_epoch=N next_scan=N cpu_epoch=N
 //     cpu_epoch_next=N
+// and, for each of the kernel's scheduler ticks (the header names the
+// thread the tick found running, swapper/N-0 with tgid 0 for idle),
+// schedcache_sched_tick with the fields
+//     pid=TID tgid=TGID jiffies=N
 // and the comment `# schedcache_kernel_clock: hz=N jiffies=N at_ns=N
 // epoch_period=N cpu_epoch_next=N` carries the kernel's clock.
 //
@@ -55,6 +59,7 @@ struct TraceLine {
     kExec,          // sched_process_exec
     kKernelDecision,  // schedcache_task_cache_work
     kKernelClock,     // the `# schedcache_kernel_clock:` comment
+    kKernelTick,      // schedcache_sched_tick
     kMalformed,  // a line of one of the kinds above that does not parse
   };
   Kind kind = Kind::kNotScheduler;
@@ -92,6 +97,8 @@ struct TraceLine {
 
   // kKernelDecision: every field; timestamp_ns and cpu repeat the header's.
   KernelDecision decision;
+  // kKernelTick: every field; timestamp_ns and cpu repeat the header's.
+  KernelTick tick;
   // kKernelClock (no header fields).
   KernelClock clock;
 };

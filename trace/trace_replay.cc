@@ -76,6 +76,7 @@ class TraceReplayer {
     stats_.prev_mismatches = c.prev_mismatches;
     stats_.moved_running_threads = c.moved_running_threads;
     stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;
+    stats_.unmatched_ticks = c.unmatched_ticks;
     stats_.runtime_ns = machine_.runtime_ns();
     if (!stats_.cpus_seen.Empty()) {
       stats_.runtime_ns.resize(stats_.cpus_seen.Last() + 1, 0);
@@ -157,6 +158,8 @@ class TraceReplayer {
         return machine_.AdvanceTo(line.timestamp_ns);
       case Kind::kKernelDecision:
         return ReplayDecision(line, cpu);
+      case Kind::kKernelTick:
+        return ReplayTick(line, cpu);
       default:
         return absl::OkStatus();
     }
@@ -193,6 +196,16 @@ class TraceReplayer {
     }
     RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
     return sink_.OnKernelDecision(decision);
+  }
+
+  // ReplayTick ticks where the kernel ticked (`cpu`: mapped already). The
+  // first tick line ends the synthetic grid, after its ticks before it.
+  absl::Status ReplayTick(const TraceLine& line, int32_t cpu) {
+    if (stats_.kernel_ticks++ == 0) {
+      RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
+      machine_.UseRecordedTicks();
+    }
+    return machine_.Tick(line.timestamp_ns, cpu, line.tick.tid);
   }
 
   // MapCpu applies the cpu map and checks the result against the topology.

@@ -28,7 +28,10 @@
 // before it (it changes no thread: the kernel's decision is not a switch),
 // its CPU and preferred CPU through the cpu map; the
 // `# schedcache_kernel_clock:` comment is kept in the stats (a second one
-// is malformed).
+// is malformed). Each schedcache_sched_tick line is a tick of the kernel:
+// from the first one on, the synthetic tick grid stops and the running
+// thread is ticked where the kernel ticked (SchedStateMachine, "Recorded
+// ticks"); a capture without them keeps the grid.
 //
 // Time jumps: a scheduler line more than kMaxTraceGapNs after the latest
 // one before it is malformed too. No real trace goes an hour without a
@@ -91,13 +94,14 @@ struct ReplayStats {
 
   bool trace_dat = false;  // read from a trace-cmd .dat: lines are records
   int64_t lines = 0;
-  int64_t sched_events = 0;  // switch, migrate, exit, decision lines used
+  int64_t sched_events = 0;  // switch, migrate, exit, decision, tick lines
   int64_t switch_events = 0;
   int64_t migrate_events = 0;
   int64_t exit_events = 0;
   int64_t new_task_events = 0;  // task_newtask lines
   int64_t exec_events = 0;      // sched_process_exec lines
   int64_t kernel_decisions = 0;  // schedcache_task_cache_work lines used
+  int64_t kernel_ticks = 0;      // schedcache_sched_tick lines used
   // The capture's `# schedcache_kernel_clock:` line, when it has one.
   std::optional<KernelClock> kernel_clock;
   int64_t malformed_lines = 0;
@@ -109,6 +113,7 @@ struct ReplayStats {
   int64_t prev_mismatches = 0;        // see SchedCounters
   int64_t moved_running_threads = 0;  // see SchedCounters
   int64_t guessed_tgid_hand_overs = 0;  // see SchedCounters
+  int64_t unmatched_ticks = 0;          // see SchedCounters
   // runtime_ns[cpu]: sum of the delta_ns of the samples on topology CPU
   // `cpu` (after the cpu map); sized max CPU seen + 1.
   std::vector<int64_t> runtime_ns;

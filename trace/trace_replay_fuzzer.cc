@@ -146,7 +146,8 @@ std::string Describe(const absl::StatusOr<ReplayStats>& stats,
       s.tick_samples, " hand-overs ", s.hand_overs, " process exits ",
       s.process_exits, " mismatches ",
       s.prev_mismatches, " moved ", s.moved_running_threads, " guessed ",
-      s.guessed_tgid_hand_overs, " time ", s.first_timestamp_ns, "..",
+      s.guessed_tgid_hand_overs, " kernel ticks ", s.kernel_ticks,
+      " unmatched ", s.unmatched_ticks, " time ", s.first_timestamp_ns, "..",
       s.last_timestamp_ns, " runtime ", absl::StrJoin(s.runtime_ns, ","),
       " cpus ", s.cpus_seen.ToString(), malformed, "; ", events);
 }

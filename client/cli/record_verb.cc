@@ -262,17 +262,19 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
   }
   if (const std::optional<KernelClock>& clock = result.kernel_clock) {
     out << absl::StrFormat(
-        "kernel decisions: %d (task_cache_work returns); kernel clock: HZ "
-        "%d, jiffies %d at %d ns, epoch period %d jiffies\n",
-        result.kernel_decisions, clock->hz, clock->jiffies, clock->at_ns,
-        clock->epoch_period);
+        "kernel decisions: %d (task_cache_work returns), %d ticks "
+        "(sched_tick); kernel clock: HZ %d, jiffies %d at %d ns, epoch "
+        "period %d jiffies\n",
+        result.kernel_decisions, result.kernel_ticks, clock->hz,
+        clock->jiffies, clock->at_ns, clock->epoch_period);
   }
   out << absl::StrFormat(
       "lost: %d ring buffer (overrun), %d unparsed, %d late",
       lost.ring_buffer_lost, lost.unparsed, lost.late);
   if (kernel_decisions_) {
-    out << absl::StrFormat(", %d kernel decisions (BPF ring buffer full)",
-                           lost.decisions_lost);
+    out << absl::StrFormat(
+        ", %d kernel decisions and ticks (BPF ring buffer full)",
+        lost.decisions_lost);
   }
   out << "\n";
 }
