@@ -72,8 +72,8 @@ class KernelDecisionSource {
 
   // ReadClock measures the kernel's tick clock (events/event.h
   // KernelClock): busy-runs the clock probe across two jiffy edges about
-  // 30 ms apart; HZ is the nearest of 100, 250, 300, 1000 to the measured
-  // rate; epoch_period comes from debugfs. Takes ~40 ms. Returns
+  // 500 ms apart; HZ is the nearest of 100, 250, 300, 1000 to the measured
+  // rate; epoch_period comes from debugfs. Takes ~0.5 s. Returns
   // Internal when the probe fails, FailedPrecondition when debugfs lacks
   // llc_balancing/epoch_period or jiffies does not move for a second.
   absl::StatusOr<KernelClock> ReadClock();
