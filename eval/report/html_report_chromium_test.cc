@@ -144,7 +144,7 @@ AbResult RedisLikeResult() {
   const int64_t s = report_internal::kExampleStartNs;
   for (int k = 0; k < 6; ++k) {
     ProcessResult p{1000 + k, k == 0 ? "redis-server" : "valkey-benchmar",
-                    int64_t{900'000'000} - k * 100'000'000, {k, k}, {{}, {}}};
+                    int64_t{900'000'000} - k * 100'000'000, {k, k}, {{}, {}}, {}};
     for (int step = 0; step < 5; ++step) {
       const int64_t t = s + step * 200'000'000 + k * 10'000'000;
       p.preferred_llc_over_time[0].push_back({t, (k * 4 + step) % 24});
