@@ -21,7 +21,8 @@ using test_support::MustMakeEngine;
 using test_support::SampleAt;
 using ::testing::HasSubstr;
 
-constexpr int64_t kP = 10'000'000;  // the default epoch period
+constexpr int64_t kJ = 4'000'000;  // one jiffy (HZ 250, the default)
+constexpr int64_t kP = 2 * kJ;     // one epoch (HZ / 100 jiffies)
 
 // Decision is a kernel decision of thread 1 of process `tgid` on CPU 0.
 KernelDecision Decision(int64_t ts, int32_t tgid, int32_t preferred_cpu,
@@ -47,27 +48,29 @@ const PolicyReport& ReportOf(const EngineReport& report,
 
 // The stream on the 1 node x 2 LLCs x 4 CPUs grid (LLC 0: CPUs 0-3, LLC 1:
 // CPUs 4-7). As in model_rules_test's ANoneReferenceDecidesAtEveryTrigger,
-// full-scan executes at the ticks at t = 1 and t = P + 1 and prefers LLC 0
-// (CPU 0 holds all the runtime) after both. The kernel:
-//   t = 1      pref CPU 0 (LLC 0), scanned: full-scan agrees
-//   t = 3      pref CPU 5 (LLC 1), not a scan: not counted
-//   t = P + 1  pref CPU 6 (LLC 1), scanned: full-scan (LLC 0) disagrees
-//   t = P + 2  process 99, never sampled: unmatched
-//   t = P + 3  pref -1, scanned: full-scan (LLC 0) disagrees
+// full-scan executes at the ticks at t = J (jiffy 1, epoch 1 > 0; next_scan
+// jiffy 3) and t = P + J (jiffy 3, epoch 2, the gate open) and prefers
+// LLC 0 (CPU 0 holds all the runtime) after both; the tick at t = 2J
+// (jiffy 2, still epoch 1) triggers nothing. The kernel:
+//   t = J          pref CPU 0 (LLC 0), scanned: full-scan agrees
+//   t = 2J + 1     pref CPU 5 (LLC 1), not a scan: not counted
+//   t = P + J      pref CPU 6 (LLC 1), scanned: full-scan (LLC 0) disagrees
+//   t = P + J + 1  process 99, never sampled: unmatched
+//   t = P + J + 2  pref -1, scanned: full-scan (LLC 0) disagrees
 // So for every policy 4 matched decisions and 3 kernel scans; full-scan
 // agrees at 1 of 3 and made 2 scans; `kernel` agrees at 3 of 3 and its
 // scans are the kernel's 3.
 std::vector<Event> Stream() {
   return {
       SampleAt(0, 0, 10, 1, 1000, true, 2),
-      SampleAt(1, 0, 10, 1, 1000, true),
-      Decision(1, 10, 0, true),
-      SampleAt(2, 0, 10, 1, 1000, true),
-      Decision(3, 10, 5, false),
-      SampleAt(kP + 1, 0, 10, 1, 1000, true),
-      Decision(kP + 1, 10, 6, true),
-      Decision(kP + 2, 99, 4, true),
-      Decision(kP + 3, 10, -1, true),
+      SampleAt(kJ, 0, 10, 1, 1000, true),
+      Decision(kJ, 10, 0, true),
+      SampleAt(2 * kJ, 0, 10, 1, 1000, true),
+      Decision(2 * kJ + 1, 10, 5, false),
+      SampleAt(kP + kJ, 0, 10, 1, 1000, true),
+      Decision(kP + kJ, 10, 6, true),
+      Decision(kP + kJ + 1, 99, 4, true),
+      Decision(kP + kJ + 2, 10, -1, true),
   };
 }
 
@@ -207,9 +210,9 @@ TEST(KernelPolicy, ApplyBatchTakesDecisionsAmongTheOtherEvents) {
       MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), {}, {"full-scan", "kernel"});
   ASSERT_NE(engine, nullptr);
   std::vector<Event> events = Stream();
-  events.push_back(HandOver{kP + 4, 1, 10, 2});
-  events.push_back(Decision(kP + 5, 0, 1, true));  // tgid 0: refused
-  events.push_back(ProcessExit{kP + 6, 10});
+  events.push_back(HandOver{kP + kJ + 4, 1, 10, 2});
+  events.push_back(Decision(kP + kJ + 5, 0, 1, true));  // tgid 0: refused
+  events.push_back(ProcessExit{kP + kJ + 6, 10});
   std::vector<std::pair<size_t, std::string>> rejected;
   const uint64_t applied = engine->ApplyBatch(
       events, [&](size_t index, const absl::Status& error) {
@@ -230,15 +233,16 @@ TEST(KernelPolicy, ApplyBatchTakesDecisionsAmongTheOtherEvents) {
 }
 
 TEST(KernelPolicy, ScansBeforeTheFirstDecisionCountForTheProcess) {
-  // full-scan scans at t = 1 and t = P + 1; the kernel's first decision
-  // comes after both, so both count toward kernel_process_scans.
+  // full-scan scans at t = J (jiffy 1, epoch 1) and t = P + J (jiffy 3,
+  // epoch 2, next_scan jiffy 3 reached); the kernel's first decision comes
+  // after both, so both count toward kernel_process_scans.
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), {}, {"full-scan"});
   ASSERT_NE(engine, nullptr);
   std::vector<Event> events = {
       SampleAt(0, 0, 10, 1, 1000, true, 2),
-      SampleAt(1, 0, 10, 1, 1000, true),
-      SampleAt(kP + 1, 0, 10, 1, 1000, true),
-      Decision(kP + 2, 10, 1, true),
+      SampleAt(kJ, 0, 10, 1, 1000, true),
+      SampleAt(kP + kJ, 0, 10, 1, 1000, true),
+      Decision(kP + kJ + 1, 10, 1, true),
   };
   const EngineReport report = ApplyAll(*engine, events);
   EXPECT_EQ(report.policies[0].kernel_process_scans, 2u);

@@ -26,7 +26,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr int64_t kP = 10'000'000;  // the default epoch period
+constexpr int64_t kJ = 4'000'000;  // one jiffy (HZ 250, the default)
+constexpr int64_t kP = 2 * kJ;     // one epoch (HZ / 100 jiffies)
 
 Sample Tick(int64_t ts) {
   Sample s;
@@ -52,9 +53,10 @@ KernelDecision Decision(int64_t ts, int32_t tgid, int preferred_cpu,
 
 // RunKernelStream runs kernel and full-scan on 2 LLCs of 4 CPUs (LLC 0:
 // CPUs 0-3) over policies/kernel_agreement_test.cc's stream, all on CPU 0:
-// full-scan scans at t = 1 and P + 1 and prefers LLC 0; the kernel scans
-// preferring CPU 0 (LLC 0) at t = 1, CPU 6 (LLC 1) at P + 1 and none at
-// P + 3, and decides without scanning at t = 3; process 99's decision is
+// full-scan scans at t = J (jiffy 1, epoch 1) and P + J (jiffy 3, epoch 2)
+// and prefers LLC 0; the kernel scans preferring CPU 0 (LLC 0) at t = J,
+// CPU 6 (LLC 1) at P + J and none at P + J + 2, and decides without
+// scanning at t = 2J + 1; process 99's decision is
 // unmatched. So: 5 decisions, 1 unmatched; full-scan 3 kernel scans, 2 own,
 // 1 agreement (33.33%); kernel 3, 3, 3 (100%).
 AbResult RunKernelStream() {
@@ -76,14 +78,14 @@ AbResult RunKernelStream() {
   Sample first = Tick(0);
   first.nr_threads = 2;
   EXPECT_TRUE(feed.OnSample(first).ok());
-  EXPECT_TRUE(feed.OnSample(Tick(1)).ok());
-  EXPECT_TRUE(feed.OnKernelDecision(Decision(1, 10, 0, true)).ok());
-  EXPECT_TRUE(feed.OnSample(Tick(2)).ok());
-  EXPECT_TRUE(feed.OnKernelDecision(Decision(3, 10, 5, false)).ok());
-  EXPECT_TRUE(feed.OnSample(Tick(kP + 1)).ok());
-  EXPECT_TRUE(feed.OnKernelDecision(Decision(kP + 1, 10, 6, true)).ok());
-  EXPECT_TRUE(feed.OnKernelDecision(Decision(kP + 2, 99, 4, true)).ok());
-  EXPECT_TRUE(feed.OnKernelDecision(Decision(kP + 3, 10, -1, true)).ok());
+  EXPECT_TRUE(feed.OnSample(Tick(kJ)).ok());
+  EXPECT_TRUE(feed.OnKernelDecision(Decision(kJ, 10, 0, true)).ok());
+  EXPECT_TRUE(feed.OnSample(Tick(2 * kJ)).ok());
+  EXPECT_TRUE(feed.OnKernelDecision(Decision(2 * kJ + 1, 10, 5, false)).ok());
+  EXPECT_TRUE(feed.OnSample(Tick(kP + kJ)).ok());
+  EXPECT_TRUE(feed.OnKernelDecision(Decision(kP + kJ, 10, 6, true)).ok());
+  EXPECT_TRUE(feed.OnKernelDecision(Decision(kP + kJ + 1, 99, 4, true)).ok());
+  EXPECT_TRUE(feed.OnKernelDecision(Decision(kP + kJ + 2, 10, -1, true)).ok());
   AbInput input;
   input.description = "kernel stream";
   absl::StatusOr<EngineReport> report = feed.Finish(input);
