@@ -1,6 +1,6 @@
 // The model's inputs: runtime samples, CPU hand-overs, process exits and
-// the running kernel's own decisions, in the terms of DESIGN.md §1, §3 and
-// §5.2. Plain values with no heap storage,
+// the running kernel's own decisions, in the terms of docs/MODEL.md and
+// docs/SERVICE.md (Ingest). Plain values with no heap storage,
 // so the ingest path can move them without allocating. Every input (trace
 // files, generated workloads, the client, the live collector) produces
 // these and every consumer takes them, so they live here in events/, below
