@@ -195,17 +195,19 @@ absl::Status LiveConverter::ConvertSwitch(const RawSchedEvent& event,
 absl::Status LiveConverter::ConvertNewTask(const RawSchedEvent& event,
                                            int64_t t) {
   const TraceTask creator = Task(event.parent_pid);
+  // The line first: creator.comm views the thread table, which learning
+  // the new task may rehash.
+  if (trace_ != nullptr) {
+    trace_->Write(FormatNewTaskLine(t, event.cpu, creator, event.child_pid,
+                                    event.child_comm.data(),
+                                    event.clone_flags, event.oom_score_adj));
+  }
   if (event.child_pid > 0) {
     gone_.erase(event.child_pid);  // a new task: its tid may be reused
     tgids_.Forget(event.child_pid);
     // The kernel's rule, in trace order: no /proc read, whatever the lag.
     machine_.threads().LearnNewTask(event.child_pid, event.clone_flags,
                                     creator.tgid, event.child_comm.data());
-  }
-  if (trace_ != nullptr) {
-    trace_->Write(FormatNewTaskLine(t, event.cpu, creator, event.child_pid,
-                                    event.child_comm.data(),
-                                    event.clone_flags, event.oom_score_adj));
   }
   return machine_.AdvanceTo(t);
 }
