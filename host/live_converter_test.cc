@@ -116,13 +116,18 @@ TEST(LiveConverter, MergesKernelDecisionsByTimeAndCountsALateOne) {
   EXPECT_EQ(sink.order.back(), absl::StrCat("D", kA, "@8000000"));
 }
 
+// TempTracePath is a file of this test process's own under the test's
+// temporary directory, named by `prefix`.
+std::string TempTracePath(const std::string& prefix) {
+  return (std::filesystem::path(::testing::TempDir()) /
+          absl::StrCat(prefix, getpid(), ".trace"))
+      .string();
+}
+
 // The text output replays through trace replay to the runtime the live
 // conversion emitted: one state machine, both paths.
 TEST(LiveConverter, WrittenTraceReplaysToTheSameRuntime) {
-  const std::string path =
-      (std::filesystem::path(::testing::TempDir()) /
-       absl::StrCat("live_converter_test_", getpid(), ".trace"))
-          .string();
+  const std::string path = TempTracePath("live_converter_test_");
   absl::StatusOr<std::unique_ptr<FtraceWriter>> trace =
       FtraceWriter::Open(path);
   ASSERT_TRUE(trace.ok()) << trace.status();
@@ -171,10 +176,7 @@ TEST(LiveConverter, WrittenTraceReplaysToTheSameRuntime) {
 // is not running: unmatched). Samples: ticks at 2.3 ms (delta 1.3 ms) and
 // 5.9 ms (3.6 ms), the switch-out at 9 ms (3.1 ms).
 TEST(LiveConverter, KernelTicksTickThereLiveAndInTheWrittenText) {
-  const std::string path =
-      (std::filesystem::path(::testing::TempDir()) /
-       absl::StrCat("live_converter_ticks_test_", getpid(), ".trace"))
-          .string();
+  const std::string path = TempTracePath("live_converter_ticks_test_");
   absl::StatusOr<std::unique_ptr<FtraceWriter>> trace =
       FtraceWriter::Open(path);
   ASSERT_TRUE(trace.ok()) << trace.status();
