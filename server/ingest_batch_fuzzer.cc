@@ -6,8 +6,9 @@
 // policies on kFuzzTopology), and ask for its report and a recommendation.
 //
 // Besides the sanitizers, it checks the counts Ingest promises to be exact:
-// every event of the batch is accepted or rejected once, and GetReport and
-// GetSession agree with the stream's summary.
+// every event of the batch (samples, hand-overs, exits and kernel decisions)
+// is accepted or rejected once, and GetReport and GetSession agree with the
+// stream's summary.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -73,7 +74,8 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
   const v1::Report report = session->Report();
   FUZZ_CHECK(
       report.samples_applied() + report.handovers_applied() +
-                  report.process_exits_applied() ==
+                  report.process_exits_applied() +
+                  report.kernel_decisions_applied() ==
               tally.accepted() &&
           report.events_rejected() == tally.rejected(),
       absl::StrCat("tally ", tally.accepted(), " accepted, ", tally.rejected(),
