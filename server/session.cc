@@ -282,6 +282,9 @@ std::vector<v1::WatchPreferencesResponse> Session::Snapshot(
     v1::SnapshotCause cause, const WatchFilter& filter) const {
   std::vector<v1::WatchPreferencesResponse> snapshot(1);
   const int64_t now = engine_->now();
+  // Read under mu_ here: the analysis does not see that the lambda runs
+  // within this call, with mu_ still held.
+  const uint64_t sequence = last_sequence_;
   engine_->ForEachPreference([&](const CurrentPreference& current) {
     const std::string& policy = settings_.policies[current.policy].name;
     if (!filter.Matches(current.tgid, policy)) return;
@@ -290,7 +293,7 @@ std::vector<v1::WatchPreferencesResponse> Session::Snapshot(
     entry = ChangeToProto(PreferenceChange{
         current.tgid, policy, -1, current.preference.llc,
         current.preference.cpu, current.preference.reason, now});
-    entry.set_sequence(last_sequence_);
+    entry.set_sequence(sequence);
     entry.set_incarnation(incarnation_);
     entry.set_snapshot(true);
   });
