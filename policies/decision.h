@@ -29,7 +29,6 @@ enum class NoPreferenceReason {
   kKernelNone,         // the `kernel` policy: the running kernel's last
                        // decision for the process had no preferred CPU
 };
-const char* NoPreferenceReasonName(NoPreferenceReason reason);
 
 // Preference is what a policy prefers for one process: the CPU
 // (mm.pref_cpu), its LLC, and why there is none when there is none.
