@@ -56,7 +56,8 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
 }
 
 absl::Status SchedStateMachine::Tick(int64_t timestamp_ns, int32_t cpu,
-                                     int32_t tid) {
+                                     int32_t tid,
+                                     const TickAttributes& attributes) {
   if (cpu < 0 || tid < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("tick at ", timestamp_ns, " has cpu ", cpu, ", tid ",
@@ -71,7 +72,7 @@ absl::Status SchedStateMachine::Tick(int64_t timestamp_ns, int32_t cpu,
   // Idle, or a switch-in at this very time: nothing ran to account.
   if (tid == 0 || c.accounted_ns >= timestamp_ns) return absl::OkStatus();
   return EmitSample(cpu, tid, threads_.Find(tid), timestamp_ns,
-                    /*tick=*/true);
+                    /*tick=*/true, attributes);
 }
 
 absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
@@ -161,7 +162,8 @@ absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns,
 
 absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
                                            const ThreadInfo* info,
-                                           int64_t timestamp_ns, bool tick) {
+                                           int64_t timestamp_ns, bool tick,
+                                           const TickAttributes& attributes) {
   if (info == nullptr) {  // broken invariant: running threads have entries
     return absl::InternalError(absl::StrCat("running thread ", tid,
                                             " has no thread table entry"));
@@ -177,6 +179,8 @@ absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
   // An exiting thread still runs, so its process has at least one thread.
   sample.nr_threads = std::max(threads_.LiveThreads(info->tgid), 1);
   sample.comm = info->comm;
+  sample.numa_node = attributes.numa_node;
+  sample.footprint_pages = attributes.footprint_pages;
   c.accounted_ns = timestamp_ns;
   // The deltas of one CPU cover disjoint stretches of [0, INT64_MAX], so
   // their sum cannot overflow.

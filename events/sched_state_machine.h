@@ -36,6 +36,8 @@
 // Agreement with the kernel). A tick that names another thread than the
 // one tracked, or comes on a CPU not known yet, ticks nobody and is counted
 // (SchedCounters::unmatched_ticks); an idle tick on an idle CPU is neither.
+// A recorded tick may say the thread's NUMA attributes (TickAttributes);
+// its Sample carries them, and every other Sample leaves them unchanged.
 //
 // Exits. A thread that exits (sched_process_exit) stops counting in its
 // process's nr_threads at once and is forgotten at its last switch-out. When
@@ -116,6 +118,14 @@ struct SchedCounters {
   int64_t unmatched_ticks = 0;
 };
 
+// TickAttributes are what a recorded tick says of the thread it found
+// running (docs/MODEL.md, The model against the running kernel), in
+// Sample's terms: kUnchanged* where the tick does not say.
+struct TickAttributes {
+  int32_t numa_node = kUnchangedNumaNode;
+  int64_t footprint_pages = kUnchangedFootprint;
+};
+
 class SchedStateMachine {
  public:
   // REQUIRES: 1 <= hz <= 1'000'000'000, 0 <= tick_anchor_ns <= 2^62.
@@ -134,10 +144,12 @@ class SchedStateMachine {
 
   // Tick applies one recorded tick of the kernel on `cpu`, which found
   // thread `tid` running (0: idle), after AdvanceTo(timestamp_ns). A tick
-  // at the very time of the thread's switch-in emits nothing. Returns
-  // InvalidArgument for a negative CPU or tid, AdvanceTo's errors, or the
-  // sink's. REQUIRES: UseRecordedTicks was called.
-  absl::Status Tick(int64_t timestamp_ns, int32_t cpu, int32_t tid);
+  // at the very time of the thread's switch-in emits nothing; the tick's
+  // Sample carries `attributes`. Returns InvalidArgument for a negative CPU
+  // or tid, AdvanceTo's errors, or the sink's. REQUIRES: UseRecordedTicks
+  // was called.
+  absl::Status Tick(int64_t timestamp_ns, int32_t cpu, int32_t tid,
+                    const TickAttributes& attributes = {});
 
   // Switch applies one context switch (after the ticks before it). Returns
   // InvalidArgument for a negative CPU, a negative time or one going
@@ -173,9 +185,10 @@ class SchedStateMachine {
   // is forgotten (ending its process) unless it left `runnable`.
   absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns, bool runnable);
   // EmitSample emits the sample of `tid`, whose entry is `info` (nullptr:
-  // none, an internal error), running on `cpu`.
+  // none, an internal error), running on `cpu`, with `attributes`.
   absl::Status EmitSample(int32_t cpu, int32_t tid, const ThreadInfo* info,
-                          int64_t timestamp_ns, bool tick);
+                          int64_t timestamp_ns, bool tick,
+                          const TickAttributes& attributes = {});
   // ForgetExited drops exited thread `tid`, which runs nowhere, and ends its
   // process at `timestamp_ns` when it is the group leader.
   absl::Status ForgetExited(int32_t tid, int64_t timestamp_ns);

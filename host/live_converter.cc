@@ -109,7 +109,8 @@ absl::Status LiveConverter::ConvertTick(const KernelTick& tick) {
     RETURN_IF_ERROR(machine_.AdvanceTo(tick.timestamp_ns));
     machine_.UseRecordedTicks();
   }
-  return machine_.Tick(tick.timestamp_ns, tick.cpu, tick.tid);
+  return machine_.Tick(tick.timestamp_ns, tick.cpu, tick.tid,
+                       TickAttributes{tick.numa_node, tick.footprint_pages});
 }
 
 absl::Status LiveConverter::Finish() {
