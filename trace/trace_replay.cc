@@ -206,8 +206,23 @@ class TraceReplayer {
       machine_.UseRecordedTicks();
     }
     return machine_.Tick(line.timestamp_ns, cpu, line.tick.tid,
-                         TickAttributes{line.tick.numa_node,
+                         TickAttributes{ReplayableNode(line.tick.numa_node),
                                         line.tick.footprint_pages});
+  }
+
+  // ReplayableNode is a tick's preferred node where the replay's topology
+  // has it online, and otherwise unknown (counted): a node of the
+  // recording machine means nothing on another topology.
+  int32_t ReplayableNode(int32_t node) {
+    if (node < 0 || options_.topology == nullptr) return node;
+    for (const CpuGroup& group : options_.topology->numa_nodes()) {
+      if (group.id == node &&
+          group.cpus.Intersects(options_.topology->online_cpus())) {
+        return node;
+      }
+    }
+    ++stats_.foreign_numa_nodes;
+    return kUnchangedNumaNode;
   }
 
   // MapCpu applies the cpu map and checks the result against the topology.

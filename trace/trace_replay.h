@@ -102,6 +102,10 @@ struct ReplayStats {
   int64_t exec_events = 0;      // sched_process_exec lines
   int64_t kernel_decisions = 0;  // schedcache_task_cache_work lines used
   int64_t kernel_ticks = 0;      // schedcache_sched_tick lines used
+  // tick lines whose numa_preferred_nid is no online node of the replay's
+  // topology (a capture replayed on another machine): the tick's Sample
+  // goes without it (docs/MODEL.md, The model against the running kernel).
+  int64_t foreign_numa_nodes = 0;
   // The capture's `# schedcache_kernel_clock:` line, when it has one.
   std::optional<KernelClock> kernel_clock;
   int64_t malformed_lines = 0;
