@@ -81,6 +81,22 @@ def read_expect(path):
 
 def check_scenario(directory, ab_json):
     name = os.path.basename(os.path.normpath(directory))
+    reasons, record, ab, pids, threads = check_capture(directory, ab_json)
+    reasons += check_kernel(name, ab, pids, threads)
+    if reasons:
+        fail(reasons)
+    replay = ab["input"]
+    policies = ", ".join(describe_policy(p) for p in ab["policies"])
+    print(f"scenario {name}: {record['traceLines']} lines, "
+          f"{replay['samples']} samples, {replay['handOvers']} hand-overs, "
+          f"0 malformed, 0 lost; {len(pids)} workload processes with runtime, "
+          f"{len(ab['processes'])} in all; {policies}")
+
+
+def check_capture(directory, ab_json):
+    """The checks of every capture: returns (reasons, record.json, ab.json,
+    the expected pids, the expected threads)."""
+    name = os.path.basename(os.path.normpath(directory))
     reasons = []
     with open(os.path.join(directory, "status"), encoding="utf-8") as f:
         status = f.read().strip()
@@ -113,14 +129,7 @@ def check_scenario(directory, ab_json):
     if split:
         reasons.append(f"{name}: workload threads {split} replayed as processes "
                        f"of their own (record filed them under their own pid)")
-    reasons += check_kernel(name, ab, pids, threads)
-    if reasons:
-        fail(reasons)
-    policies = ", ".join(describe_policy(p) for p in ab["policies"])
-    print(f"scenario {name}: {record['traceLines']} lines, "
-          f"{replay['samples']} samples, {replay['handOvers']} hand-overs, "
-          f"0 malformed, 0 lost; {len(pids)} workload processes with runtime, "
-          f"{len(ab['processes'])} in all; {policies}")
+    return reasons, record, ab, pids, threads
 
 
 def check_kernel(name, ab, pids, threads):
