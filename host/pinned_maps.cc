@@ -142,7 +142,7 @@ absl::StatusOr<uint32_t> CheckMetaAbi(int fd, const std::string& path) {
   }
   if (meta.abi_version != SCHEDCACHE_MAP_ABI_VERSION) {
     return absl::FailedPreconditionError(absl::StrCat(
-        path, ": abi_version is ", meta.abi_version, ", this writer's is ",
+        path, ": abi_version is ", meta.abi_version, ", this program's is ",
         SCHEDCACHE_MAP_ABI_VERSION,
         "; stop the maps' readers and remove the pinned prefs, llcs and meta, "
         "or run the schedcache that wrote them"));
@@ -461,6 +461,44 @@ absl::StatusOr<std::vector<uint32_t>> PinnedMaps::PrefTgids() const {
     return BpfError(errno, "BPF_MAP_GET_NEXT_KEY", PinPath(dir_, kPrefsSpec));
   }
   return tgids;
+}
+
+absl::StatusOr<PinnedMapsForReading> OpenPinnedForReading(
+    const std::string& dir) {
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 && errno == ENOENT) {
+    return absl::NotFoundError(absl::StrCat(
+        "pin directory ", dir, " does not exist: `schedcache mirror --pin-dir ",
+        dir, "` makes it and the maps"));
+  }
+  RETURN_IF_ERROR(CheckBpffs(dir));
+  PinnedMapsForReading maps;
+  const std::pair<const MapSpec*, MapFd*> wanted[] = {
+      {&kPrefsSpec, &maps.prefs}, {&kLlcsSpec, &maps.llcs},
+      {&kMetaSpec, &maps.meta}};
+  for (const auto& [spec, fd] : wanted) {
+    const std::string path = PinPath(dir, *spec);
+    ASSIGN_OR_RETURN(std::optional<FoundMap> found, FindPinned(path, *spec));
+    if (!found) {
+      return absl::NotFoundError(absl::StrCat(
+          path, " is not pinned: `schedcache mirror --pin-dir ", dir,
+          "` makes the maps"));
+    }
+    *fd = std::move(found->fd);
+  }
+  const std::string meta_path = PinPath(dir, kMetaSpec);
+  ASSIGN_OR_RETURN(const uint32_t nr_llcs,
+                   CheckMetaAbi(maps.meta.get(), meta_path));
+  if (bpf_map_lookup_elem(maps.meta.get(), &kMetaKey, &maps.meta_value) != 0) {
+    return BpfError(errno, "BPF_MAP_LOOKUP_ELEM", meta_path);
+  }
+  maps.llcs_in_use.resize(nr_llcs);
+  for (uint32_t id = 0; id < nr_llcs; ++id) {
+    if (bpf_map_lookup_elem(maps.llcs.get(), &id, &maps.llcs_in_use[id]) != 0) {
+      return BpfError(errno, "BPF_MAP_LOOKUP_ELEM", PinPath(dir, kLlcsSpec));
+    }
+  }
+  return maps;
 }
 
 }  // namespace schedcache

@@ -111,6 +111,23 @@ class MapFd {
   int fd_ = -1;
 };
 
+// PinnedMapsForReading is the set as a reader (a BPF scheduler) takes it:
+// the three maps and what meta and llcs said when it was opened.
+struct PinnedMapsForReading {
+  MapFd prefs;
+  MapFd llcs;
+  MapFd meta;
+  schedcache_meta meta_value{};
+  std::vector<schedcache_llc> llcs_in_use;  // ids 0 .. meta.nr_llcs - 1
+};
+
+// OpenPinnedForReading opens DIR's pinned prefs, llcs and meta, creating
+// nothing: NotFound naming the first file that is not pinned (the writer,
+// `schedcache mirror --pin-dir DIR`, makes them); FailedPrecondition, as
+// PinnedMaps::Open, naming the file of another layout or ABI version.
+absl::StatusOr<PinnedMapsForReading> OpenPinnedForReading(
+    const std::string& dir);
+
 class PinnedMaps {
  public:
   // Open opens DIR's pinned prefs, llcs and meta, creating and pinning

@@ -351,7 +351,7 @@ TEST_F(PinnedMapsKernelTest, RefusesMetaOfAnotherAbi) {
   EXPECT_EQ(maps.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(
       maps.status().message(),
-      HasSubstr(Path("meta") + ": abi_version is 2, this writer's is 1"));
+      HasSubstr(Path("meta") + ": abi_version is 2, this program's is 1"));
 }
 
 TEST_F(PinnedMapsKernelTest, RefusesBadWritesAndCountsThem) {

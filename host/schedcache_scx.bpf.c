@@ -1,0 +1,324 @@
+/* schedcache_scx.bpf.c: schedcache's own sched_ext scheduler, which places
+ * tasks by the preferred LLCs `schedcache mirror` keeps in the pinned maps
+ * prefs and llcs (host/schedcache_maps.h; docs/INTEGRATION.md,
+ * "schedcache-scx").
+ *
+ * One dispatch queue (DSQ) per LLC, its id the LLC's dense id.
+ *  - A waking task of a process with a preference goes to an idle CPU of
+ *    its preferred LLC, its previous CPU first; with none idle it is queued
+ *    to that LLC's DSQ.
+ *  - A task of a process without one goes the same way by its previous
+ *    CPU's LLC, and to an idle CPU anywhere before waiting in a queue.
+ *  - A CPU with nothing to run takes from its own LLC's DSQ, then from the
+ *    others (a steal). Whenever a task is queued, an idle CPU it may run on
+ *    is kicked, its LLC's first: no CPU idles while work waits, so the
+ *    sched_ext watchdog has nothing to fire on.
+ *
+ * The build host's kernel need not have sched_ext: the few kernel types
+ * used are declared below with only the members used (task_struct with
+ * preserve_access_index, so libbpf relocates its fields against the running
+ * kernel's BTF; sched_ext_ops, whose members libbpf matches by name), and
+ * the kfuncs with the signatures of Linux 7.3 (kernel/sched/ext.c). */
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "host/schedcache_maps.h"
+#include "host/schedcache_scx.h"
+
+struct cpumask;
+
+struct task_struct {
+	int tgid;
+	int nr_cpus_allowed;
+	const struct cpumask *cpus_ptr;
+} __attribute__((preserve_access_index));
+
+struct scx_exit_info {
+	int kind;
+	long long exit_code;
+	const char *reason;
+	char *msg;
+} __attribute__((preserve_access_index));
+
+struct sched_ext_ops {
+	__s32 (*select_cpu)(struct task_struct *p, __s32 prev_cpu, __u64 wake_flags);
+	void (*enqueue)(struct task_struct *p, __u64 enq_flags);
+	void (*dispatch)(__s32 cpu, struct task_struct *prev);
+	__s32 (*init)(void);
+	void (*exit)(struct scx_exit_info *info);
+	char name[128];
+};
+
+/* include/linux/sched/ext.h and kernel/sched/ext_internal.h of 7.3. */
+#define SCX_DSQ_FLAG_BUILTIN (1ULL << 63)
+#define SCX_DSQ_LOCAL (SCX_DSQ_FLAG_BUILTIN | 2)
+#define SCX_DSQ_LOCAL_ON (SCX_DSQ_FLAG_BUILTIN | (1ULL << 62))
+#define SCX_SLICE_DFL (20ULL * 1000 * 1000)
+#define SCX_KICK_IDLE 1ULL
+#define NUMA_NO_NODE (-1)
+
+extern __s32 scx_bpf_create_dsq(__u64 dsq_id, __s32 node) __ksym;
+extern void scx_bpf_dsq_insert(struct task_struct *p, __u64 dsq_id, __u64 slice,
+			       __u64 enq_flags) __ksym;
+extern bool scx_bpf_dsq_move_to_local(__u64 dsq_id) __ksym;
+extern void scx_bpf_kick_cpu(__s32 cpu, __u64 flags) __ksym;
+extern bool scx_bpf_test_and_clear_cpu_idle(__s32 cpu) __ksym;
+extern __s32 scx_bpf_pick_idle_cpu(const struct cpumask *cpus_allowed, __u64 flags) __ksym;
+extern __s32 scx_bpf_task_cpu(const struct task_struct *p) __ksym;
+extern bool bpf_cpumask_test_cpu(__u32 cpu, const struct cpumask *cpumask) __ksym;
+
+/* Filled by the loader before load from the llcs map; frozen afterwards,
+ * so the verifier sees the bounds of every loop as constants. */
+const volatile __u32 nr_cpus = 1;
+const volatile __u32 nr_llcs = 1;
+const volatile __s32 cpu_llc[SCHEDCACHE_SCX_MAX_CPUS];
+
+/* Why the kernel unregistered the scheduler, for the loader. */
+struct schedcache_scx_exit exit_info;
+
+/* The mirror's maps: the loader makes libbpf reuse the pinned ones
+ * (bpf_map__reuse_fd), whose sizes replace these. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct schedcache_pref);
+} prefs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct schedcache_llc);
+} llcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCHEDCACHE_SCX_NR_COUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* The seq of the preference each process was last placed by: a placement
+ * by another seq is that preference's first. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} placed_seq SEC(".maps");
+
+/* First placements (struct schedcache_scx_latency), 32 bytes each. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} latencies SEC(".maps");
+
+static __always_inline void count(__u32 counter)
+{
+	__u64 *value = bpf_map_lookup_elem(&counters, &counter);
+
+	if (value)
+		*value += 1;
+}
+
+/* llc_of: the LLC of `cpu`; 0 for a CPU beyond the table, which the
+ * loader's check of the machine makes unreachable. */
+static __always_inline __s32 llc_of(__s32 cpu)
+{
+	__u32 index = (__u32)cpu;
+
+	barrier_var(index);
+	if (index >= SCHEDCACHE_SCX_MAX_CPUS)
+		return 0;
+	return cpu_llc[index];
+}
+
+/* claim_idle_in_llc: an idle CPU of `llc` that `p` may run on, `first`
+ * tried first, marked busy as it is taken (so two wakers never take the
+ * same CPU); -1 when there is none. */
+static __always_inline __s32 claim_idle_in_llc(struct task_struct *p, __s32 llc, __s32 first)
+{
+	__u32 cpu;
+
+	if (first >= 0 && llc_of(first) == llc &&
+	    bpf_cpumask_test_cpu(first, p->cpus_ptr) &&
+	    scx_bpf_test_and_clear_cpu_idle(first))
+		return first;
+	for (cpu = 0; cpu < SCHEDCACHE_SCX_MAX_CPUS; cpu++) {
+		if (cpu >= nr_cpus)
+			break;
+		if (cpu_llc[cpu] != llc || (__s32)cpu == first)
+			continue;
+		if (bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+		    scx_bpf_test_and_clear_cpu_idle(cpu))
+			return cpu;
+	}
+	return -1;
+}
+
+/* preferred_llc: the usable preferred LLC of `p`'s process, or -1. */
+static __always_inline __s32 preferred_llc(struct task_struct *p)
+{
+	const struct schedcache_llc *entry;
+	__s32 pref_cpu;
+	__s32 llc = schedcache_preferred_llc(&prefs, &llcs, p->tgid, &entry, &pref_cpu);
+
+	return llc >= 0 && (__u32)llc < nr_llcs ? llc : -1;
+}
+
+/* note_placement: a task of `tgid` was placed by its preference for
+ * `llc` (on a CPU or in the LLC's queue); the first such placement per
+ * prefs seq goes to the loader. The
+ * entry is read again for its seq: should the mirror have replaced it in
+ * between, the record names the newer seq, placed a moment early. Two
+ * CPUs may both send a first placement; the loader keeps the earlier. */
+static __always_inline void note_placement(__u32 tgid, __s32 llc)
+{
+	__u32 key = tgid;
+	const struct schedcache_pref *pref = bpf_map_lookup_elem(&prefs, &key);
+	struct schedcache_scx_latency *record;
+	__u64 *last;
+	__u64 seq, updated_ns;
+
+	if (!pref)
+		return;
+	seq = pref->seq;
+	updated_ns = pref->updated_ns;
+	last = bpf_map_lookup_elem(&placed_seq, &key);
+	if (last && *last == seq)
+		return;
+	bpf_map_update_elem(&placed_seq, &key, &seq, BPF_ANY);
+	record = bpf_ringbuf_reserve(&latencies, sizeof(*record), 0);
+	if (!record) {
+		count(SCHEDCACHE_SCX_LATENCY_LOST);
+		return;
+	}
+	record->tgid = tgid;
+	record->llc = llc;
+	record->seq = seq;
+	record->updated_ns = updated_ns;
+	record->placed_ns = bpf_ktime_get_ns();
+	/* The loader polls; waking it from inside the scheduler is not
+	 * needed. */
+	bpf_ringbuf_submit(record, BPF_RB_NO_WAKEUP);
+}
+
+SEC("struct_ops/schedcache_select_cpu")
+__s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u64 wake_flags)
+{
+	__s32 llc = preferred_llc(p);
+	__s32 cpu;
+
+	if (llc >= 0) {
+		cpu = claim_idle_in_llc(p, llc, prev_cpu);
+		if (cpu < 0)
+			return prev_cpu; /* enqueue queues it to its LLC */
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+		count(SCHEDCACHE_SCX_PLACED_PREFERRED);
+		note_placement(p->tgid, llc);
+		return cpu;
+	}
+	cpu = claim_idle_in_llc(p, llc_of(prev_cpu), prev_cpu);
+	if (cpu < 0)
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu < 0)
+		return prev_cpu;
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+	count(SCHEDCACHE_SCX_NO_PREFERENCE);
+	return cpu;
+}
+
+/* enqueue: a task select_cpu did not place (no idle CPU then, or a task
+ * that did not wake: preempted, out of slice, new). It gets an idle CPU of
+ * its LLC if one has come free, or else that LLC's queue and a kick of an
+ * idle CPU elsewhere, which will steal it. */
+SEC("struct_ops/schedcache_enqueue")
+void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
+{
+	__s32 pref, llc, cpu;
+
+	if (p->nr_cpus_allowed == 1) {
+		/* No other CPU may take it: only its own CPU's queue will do. */
+		cpu = scx_bpf_task_cpu(p);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | (__u32)cpu, SCX_SLICE_DFL, enq_flags);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		count(SCHEDCACHE_SCX_PINNED);
+		return;
+	}
+	pref = preferred_llc(p);
+	llc = pref >= 0 ? pref : llc_of(scx_bpf_task_cpu(p));
+	if (pref >= 0)
+		note_placement(p->tgid, pref);
+	cpu = claim_idle_in_llc(p, llc, scx_bpf_task_cpu(p));
+	if (cpu >= 0) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | (__u32)cpu, SCX_SLICE_DFL, enq_flags);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		count(pref >= 0 ? SCHEDCACHE_SCX_PLACED_PREFERRED : SCHEDCACHE_SCX_NO_PREFERENCE);
+		return;
+	}
+	count(pref >= 0 ? SCHEDCACHE_SCX_QUEUED_PREFERRED_BUSY : SCHEDCACHE_SCX_NO_PREFERENCE);
+	scx_bpf_dsq_insert(p, (__u64)llc, SCX_SLICE_DFL, enq_flags);
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+SEC("struct_ops/schedcache_dispatch")
+void BPF_PROG(schedcache_dispatch, __s32 cpu, struct task_struct *prev)
+{
+	__s32 own = llc_of(cpu);
+	__u32 step;
+
+	if (scx_bpf_dsq_move_to_local((__u64)own))
+		return;
+	for (step = 1; step < SCHEDCACHE_SCX_MAX_CPUS; step++) {
+		if (step >= nr_llcs)
+			break;
+		if (scx_bpf_dsq_move_to_local((__u64)(((__u32)own + step) % nr_llcs))) {
+			count(SCHEDCACHE_SCX_STEALS);
+			return;
+		}
+	}
+}
+
+/* init creates the DSQs; scx_bpf_create_dsq may sleep, so the loader
+ * loads this program sleepable (libbpf 1.1 knows no struct_ops.s). */
+SEC("struct_ops/schedcache_init")
+__s32 BPF_PROG(schedcache_init)
+{
+	__u32 llc;
+	__s32 err;
+
+	for (llc = 0; llc < SCHEDCACHE_SCX_MAX_CPUS; llc++) {
+		if (llc >= nr_llcs)
+			break;
+		err = scx_bpf_create_dsq(llc, NUMA_NO_NODE);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+SEC("struct_ops/schedcache_exit")
+void BPF_PROG(schedcache_exit, struct scx_exit_info *info)
+{
+	exit_info.kind = info->kind;
+	exit_info.exit_code = info->exit_code;
+	bpf_probe_read_kernel_str(exit_info.reason, sizeof(exit_info.reason), info->reason);
+	bpf_probe_read_kernel_str(exit_info.msg, sizeof(exit_info.msg), info->msg);
+}
+
+SEC(".struct_ops")
+struct sched_ext_ops schedcache_ops = {
+	.select_cpu = (void *)schedcache_select_cpu,
+	.enqueue = (void *)schedcache_enqueue,
+	.dispatch = (void *)schedcache_dispatch,
+	.init = (void *)schedcache_init,
+	.exit = (void *)schedcache_exit,
+	.name = SCHEDCACHE_SCX_NAME,
+};
+
+char LICENSE[] SEC("license") = "GPL";
