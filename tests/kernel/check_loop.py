@@ -335,6 +335,11 @@ def main(argv):
         if not os.path.isdir(directory):
             reasons.append(f"{directory}: the configuration did not run")
             continue
+        with open(os.path.join(directory, "status"), encoding="utf-8") as f:
+            status = f.read().strip()
+        if status != "ok":
+            reasons.append(f"{name}: in the guest: {status}")
+            continue
         found, processes, cpu_busy = measure(directory, llc_of, sizes)
         reasons += found
         results[name] = (processes, cpu_busy, read_summary(directory))
