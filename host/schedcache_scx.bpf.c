@@ -27,16 +27,27 @@
 #include "host/schedcache_maps.h"
 #include "host/schedcache_scx.h"
 
-struct cpumask;
+/* Never read here, only passed to kfuncs. libbpf 1.1 matches a kfunc's
+ * pointer arguments by kind, so the object's BTF must hold the struct, not
+ * a forward declaration: claim_idle_in_llc, a function of its own, takes
+ * it as a parameter, which makes clang emit it, while task_struct's
+ * cpus_ptr, through which clang would meet it first and emit only a
+ * forward declaration, is declared untyped. */
+struct cpumask {
+	unsigned long bits[1];
+};
 
 struct task_struct {
 	int tgid;
 	int nr_cpus_allowed;
-	const struct cpumask *cpus_ptr;
+	const void *cpus_ptr; /* const cpumask_t *; see struct cpumask */
 } __attribute__((preserve_access_index));
 
+/* libbpf 1.1 relocates an enum field only against a local enum. */
+enum scx_exit_kind { SCX_EXIT_NONE };
+
 struct scx_exit_info {
-	int kind;
+	enum scx_exit_kind kind;
 	long long exit_code;
 	const char *reason;
 	char *msg;
@@ -136,15 +147,21 @@ static __always_inline __s32 llc_of(__s32 cpu)
 	return cpu_llc[index];
 }
 
-/* claim_idle_in_llc: an idle CPU of `llc` that `p` may run on, `first`
- * tried first, marked busy as it is taken (so two wakers never take the
- * same CPU); -1 when there is none. */
-static __always_inline __s32 claim_idle_in_llc(struct task_struct *p, __s32 llc, __s32 first)
+static __always_inline const struct cpumask *allowed_cpus(const struct task_struct *p)
+{
+	return (const struct cpumask *)p->cpus_ptr;
+}
+
+/* claim_idle_in_llc: an idle CPU of `llc` in `allowed` (a task's
+ * cpus_ptr), `first` tried first, marked busy as it is taken (so two
+ * wakers never take the same CPU); -1 when there is none. */
+static __attribute__((noinline)) __s32 claim_idle_in_llc(const struct cpumask *allowed,
+							 __s32 llc, __s32 first)
 {
 	__u32 cpu;
 
 	if (first >= 0 && llc_of(first) == llc &&
-	    bpf_cpumask_test_cpu(first, p->cpus_ptr) &&
+	    bpf_cpumask_test_cpu(first, allowed) &&
 	    scx_bpf_test_and_clear_cpu_idle(first))
 		return first;
 	for (cpu = 0; cpu < SCHEDCACHE_SCX_MAX_CPUS; cpu++) {
@@ -152,7 +169,7 @@ static __always_inline __s32 claim_idle_in_llc(struct task_struct *p, __s32 llc,
 			break;
 		if (cpu_llc[cpu] != llc || (__s32)cpu == first)
 			continue;
-		if (bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+		if (bpf_cpumask_test_cpu(cpu, allowed) &&
 		    scx_bpf_test_and_clear_cpu_idle(cpu))
 			return cpu;
 	}
@@ -213,7 +230,7 @@ __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u
 	__s32 cpu;
 
 	if (llc >= 0) {
-		cpu = claim_idle_in_llc(p, llc, prev_cpu);
+		cpu = claim_idle_in_llc(allowed_cpus(p), llc, prev_cpu);
 		if (cpu < 0)
 			return prev_cpu; /* enqueue queues it to its LLC */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
@@ -221,9 +238,9 @@ __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u
 		note_placement(p->tgid, llc);
 		return cpu;
 	}
-	cpu = claim_idle_in_llc(p, llc_of(prev_cpu), prev_cpu);
+	cpu = claim_idle_in_llc(allowed_cpus(p), llc_of(prev_cpu), prev_cpu);
 	if (cpu < 0)
-		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+		cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
 	if (cpu < 0)
 		return prev_cpu;
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
@@ -252,7 +269,7 @@ void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 	llc = pref >= 0 ? pref : llc_of(scx_bpf_task_cpu(p));
 	if (pref >= 0)
 		note_placement(p->tgid, pref);
-	cpu = claim_idle_in_llc(p, llc, scx_bpf_task_cpu(p));
+	cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
 	if (cpu >= 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | (__u32)cpu, SCX_SLICE_DFL, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -261,7 +278,7 @@ void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 	}
 	count(pref >= 0 ? SCHEDCACHE_SCX_QUEUED_PREFERRED_BUSY : SCHEDCACHE_SCX_NO_PREFERENCE);
 	scx_bpf_dsq_insert(p, (__u64)llc, SCX_SLICE_DFL, enq_flags);
-	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
 	if (cpu >= 0)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 }
