@@ -222,6 +222,12 @@ def combined(processes, policy):
     return sum(m[policy] * m["runtime"] for m in fitting) / total if total else 0.0
 
 
+def kernel_decisions(directory):
+    """The kernel's cache-aware decisions record captured."""
+    with open(os.path.join(directory, "record.json"), encoding="utf-8") as f:
+        return json.load(f)["kernelDecisions"]
+
+
 def read_summary(directory):
     path = os.path.join(directory, "scx.json")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -242,7 +248,7 @@ def print_table(results):
     for name, label in CONFIGURATIONS:
         if name not in results:
             continue
-        processes, cpu_busy, summary = results[name]
+        processes, cpu_busy, summary, decisions = results[name]
         for tgid, m in sorted(processes.items(),
                               key=lambda item: (not item[1]["fits"], item[0])):
             split = "/".join(f"{100 * s:.0f}" for s in m["llc_share"])
@@ -261,7 +267,8 @@ def print_table(results):
                        f"p50 {lat.get('p50', 0) / 1e3:.0f} us p99 "
                        f"{lat.get('p99', 0) / 1e3:.0f} us over "
                        f"{lat.get('count')}")
-        print(f"| {label} | CPUs busy {busy}{latency} | | | | | | | |")
+        print(f"| {label} | CPUs busy {busy}; kernel decisions {decisions}"
+              f"{latency} | | | | | | | |")
 
 
 def llc_busy(cpu_busy, llc_of):
@@ -276,10 +283,10 @@ def check_targets(results, llc_of):
     """The targets of docs/INTEGRATION.md, "The closed loop in the guest"."""
     reasons = []
     loop, fair_off, fair_cache, empty = (
-        results.get(name, ({}, {}, None)) for name in
+        results.get(name, ({}, {}, None, 0)) for name in
         ("loop-scx-full-scan", "loop-fair-off", "loop-fair-cache",
          "loop-scx-empty"))
-    processes, cpu_busy, summary = loop
+    processes, cpu_busy, summary, _ = loop
     for tgid, m in processes.items():
         for view in ("full-scan", "live"):
             if m["fits"] and m.get(view, 0) < TARGET_SHARE:
@@ -305,7 +312,7 @@ def check_targets(results, llc_of):
                            f"{pct(share)} of the workload's window, want >= "
                            f"{pct(LEAST_LLC_BUSY)}")
     mine = combined(processes, "full-scan")
-    for name, (other, _, _) in (("loop-fair-cache", fair_cache),
+    for name, (other, _, _, _) in (("loop-fair-cache", fair_cache),
                                 ("loop-fair-off", fair_off),
                                 ("loop-scx-empty", empty)):
         theirs = combined(other, "full-scan")
@@ -342,7 +349,8 @@ def main(argv):
             continue
         found, processes, cpu_busy = measure(directory, llc_of, sizes)
         reasons += found
-        results[name] = (processes, cpu_busy, read_summary(directory))
+        results[name] = (processes, cpu_busy, read_summary(directory),
+                         kernel_decisions(directory))
     print_table(results)
     reasons += check_targets(results, llc_of)
     if reasons:
