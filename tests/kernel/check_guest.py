@@ -19,7 +19,8 @@
       from task_newtask, docs/LIVE.md).
   check_guest.py table OUT_DIR
       a Markdown table of every scenario's replay under OUT_DIR
-      (SHAPE/SCENARIO/ab.json): the kernel's scans and each model policy's
+      (SHAPE/SCENARIO/ab.json, the closed loop's loop-* left to
+      check_loop.py): the kernel's scans and each model policy's
       agreement with it at those scans, and its own scans, in all and for
       the workload process that differs most (docs/MODEL.md).
 Exit 1 with the reasons on stderr when a check fails.
@@ -192,7 +193,9 @@ def print_table(out_dir):
             continue
         for name in sorted(os.listdir(shape_dir)):
             ab_json = os.path.join(shape_dir, name, "ab.json")
-            if not os.path.exists(ab_json):
+            # The closed loop's replays (loop-*) have no visited-scan and a
+            # table of their own (check_loop.py).
+            if name.startswith("loop-") or not os.path.exists(ab_json):
                 continue
             with open(ab_json, encoding="utf-8") as f:
                 ab = json.load(f)
