@@ -267,8 +267,10 @@ def print_table(results):
                        f"p50 {lat.get('p50', 0) / 1e3:.0f} us p99 "
                        f"{lat.get('p99', 0) / 1e3:.0f} us over "
                        f"{lat.get('count')}")
-        print(f"| {label} | CPUs busy {busy}; kernel decisions {decisions}"
-              f"{latency} | | | | | | | |")
+        print(f"| {label} | fitting processes together: "
+              f"{pct(combined(processes, 'full-scan'))} on preferred LLC; CPUs "
+              f"busy {busy}; kernel decisions {decisions}{latency} "
+              f"| | | | | | | |")
 
 
 def llc_busy(cpu_busy, llc_of):
