@@ -83,6 +83,7 @@ extern bool bpf_cpumask_test_cpu(__u32 cpu, const struct cpumask *cpumask) __ksy
 /* Filled by the loader before load from the llcs map; frozen afterwards,
  * so the verifier sees the bounds of every loop as constants. */
 const volatile __u32 nr_cpus = 1;
+const volatile __u32 nr_online_cpus = 1;
 const volatile __u32 nr_llcs = 1;
 const volatile __s32 cpu_llc[SCHEDCACHE_SCX_MAX_CPUS];
 
@@ -176,14 +177,29 @@ static __attribute__((noinline)) __s32 claim_idle_in_llc(const struct cpumask *a
 	return -1;
 }
 
-/* preferred_llc: the usable preferred LLC of `p`'s process, or -1. */
+/* preferred_llc: the usable preferred LLC of `p`'s process, or NO_PREF.
+ * A task that may not run on every online CPU is placed as one without
+ * (NARROW): its affinity may leave none of the preferred LLC's CPUs, and a
+ * task queued where no CPU may take it would wait for a steal. */
+#define NO_PREF (-1)
+#define NARROW (-2)
 static __always_inline __s32 preferred_llc(struct task_struct *p)
 {
 	const struct schedcache_llc *entry;
 	__s32 pref_cpu;
 	__s32 llc = schedcache_preferred_llc(&prefs, &llcs, p->tgid, &entry, &pref_cpu);
 
-	return llc >= 0 && (__u32)llc < nr_llcs ? llc : -1;
+	if (llc < 0 || (__u32)llc >= nr_llcs)
+		return NO_PREF;
+	if ((__u32)p->nr_cpus_allowed < nr_online_cpus)
+		return NARROW;
+	return llc;
+}
+
+/* fallback_of: the counter of a placement without a preference. */
+static __always_inline __u32 fallback_of(__s32 pref)
+{
+	return pref == NARROW ? SCHEDCACHE_SCX_NARROW_AFFINITY : SCHEDCACHE_SCX_NO_PREFERENCE;
 }
 
 /* note_placement: a task of `tgid` was placed by its preference for
@@ -226,10 +242,11 @@ static __always_inline void note_placement(__u32 tgid, __s32 llc)
 SEC("struct_ops/schedcache_select_cpu")
 __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u64 wake_flags)
 {
-	__s32 llc = preferred_llc(p);
+	__s32 pref = preferred_llc(p);
+	__s32 llc = pref;
 	__s32 cpu;
 
-	if (llc >= 0) {
+	if (pref >= 0) {
 		cpu = claim_idle_in_llc(allowed_cpus(p), llc, prev_cpu);
 		if (cpu < 0)
 			return prev_cpu; /* enqueue queues it to its LLC */
@@ -244,7 +261,7 @@ __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u
 	if (cpu < 0)
 		return prev_cpu;
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
-	count(SCHEDCACHE_SCX_NO_PREFERENCE);
+	count(fallback_of(pref));
 	return cpu;
 }
 
@@ -273,10 +290,10 @@ void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 	if (cpu >= 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | (__u32)cpu, SCX_SLICE_DFL, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-		count(pref >= 0 ? SCHEDCACHE_SCX_PLACED_PREFERRED : SCHEDCACHE_SCX_NO_PREFERENCE);
+		count(pref >= 0 ? SCHEDCACHE_SCX_PLACED_PREFERRED : fallback_of(pref));
 		return;
 	}
-	count(pref >= 0 ? SCHEDCACHE_SCX_QUEUED_PREFERRED_BUSY : SCHEDCACHE_SCX_NO_PREFERENCE);
+	count(pref >= 0 ? SCHEDCACHE_SCX_QUEUED_PREFERRED_BUSY : fallback_of(pref));
 	scx_bpf_dsq_insert(p, (__u64)llc, SCX_SLICE_DFL, enq_flags);
 	cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
 	if (cpu >= 0)

@@ -37,7 +37,11 @@ enum schedcache_scx_counter {
 	SCHEDCACHE_SCX_STEALS = 4,
 	/* Latency records dropped because the ring buffer was full. */
 	SCHEDCACHE_SCX_LATENCY_LOST = 5,
-	SCHEDCACHE_SCX_NR_COUNTERS = 6,
+	/* Fallback: the process has a preference, but the task may run on
+	 * only some of the online CPUs, maybe none of its preferred LLC's;
+	 * placed as a task without one. */
+	SCHEDCACHE_SCX_NARROW_AFFINITY = 6,
+	SCHEDCACHE_SCX_NR_COUNTERS = 7,
 };
 
 /* schedcache_scx_latency: one first placement of a process by one

@@ -174,6 +174,7 @@ absl::StatusOr<std::unique_ptr<ScxScheduler>> ScxScheduler::Start(
       static_cast<uint32_t>(possible)));
   skeleton->rodata->nr_cpus = scheduler->nr_cpus_;
   skeleton->rodata->nr_llcs = scheduler->nr_llcs_;
+  skeleton->rodata->nr_online_cpus = static_cast<uint32_t>(online.size());
   for (size_t cpu = 0; cpu < cpu_llc.size(); ++cpu) {
     skeleton->rodata->cpu_llc[cpu] = cpu_llc[cpu];
   }

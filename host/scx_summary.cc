@@ -24,6 +24,7 @@ ScxCounters CountersFromArray(absl::Span<const uint64_t> values) {
       .queued_preferred_busy = values[SCHEDCACHE_SCX_QUEUED_PREFERRED_BUSY],
       .no_preference = values[SCHEDCACHE_SCX_NO_PREFERENCE],
       .pinned = values[SCHEDCACHE_SCX_PINNED],
+      .narrow_affinity = values[SCHEDCACHE_SCX_NARROW_AFFINITY],
       .steals = values[SCHEDCACHE_SCX_STEALS],
       .latency_lost = values[SCHEDCACHE_SCX_LATENCY_LOST],
   };
@@ -53,7 +54,8 @@ std::string StatsLine(const ScxCounters& c) {
   return absl::StrCat("placed_preferred ", c.placed_preferred,
                       ", preferred_llc_busy ", c.queued_preferred_busy,
                       ", no_preference ", c.no_preference, ", pinned ",
-                      c.pinned, ", steals ", c.steals, ", latency_lost ",
+                      c.pinned, ", narrow_affinity ", c.narrow_affinity,
+                      ", steals ", c.steals, ", latency_lost ",
                       c.latency_lost);
 }
 
@@ -62,7 +64,7 @@ std::string SummaryJson(const ScxCounters& c, const LatencySummary& latency) {
       "{\"placed_preferred\":", c.placed_preferred,
       ",\"fallbacks\":{\"preferred_llc_busy\":", c.queued_preferred_busy,
       ",\"no_preference\":", c.no_preference, ",\"pinned\":", c.pinned,
-      "},\"steals\":", c.steals, ",\"pref_latency_ns\":{\"count\":",
+      ",\"narrow_affinity\":", c.narrow_affinity, "},\"steals\":", c.steals, ",\"pref_latency_ns\":{\"count\":",
       latency.count, ",\"p50\":", latency.p50, ",\"p99\":", latency.p99,
       ",\"lost\":", c.latency_lost, "}}");
 }
