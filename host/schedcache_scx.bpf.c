@@ -148,6 +148,7 @@ static __always_inline __s32 llc_of(__s32 cpu)
 	return cpu_llc[index];
 }
 
+/* allowed_cpus: `p`'s affinity, typed for the kfuncs. */
 static __always_inline const struct cpumask *allowed_cpus(const struct task_struct *p)
 {
 	return (const struct cpumask *)p->cpus_ptr;
@@ -204,10 +205,10 @@ static __always_inline __u32 fallback_of(__s32 pref)
 
 /* note_placement: a task of `tgid` was placed by its preference for
  * `llc` (on a CPU or in the LLC's queue); the first such placement per
- * prefs seq goes to the loader. The
- * entry is read again for its seq: should the mirror have replaced it in
- * between, the record names the newer seq, placed a moment early. Two
- * CPUs may both send a first placement; the loader keeps the earlier. */
+ * prefs seq goes to the loader. The entry is read again for its seq:
+ * should the mirror have replaced it in between, the record names the
+ * newer seq, placed a moment early. Two CPUs may both send a first
+ * placement; the loader keeps the earlier. */
 static __always_inline void note_placement(__u32 tgid, __s32 llc)
 {
 	__u32 key = tgid;
@@ -243,16 +244,15 @@ SEC("struct_ops/schedcache_select_cpu")
 __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u64 wake_flags)
 {
 	__s32 pref = preferred_llc(p);
-	__s32 llc = pref;
 	__s32 cpu;
 
 	if (pref >= 0) {
-		cpu = claim_idle_in_llc(allowed_cpus(p), llc, prev_cpu);
+		cpu = claim_idle_in_llc(allowed_cpus(p), pref, prev_cpu);
 		if (cpu < 0)
 			return prev_cpu; /* enqueue queues it to its LLC */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
 		count(SCHEDCACHE_SCX_PLACED_PREFERRED);
-		note_placement(p->tgid, llc);
+		note_placement(p->tgid, pref);
 		return cpu;
 	}
 	cpu = claim_idle_in_llc(allowed_cpus(p), llc_of(prev_cpu), prev_cpu);
