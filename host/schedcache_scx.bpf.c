@@ -85,6 +85,7 @@ extern void scx_bpf_dsq_insert(struct task_struct *p, __u64 dsq_id, __u64 slice,
 			       __u64 enq_flags) __ksym;
 extern bool scx_bpf_dsq_move_to_local(__u64 dsq_id) __ksym;
 extern struct task_struct *scx_bpf_dsq_peek(__u64 dsq_id) __ksym;
+extern __s32 scx_bpf_dsq_nr_queued(__u64 dsq_id) __ksym;
 extern void scx_bpf_kick_cpu(__s32 cpu, __u64 flags) __ksym;
 extern bool scx_bpf_test_and_clear_cpu_idle(__s32 cpu) __ksym;
 extern __s32 scx_bpf_pick_idle_cpu(const struct cpumask *cpus_allowed, __u64 flags) __ksym;
@@ -97,6 +98,9 @@ const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_online_cpus = 1;
 const volatile __u32 nr_llcs = 1;
 const volatile __s32 cpu_llc[SCHEDCACHE_SCX_MAX_CPUS];
+
+/* Each LLC's CPU count, counted by init from cpu_llc. */
+__u32 llc_nr_cpus[SCHEDCACHE_SCX_MAX_CPUS];
 
 /* Why the kernel unregistered the scheduler, for the loader. */
 struct schedcache_scx_exit exit_info;
@@ -204,6 +208,7 @@ static __attribute__((noinline)) __s32 claim_idle_in_llc(const struct cpumask *a
  * task queued where no CPU may take it would wait for a steal. */
 #define NO_PREF (-1)
 #define NARROW (-2)
+#define OVER_AGGREGATED (-3)
 static __always_inline __s32 preferred_llc(struct task_struct *p)
 {
 	const struct schedcache_llc *entry;
@@ -220,7 +225,11 @@ static __always_inline __s32 preferred_llc(struct task_struct *p)
 /* fallback_of: the counter of a placement without a preference. */
 static __always_inline __u32 fallback_of(__s32 pref)
 {
-	return pref == NARROW ? SCHEDCACHE_SCX_NARROW_AFFINITY : SCHEDCACHE_SCX_NO_PREFERENCE;
+	if (pref == NARROW)
+		return SCHEDCACHE_SCX_NARROW_AFFINITY;
+	if (pref == OVER_AGGREGATED)
+		return SCHEDCACHE_SCX_OVER_AGGREGATED;
+	return SCHEDCACHE_SCX_NO_PREFERENCE;
 }
 
 /* note_placement: a task of `tgid` was placed by its preference for
@@ -285,6 +294,21 @@ __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u
 	return cpu;
 }
 
+/* over_aggregated: whether `llc`'s queue already holds as many tasks as
+ * the LLC has CPUs, so that a task queued there would wait behind a
+ * whole round of them: the preference then yields to the load, as the
+ * fair class's cache-aware balancing declines to pile a process onto a
+ * busy LLC (docs/INTEGRATION.md, "schedcache-scx"). */
+static __always_inline bool over_aggregated(__s32 llc)
+{
+	__u32 index = (__u32)llc;
+
+	barrier_var(index);
+	if (index >= SCHEDCACHE_SCX_MAX_CPUS)
+		return false;
+	return (__u32)scx_bpf_dsq_nr_queued((__u64)llc) >= llc_nr_cpus[index];
+}
+
 /* kick_idle_for: wakes an idle CPU `p` may run on, which will take it. */
 static __always_inline void kick_idle_for(struct task_struct *p)
 {
@@ -325,9 +349,17 @@ void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 	}
 	pref = preferred_llc(p);
 	llc = pref >= 0 ? pref : llc_of(scx_bpf_task_cpu(p));
+	cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
+	if (cpu < 0 && pref >= 0 && over_aggregated(pref)) {
+		/* Placed as a task without a preference, by its CPU's LLC. */
+		pref = OVER_AGGREGATED;
+		llc = llc_of(scx_bpf_task_cpu(p));
+		cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
+		if (cpu < 0)
+			cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
+	}
 	if (pref >= 0)
 		note_placement(p->tgid, pref);
-	cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
 	if (cpu >= 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | (__u32)cpu, SCX_SLICE_DFL, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -392,12 +424,21 @@ __s32 BPF_PROG(schedcache_init)
 	__u32 llc;
 	__s32 err;
 
+	__u32 cpu;
+
 	for (llc = 0; llc < SCHEDCACHE_SCX_MAX_CPUS; llc++) {
 		if (llc >= nr_llcs)
 			break;
 		err = scx_bpf_create_dsq(llc, NUMA_NO_NODE);
 		if (err)
 			return err;
+	}
+	for (cpu = 0; cpu < SCHEDCACHE_SCX_MAX_CPUS; cpu++) {
+		if (cpu >= nr_cpus)
+			break;
+		llc = (__u32)cpu_llc[cpu];
+		if (llc < SCHEDCACHE_SCX_MAX_CPUS)
+			llc_nr_cpus[llc] += 1;
 	}
 	return 0;
 }
