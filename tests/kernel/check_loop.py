@@ -10,8 +10,10 @@ docs/INTEGRATION.md, "The closed loop in the guest").
       topology and the model's default tunables, as the live server's
       session has them), and for the scx ones the scheduler's summary
       scx.json. Prints a Markdown table of the measures per workload process
-      and configuration, then checks the targets; exit 1 with the reasons on
-      stderr when one fails.
+      and configuration, then each of the issue's targets as "target met" or
+      "TARGET MISSED" with its figures (also on stderr), which are reported,
+      not asserted; exit 1 with the reasons on stderr when one of the
+      assertions fails: what schedcache-scx guarantees (guarantee_failures).
 
 The measures come from each capture's sched_switch lines and the replay's
 preference timelines:
@@ -51,7 +53,7 @@ CONFIGURATIONS = (
     ("loop-scx-kernel", "4k schedcache-scx, mirror of kernel"),
 )
 POLICIES = ("full-scan", "kernel")
-# The targets of docs/INTEGRATION.md, "What is asserted". The fitting
+# The targets of docs/INTEGRATION.md, "What is reported". The fitting
 # processes' share in configuration 4:
 TARGET_SHARE = 0.90
 # "Has no preference", measured: the model (and the kernel, for 0.2-3.6% of
@@ -60,7 +62,8 @@ TARGET_SHARE = 0.90
 # past an LLC's CPUs.
 MOST_UNDER_PREFERENCE = 0.05
 # "Spread": at least half an even share of its runtime on every LLC.
-# "No LLC starved": each LLC's CPUs busy at least this share of the window
+# "No LLC starved", asserted (docs/INTEGRATION.md, "What is asserted"):
+# each LLC's CPUs busy at least this share of the window
 # (the fair class keeps them 78-98% busy under TCG with this workload,
 # whose threads sleep 1 ms in 5).
 LEAST_LLC_BUSY = 0.80
@@ -283,55 +286,85 @@ def llc_busy(cpu_busy, llc_of):
     return [sum(v) / len(v) for _, v in sorted(shares.items())]
 
 
-def check_targets(results, llc_of):
-    """The targets of docs/INTEGRATION.md, "The closed loop in the guest"."""
+def guarantee_failures(results, llc_of, shape_dir):
+    """What schedcache-scx guarantees, which the stage asserts
+    (docs/INTEGRATION.md, "What is asserted"): each scheduler registered
+    (the guest's set-up waited for it), unregistered cleanly at the end and
+    wrote its summary; in (4) it placed tasks by their preferences and
+    measured the latency of a changed preference; no LLC was starved."""
     reasons = []
-    loop, fair_off, fair_cache, empty = (
-        results.get(name, ({}, {}, None, 0)) for name in
-        ("loop-scx-full-scan", "loop-fair-off", "loop-fair-cache",
-         "loop-scx-empty"))
-    processes, cpu_busy, summary, _ = loop
-    for tgid, m in processes.items():
-        for view in ("full-scan", "live"):
-            if m["fits"] and m.get(view, 0) < TARGET_SHARE:
-                reasons.append(f"loop-scx-full-scan: process {tgid} has "
-                               f"{pct(m.get(view))} of its runtime on its "
-                               f"preferred LLC ({view}), want >= "
-                               f"{pct(TARGET_SHARE)}")
-        if not m["fits"]:
-            if m.get("under", 1) > MOST_UNDER_PREFERENCE:
-                reasons.append(f"loop-scx-full-scan: process {tgid} of "
-                               f"{m['threads']} threads does not fit an LLC but "
-                               f"had a preference for {pct(m.get('under'))} "
-                               f"of its runtime")
-            spread = 0.5 / len(m["llc_share"])
-            if min(m["llc_share"]) < spread:
-                reasons.append(f"loop-scx-full-scan: process {tgid} of "
-                               f"{m['threads']} threads is not spread: "
-                               f"{[pct(s) for s in m['llc_share']]} of its "
-                               f"runtime per LLC, want >= {pct(spread)} on each")
+    for name in ("loop-scx-empty", "loop-scx-full-scan", "loop-scx-kernel"):
+        if name not in results:
+            continue
+        if results[name][2] is None:
+            reasons.append(f"{name}: no scheduler summary (scx.json)")
+        with open(os.path.join(shape_dir, name, "scx.stderr"),
+                  encoding="utf-8") as f:
+            stderr = f.read()
+        if "schedcache-scx: unregistered" not in stderr:
+            reasons.append(f"{name}: the scheduler did not unregister "
+                           f"cleanly (scx.stderr: {stderr.strip()[-200:]!r})")
+    processes, cpu_busy, summary, _ = results.get(
+        "loop-scx-full-scan", ({}, {}, None, 0))
+    if summary is not None:
+        if summary.get("placed_preferred", 0) == 0:
+            reasons.append("loop-scx-full-scan: the scheduler placed no task "
+                           "on its preferred LLC (placed_preferred 0)")
+        if summary.get("pref_latency_ns", {}).get("count", 0) == 0:
+            reasons.append("loop-scx-full-scan: the scheduler placed no task "
+                           "by a changed preference (pref_latency_ns.count 0)")
     for llc, share in enumerate(llc_busy(cpu_busy, llc_of)):
         if share < LEAST_LLC_BUSY:
             reasons.append(f"loop-scx-full-scan: LLC {llc}'s CPUs busy "
                            f"{pct(share)} of the workload's window, want >= "
                            f"{pct(LEAST_LLC_BUSY)}")
-    mine = combined(processes, "full-scan")
-    for name, (other, _, _, _) in (("loop-fair-cache", fair_cache),
-                                ("loop-fair-off", fair_off),
-                                ("loop-scx-empty", empty)):
-        theirs = combined(other, "full-scan")
-        worse = mine < theirs if name == "loop-fair-cache" else mine <= theirs
-        if worse:
-            reasons.append(f"loop-scx-full-scan: the fitting processes' runtime "
-                           f"on their preferred LLC ({pct(mine)}) is not "
-                           f"{'at least' if name == 'loop-fair-cache' else 'above'}"
-                           f" {name}'s ({pct(theirs)})")
-    if summary is None:
-        reasons.append("loop-scx-full-scan: no scheduler summary (scx.json)")
-    elif summary.get("pref_latency_ns", {}).get("count", 0) == 0:
-        reasons.append("loop-scx-full-scan: the scheduler placed no task by a "
-                       "changed preference (pref_latency_ns.count 0)")
     return reasons
+
+
+def evaluate_targets(results):
+    """The issue's comparative targets (docs/INTEGRATION.md, "What is
+    reported"), as (met, text) pairs: reported, not asserted."""
+    targets = []
+    loop, fair_off, fair_cache, empty = (
+        results.get(name, ({}, {}, None, 0))[0] for name in
+        ("loop-scx-full-scan", "loop-fair-off", "loop-fair-cache",
+         "loop-scx-empty"))
+    for tgid, m in sorted(loop.items()):
+        if m["fits"]:
+            for view in ("full-scan", "live"):
+                share = m.get(view, 0)
+                targets.append((share >= TARGET_SHARE,
+                                f"(4) process {tgid} ({m['threads']} threads) "
+                                f"on its preferred LLC ({view}): {pct(share)}, "
+                                f"want >= {pct(TARGET_SHARE)}"))
+            continue
+        targets.append((m.get("under", 1) <= MOST_UNDER_PREFERENCE,
+                        f"(4) process {tgid} ({m['threads']} threads, does not "
+                        f"fit) under a preference: {pct(m.get('under'))}, "
+                        f"want <= {pct(MOST_UNDER_PREFERENCE)}"))
+        spread = 0.5 / len(m["llc_share"])
+        targets.append((min(m["llc_share"]) >= spread,
+                        f"(4) process {tgid} ({m['threads']} threads) spread: "
+                        f"{'/'.join(pct(s) for s in m['llc_share'])} per LLC, "
+                        f"want >= {pct(spread)} on each"))
+    mine = combined(loop, "full-scan")
+    for label, other, at_least in (("(2) fair, cache-aware", fair_cache, True),
+                                   ("(1) fair, off", fair_off, False),
+                                   ("(3) scx, empty maps", empty, False)):
+        theirs = combined(other, "full-scan")
+        met = mine >= theirs if at_least else mine > theirs
+        targets.append((met, f"(4) fitting processes together {pct(mine)} "
+                             f"{'>=' if at_least else '>'} {label} {pct(theirs)}"))
+    return targets
+
+
+def report_targets(targets):
+    """Each target on stdout (out/loop.md) and stderr, met or missed."""
+    print()
+    for met, text in targets:
+        line = f"{'target met' if met else 'TARGET MISSED'}: {text}"
+        print(f"- {line}")
+        print(f"check_loop: {line}", file=sys.stderr)
 
 
 def main(argv):
@@ -356,10 +389,11 @@ def main(argv):
         results[name] = (processes, cpu_busy, read_summary(directory),
                          kernel_decisions(directory))
     print_table(results)
-    reasons += check_targets(results, llc_of)
+    report_targets(evaluate_targets(results))
+    reasons += guarantee_failures(results, llc_of, shape_dir)
     if reasons:
         fail(reasons)
-    print("closed loop: every target holds")
+    print("\nclosed loop: every assertion holds")
 
 
 if __name__ == "__main__":

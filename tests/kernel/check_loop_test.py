@@ -84,5 +84,80 @@ class CombinedTest(unittest.TestCase):
         self.assertAlmostEqual(check_loop.combined(processes, "full-scan"), 0.9)
 
 
+def fitting(runtime, share):
+    """A fitting process's measures with SHARE on preferred in both views."""
+    return {"fits": True, "threads": 2, "runtime": runtime,
+            "full-scan": share, "live": share}
+
+
+class TargetsTest(unittest.TestCase):
+    # (4): processes 1 and 2 fit, 3 does not (2% under a preference, 30/70
+    # per LLC); (1), (2), (3): one fitting process each, of the same runtime.
+    RESULTS = {
+        "loop-scx-full-scan": ({1: fitting(1, 1.0), 2: fitting(1, 0.75),
+                                3: {"fits": False, "threads": 4, "runtime": 2,
+                                    "under": 0.02, "llc_share": [0.3, 0.7]}},
+                               {}, None, 0),
+        "loop-fair-cache": ({4: fitting(1, 0.875)}, {}, None, 0),
+        "loop-fair-off": ({5: fitting(1, 0.5)}, {}, None, 0),
+        "loop-scx-empty": ({6: fitting(1, 0.875)}, {}, None, 0),
+    }
+
+    def test_each_target_met_or_missed(self):
+        met = {text: ok for ok, text in check_loop.evaluate_targets(self.RESULTS)}
+        # 1.0 >= 0.90 in both views; 0.75 < 0.90 in both.
+        self.assertTrue(met["(4) process 1 (2 threads) on its preferred LLC "
+                            "(full-scan): 100.0%, want >= 90.0%"])
+        self.assertFalse(met["(4) process 2 (2 threads) on its preferred LLC "
+                             "(live): 75.0%, want >= 90.0%"])
+        # 2% <= 5%; 30% >= 0.5 / 2 LLCs = 25% on each.
+        self.assertTrue(met["(4) process 3 (4 threads, does not fit) under a "
+                            "preference: 2.0%, want <= 5.0%"])
+        self.assertTrue(met["(4) process 3 (4 threads) spread: 30.0%/70.0% "
+                            "per LLC, want >= 25.0% on each"])
+        # Together (1.0 + 0.75) / 2 = 0.875 (exact in binary): at least
+        # (2)'s 0.875, above (1)'s 0.5, but not strictly above (3)'s 0.875.
+        self.assertTrue(met["(4) fitting processes together 87.5% >= (2) "
+                            "fair, cache-aware 87.5%"])
+        self.assertTrue(met["(4) fitting processes together 87.5% > (1) "
+                            "fair, off 50.0%"])
+        self.assertFalse(met["(4) fitting processes together 87.5% > (3) "
+                             "scx, empty maps 87.5%"])
+        self.assertEqual(len(met), 9)
+
+
+class GuaranteesTest(unittest.TestCase):
+    def test_a_scheduler_that_did_not_unregister_and_an_idle_llc(self):
+        # CPUs 0, 1 of LLC 0 busy 90% and 70%: 80% on average, enough; CPUs
+        # 2, 3 of LLC 1 busy 70% and 60%: 65%, starved.
+        llc_of = {0: 0, 1: 0, 2: 1, 3: 1}
+        summary = {"placed_preferred": 3, "pref_latency_ns": {"count": 1}}
+        results = {"loop-scx-full-scan": (
+            {}, {0: 0.9, 1: 0.7, 2: 0.7, 3: 0.6}, summary, 0)}
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "loop-scx-full-scan"))
+            with open(os.path.join(tmp, "loop-scx-full-scan", "scx.stderr"),
+                      "w", encoding="utf-8") as f:
+                f.write("schedcache-scx: the kernel unregistered the "
+                        "scheduler (exit kind 1025, code 0): watchdog\n")
+            reasons = check_loop.guarantee_failures(results, llc_of, tmp)
+        self.assertEqual(len(reasons), 2)
+        self.assertIn("did not unregister cleanly", reasons[0])
+        self.assertIn("LLC 1's CPUs busy 65.0%", reasons[1])
+
+    def test_a_scheduler_that_never_followed_a_preference(self):
+        summary = {"placed_preferred": 0, "pref_latency_ns": {"count": 0}}
+        results = {"loop-scx-full-scan": ({}, {0: 1.0}, summary, 0)}
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, "loop-scx-full-scan"))
+            with open(os.path.join(tmp, "loop-scx-full-scan", "scx.stderr"),
+                      "w", encoding="utf-8") as f:
+                f.write("schedcache-scx: unregistered\n")
+            reasons = check_loop.guarantee_failures(results, {0: 0}, tmp)
+        self.assertEqual(len(reasons), 2)
+        self.assertIn("placed_preferred 0", reasons[0])
+        self.assertIn("pref_latency_ns.count 0", reasons[1])
+
+
 if __name__ == "__main__":
     unittest.main()
