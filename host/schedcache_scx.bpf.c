@@ -6,7 +6,8 @@
  * One dispatch queue (DSQ) per LLC, its id the LLC's dense id.
  *  - A waking task of a process with a preference goes to an idle CPU of
  *    its preferred LLC, its previous CPU first; with none idle it is queued
- *    to that LLC's DSQ.
+ *    to that LLC's DSQ, unless that DSQ already holds a task per CPU of
+ *    the LLC (over-aggregated): then it is placed as a task without one.
  *  - A task of a process without one goes the same way by its previous
  *    CPU's LLC, and to an idle CPU anywhere before waiting in a queue.
  *  - A CPU with nothing to run takes from its own LLC's DSQ, then from the
