@@ -6,12 +6,17 @@
  * One dispatch queue (DSQ) per LLC, its id the LLC's dense id.
  *  - A waking task of a process with a preference goes to an idle CPU of
  *    its preferred LLC, its previous CPU first; with none idle it is queued
- *    to that LLC's DSQ.
+ *    to that LLC's DSQ, unless that DSQ already holds a task per CPU of
+ *    the LLC (over-aggregated): then it is placed as a task without one.
  *  - A task of a process without one goes the same way by its previous
  *    CPU's LLC, and to an idle CPU anywhere before waiting in a queue.
  *  - A CPU with nothing to run takes from its own LLC's DSQ, then from the
- *    others (a steal). Whenever a task is queued, an idle CPU it may run on
- *    is kicked, its LLC's first: no CPU idles while work waits, so the
+ *    others (a steal). A task queued to its preferred LLC is stolen only
+ *    once it has waited STEAL_AFTER_NS there; any other queued task at
+ *    once. A queued task without a preference gets an idle CPU kicked at
+ *    once; one with a preference when a busy CPU of its LLC sees, at a
+ *    tick, that it has waited the bound. So no CPU idles while a task it
+ *    could run has waited longer than the bound plus a tick, and the
  *    sched_ext watchdog has nothing to fire on.
  *
  * The build host's kernel need not have sched_ext: the few kernel types
@@ -57,6 +62,7 @@ struct sched_ext_ops {
 	__s32 (*select_cpu)(struct task_struct *p, __s32 prev_cpu, __u64 wake_flags);
 	void (*enqueue)(struct task_struct *p, __u64 enq_flags);
 	void (*dispatch)(__s32 cpu, struct task_struct *prev);
+	void (*tick)(struct task_struct *p);
 	__s32 (*init)(void);
 	void (*exit)(struct scx_exit_info *info);
 	char name[128];
@@ -68,12 +74,19 @@ struct sched_ext_ops {
 #define SCX_DSQ_LOCAL_ON (SCX_DSQ_FLAG_BUILTIN | (1ULL << 62))
 #define SCX_SLICE_DFL (20ULL * 1000 * 1000)
 #define SCX_KICK_IDLE 1ULL
+/* How long a task queued to its preferred LLC waits there before a CPU of
+ * another LLC may take it: one default slice, the time a task already
+ * waits behind one that runs its slice out (docs/INTEGRATION.md,
+ * "schedcache-scx"). */
+#define STEAL_AFTER_NS SCX_SLICE_DFL
 #define NUMA_NO_NODE (-1)
 
 extern __s32 scx_bpf_create_dsq(__u64 dsq_id, __s32 node) __ksym;
 extern void scx_bpf_dsq_insert(struct task_struct *p, __u64 dsq_id, __u64 slice,
 			       __u64 enq_flags) __ksym;
 extern bool scx_bpf_dsq_move_to_local(__u64 dsq_id) __ksym;
+extern struct task_struct *scx_bpf_dsq_peek(__u64 dsq_id) __ksym;
+extern __s32 scx_bpf_dsq_nr_queued(__u64 dsq_id) __ksym;
 extern void scx_bpf_kick_cpu(__s32 cpu, __u64 flags) __ksym;
 extern bool scx_bpf_test_and_clear_cpu_idle(__s32 cpu) __ksym;
 extern __s32 scx_bpf_pick_idle_cpu(const struct cpumask *cpus_allowed, __u64 flags) __ksym;
@@ -86,6 +99,9 @@ const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_online_cpus = 1;
 const volatile __u32 nr_llcs = 1;
 const volatile __s32 cpu_llc[SCHEDCACHE_SCX_MAX_CPUS];
+
+/* Each LLC's CPU count, counted by init from cpu_llc. */
+__u32 llc_nr_cpus[SCHEDCACHE_SCX_MAX_CPUS];
 
 /* Why the kernel unregistered the scheduler, for the loader. */
 struct schedcache_scx_exit exit_info;
@@ -121,6 +137,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } placed_seq SEC(".maps");
+
+/* When each task was last queued to its preferred LLC's DSQ (ktime ns);
+ * 0 when it was last queued without a preference. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} queued_at SEC(".maps");
 
 /* First placements (struct schedcache_scx_latency), 32 bytes each. */
 struct {
@@ -184,6 +209,7 @@ static __attribute__((noinline)) __s32 claim_idle_in_llc(const struct cpumask *a
  * task queued where no CPU may take it would wait for a steal. */
 #define NO_PREF (-1)
 #define NARROW (-2)
+#define OVER_AGGREGATED (-3)
 static __always_inline __s32 preferred_llc(struct task_struct *p)
 {
 	const struct schedcache_llc *entry;
@@ -200,7 +226,11 @@ static __always_inline __s32 preferred_llc(struct task_struct *p)
 /* fallback_of: the counter of a placement without a preference. */
 static __always_inline __u32 fallback_of(__s32 pref)
 {
-	return pref == NARROW ? SCHEDCACHE_SCX_NARROW_AFFINITY : SCHEDCACHE_SCX_NO_PREFERENCE;
+	if (pref == NARROW)
+		return SCHEDCACHE_SCX_NARROW_AFFINITY;
+	if (pref == OVER_AGGREGATED)
+		return SCHEDCACHE_SCX_OVER_AGGREGATED;
+	return SCHEDCACHE_SCX_NO_PREFERENCE;
 }
 
 /* note_placement: a task of `tgid` was placed by its preference for
@@ -265,14 +295,50 @@ __s32 BPF_PROG(schedcache_select_cpu, struct task_struct *p, __s32 prev_cpu, __u
 	return cpu;
 }
 
+/* over_aggregated: whether `llc`'s queue already holds as many tasks as
+ * the LLC has CPUs, so that a task queued there would wait behind a
+ * whole round of them: the preference then yields to the load, as the
+ * fair class's cache-aware balancing declines to pile a process onto a
+ * busy LLC (docs/INTEGRATION.md, "schedcache-scx"). */
+static __always_inline bool over_aggregated(__s32 llc)
+{
+	__u32 index = (__u32)llc;
+
+	barrier_var(index);
+	if (index >= SCHEDCACHE_SCX_MAX_CPUS)
+		return false;
+	return (__u32)scx_bpf_dsq_nr_queued((__u64)llc) >= llc_nr_cpus[index];
+}
+
+/* kick_idle_for: wakes an idle CPU `p` may run on, which will take it. */
+static __always_inline void kick_idle_for(struct task_struct *p)
+{
+	__s32 cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
+
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+/* may_steal: whether a CPU of another LLC may take `p`, the head of an
+ * LLC's DSQ: a task queued there by its preference only once it has
+ * waited STEAL_AFTER_NS, any other at once. */
+static __always_inline bool may_steal(struct task_struct *p)
+{
+	__u64 *stamp = bpf_task_storage_get(&queued_at, p, 0, 0);
+
+	return !stamp || *stamp == 0 || bpf_ktime_get_ns() - *stamp >= STEAL_AFTER_NS;
+}
+
 /* enqueue: a task select_cpu did not place (no idle CPU then, or a task
  * that did not wake: preempted, out of slice, new). It gets an idle CPU of
- * its LLC if one has come free, or else that LLC's queue and a kick of an
- * idle CPU elsewhere, which will steal it. */
+ * its LLC if one has come free, or else that LLC's queue. A task without a
+ * preference also gets an idle CPU elsewhere kicked, which will steal it;
+ * one with a preference waits for its LLC's CPUs up to STEAL_AFTER_NS. */
 SEC("struct_ops/schedcache_enqueue")
 void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 {
 	__s32 pref, llc, cpu;
+	__u64 *stamp;
 
 	if (p->nr_cpus_allowed == 1) {
 		/* No other CPU may take it: only its own CPU's queue will do. */
@@ -284,9 +350,17 @@ void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 	}
 	pref = preferred_llc(p);
 	llc = pref >= 0 ? pref : llc_of(scx_bpf_task_cpu(p));
+	cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
+	if (cpu < 0 && pref >= 0 && over_aggregated(pref)) {
+		/* Placed as a task without a preference, by its CPU's LLC. */
+		pref = OVER_AGGREGATED;
+		llc = llc_of(scx_bpf_task_cpu(p));
+		cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
+		if (cpu < 0)
+			cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
+	}
 	if (pref >= 0)
 		note_placement(p->tgid, pref);
-	cpu = claim_idle_in_llc(allowed_cpus(p), llc, scx_bpf_task_cpu(p));
 	if (cpu >= 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | (__u32)cpu, SCX_SLICE_DFL, enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -294,10 +368,14 @@ void BPF_PROG(schedcache_enqueue, struct task_struct *p, __u64 enq_flags)
 		return;
 	}
 	count(pref >= 0 ? SCHEDCACHE_SCX_QUEUED_PREFERRED_BUSY : fallback_of(pref));
+	stamp = bpf_task_storage_get(&queued_at, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (stamp)
+		*stamp = pref >= 0 ? bpf_ktime_get_ns() : 0;
 	scx_bpf_dsq_insert(p, (__u64)llc, SCX_SLICE_DFL, enq_flags);
-	cpu = scx_bpf_pick_idle_cpu(allowed_cpus(p), 0);
-	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	/* A task with a preference is left to its LLC's CPUs until it has
+	 * waited the bound (schedcache_tick). */
+	if (pref < 0)
+		kick_idle_for(p);
 }
 
 SEC("struct_ops/schedcache_dispatch")
@@ -309,13 +387,34 @@ void BPF_PROG(schedcache_dispatch, __s32 cpu, struct task_struct *prev)
 	if (scx_bpf_dsq_move_to_local((__u64)own))
 		return;
 	for (step = 1; step < SCHEDCACHE_SCX_MAX_CPUS; step++) {
+		__u64 other;
+		struct task_struct *head;
+
 		if (step >= nr_llcs)
 			break;
-		if (scx_bpf_dsq_move_to_local((__u64)(((__u32)own + step) % nr_llcs))) {
+		other = ((__u32)own + step) % nr_llcs;
+		head = scx_bpf_dsq_peek(other);
+		/* The head may leave between the peek and the move, and the
+		 * move then takes the next task, unchecked: a race of one
+		 * task, not worth a lock. */
+		if (!head || !may_steal(head))
+			continue;
+		if (scx_bpf_dsq_move_to_local(other)) {
 			count(SCHEDCACHE_SCX_STEALS);
 			return;
 		}
 	}
+}
+
+/* tick: a busy CPU whose LLC's queue holds a task that has waited the
+ * bound at its head wakes an idle CPU elsewhere to steal it. */
+SEC("struct_ops/schedcache_tick")
+void BPF_PROG(schedcache_tick, struct task_struct *curr)
+{
+	struct task_struct *head = scx_bpf_dsq_peek((__u64)llc_of(bpf_get_smp_processor_id()));
+
+	if (head && may_steal(head))
+		kick_idle_for(head);
 }
 
 /* init creates the DSQs; scx_bpf_create_dsq may sleep, so the loader
@@ -326,12 +425,21 @@ __s32 BPF_PROG(schedcache_init)
 	__u32 llc;
 	__s32 err;
 
+	__u32 cpu;
+
 	for (llc = 0; llc < SCHEDCACHE_SCX_MAX_CPUS; llc++) {
 		if (llc >= nr_llcs)
 			break;
 		err = scx_bpf_create_dsq(llc, NUMA_NO_NODE);
 		if (err)
 			return err;
+	}
+	for (cpu = 0; cpu < SCHEDCACHE_SCX_MAX_CPUS; cpu++) {
+		if (cpu >= nr_cpus)
+			break;
+		llc = (__u32)cpu_llc[cpu];
+		if (llc < SCHEDCACHE_SCX_MAX_CPUS)
+			llc_nr_cpus[llc] += 1;
 	}
 	return 0;
 }
@@ -350,6 +458,7 @@ struct sched_ext_ops schedcache_ops = {
 	.select_cpu = (void *)schedcache_select_cpu,
 	.enqueue = (void *)schedcache_enqueue,
 	.dispatch = (void *)schedcache_dispatch,
+	.tick = (void *)schedcache_tick,
 	.init = (void *)schedcache_init,
 	.exit = (void *)schedcache_exit,
 	.name = SCHEDCACHE_SCX_NAME,

@@ -41,7 +41,11 @@ enum schedcache_scx_counter {
 	 * only some of the online CPUs, maybe none of its preferred LLC's;
 	 * placed as a task without one. */
 	SCHEDCACHE_SCX_NARROW_AFFINITY = 6,
-	SCHEDCACHE_SCX_NR_COUNTERS = 7,
+	/* Fallback: the preferred LLC had no idle CPU and its queue already
+	 * held as many tasks as it has CPUs (over-aggregated); placed as a
+	 * task without a preference. */
+	SCHEDCACHE_SCX_OVER_AGGREGATED = 7,
+	SCHEDCACHE_SCX_NR_COUNTERS = 8,
 };
 
 /* schedcache_scx_latency: one first placement of a process by one

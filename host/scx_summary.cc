@@ -25,6 +25,7 @@ ScxCounters CountersFromArray(absl::Span<const uint64_t> values) {
       .no_preference = values[SCHEDCACHE_SCX_NO_PREFERENCE],
       .pinned = values[SCHEDCACHE_SCX_PINNED],
       .narrow_affinity = values[SCHEDCACHE_SCX_NARROW_AFFINITY],
+      .over_aggregated = values[SCHEDCACHE_SCX_OVER_AGGREGATED],
       .steals = values[SCHEDCACHE_SCX_STEALS],
       .latency_lost = values[SCHEDCACHE_SCX_LATENCY_LOST],
   };
@@ -55,7 +56,7 @@ std::string StatsLine(const ScxCounters& c) {
                       ", preferred_llc_busy ", c.queued_preferred_busy,
                       ", no_preference ", c.no_preference, ", pinned ",
                       c.pinned, ", narrow_affinity ", c.narrow_affinity,
-                      ", steals ", c.steals, ", latency_lost ",
+                      ", over_aggregated ", c.over_aggregated, ", steals ", c.steals, ", latency_lost ",
                       c.latency_lost);
 }
 
@@ -64,8 +65,9 @@ std::string SummaryJson(const ScxCounters& c, const LatencySummary& latency) {
       "{\"placed_preferred\":", c.placed_preferred,
       ",\"fallbacks\":{\"preferred_llc_busy\":", c.queued_preferred_busy,
       ",\"no_preference\":", c.no_preference, ",\"pinned\":", c.pinned,
-      ",\"narrow_affinity\":", c.narrow_affinity, "},\"steals\":", c.steals, ",\"pref_latency_ns\":{\"count\":",
-      latency.count, ",\"p50\":", latency.p50, ",\"p99\":", latency.p99,
+      ",\"narrow_affinity\":", c.narrow_affinity,
+      ",\"over_aggregated\":", c.over_aggregated, "},\"steals\":", c.steals,
+      ",\"pref_latency_ns\":{\"count\":", latency.count, ",\"p50\":", latency.p50, ",\"p99\":", latency.p99,
       ",\"lost\":", c.latency_lost, "}}");
 }
 

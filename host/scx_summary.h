@@ -25,6 +25,7 @@ struct ScxCounters {
   uint64_t no_preference = 0;          // fallback
   uint64_t pinned = 0;                 // fallback
   uint64_t narrow_affinity = 0;        // fallback
+  uint64_t over_aggregated = 0;        // fallback
   uint64_t steals = 0;
   uint64_t latency_lost = 0;
 };

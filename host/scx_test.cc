@@ -35,6 +35,7 @@ TEST(ScxSummary, CountersFromArrayNamesEachIndex) {
   EXPECT_EQ(c.steals, 14u);
   EXPECT_EQ(c.latency_lost, 15u);
   EXPECT_EQ(c.narrow_affinity, 16u);
+  EXPECT_EQ(c.over_aggregated, 17u);
 }
 
 TEST(ScxSummary, LatencyPercentilesByNearestRank) {
@@ -75,10 +76,12 @@ TEST(ScxSummary, EmptyLogSummarizesToZeros) {
 TEST(ScxSummary, SummaryJsonHasEveryField) {
   const ScxCounters c{.placed_preferred = 1, .queued_preferred_busy = 2,
                       .no_preference = 3, .pinned = 4,
-                      .narrow_affinity = 10, .steals = 5, .latency_lost = 6};
+                      .narrow_affinity = 10, .over_aggregated = 11,
+                      .steals = 5, .latency_lost = 6};
   EXPECT_EQ(SummaryJson(c, {.count = 7, .p50 = 8, .p99 = 9}),
             "{\"placed_preferred\":1,\"fallbacks\":{\"preferred_llc_busy\":2,"
-            "\"no_preference\":3,\"pinned\":4,\"narrow_affinity\":10},"
+            "\"no_preference\":3,\"pinned\":4,\"narrow_affinity\":10,"
+            "\"over_aggregated\":11},"
             "\"steals\":5,"
             "\"pref_latency_ns\":{\"count\":7,\"p50\":8,\"p99\":9,\"lost\":6}}");
 }
