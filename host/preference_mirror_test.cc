@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "host/pinned_maps.h"
 #include "host/schedcache_maps.h"
-#include "host/testing/private_bpffs.h"
+#include "host/testing/private_bpffs_suite.h"
 
 namespace schedcache {
 namespace {
@@ -29,31 +29,14 @@ using ::testing::UnorderedElementsAre;
 // Two LLCs: 0 = CPUs {0, 1}, 1 = CPUs {2, 3}.
 const LlcCpuLists kLlcs = {{0, 1}, {2, 3}};
 
-class PreferenceMirrorTest : public ::testing::Test {
- protected:
-  static std::string& Root() {
-    static std::string* const root = new std::string;
-    return *root;
-  }
-  static std::string& SkipReason() {
-    static std::string* const reason = new std::string;
-    return *reason;
-  }
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::string> root =
-        test_support::MountPrivateBpffs("preference_mirror_test");
-    if (root.ok()) {
-      Root() = *root;
-    } else {
-      SkipReason() = std::string(root.status().message());
-    }
-  }
-  static void TearDownTestSuite() {
-    if (!Root().empty()) test_support::UnmountPrivateBpffs(Root());
-  }
+constexpr char kSuiteName[] = "preference_mirror_test";
 
+class PreferenceMirrorTest
+    : public test_support::PrivateBpffsSuite<kSuiteName> {
+ protected:
   void SetUp() override {
-    if (!SkipReason().empty()) GTEST_SKIP() << SkipReason();
+    SkipWithoutBpffs();
+    if (IsSkipped()) return;
     dir_ = absl::StrCat(
         Root(), "/",
         ::testing::UnitTest::GetInstance()->current_test_info()->name());

@@ -20,38 +20,20 @@
 #include "gtest/gtest.h"
 #include "host/pinned_maps.h"
 #include "host/scx_cli.h"
-#include "host/testing/private_bpffs.h"
+#include "host/testing/private_bpffs_suite.h"
 
 namespace schedcache {
 namespace {
 
 using ::testing::HasSubstr;
 
-class ScxKernelTest : public ::testing::Test {
- protected:
-  static std::string& Root() {
-    static std::string* const root = new std::string;
-    return *root;
-  }
-  static std::string& SkipReason() {
-    static std::string* const reason = new std::string;
-    return *reason;
-  }
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::string> root =
-        test_support::MountPrivateBpffs("scx_kernel_test");
-    if (root.ok()) {
-      Root() = *root;
-    } else {
-      SkipReason() = std::string(root.status().message());
-    }
-  }
-  static void TearDownTestSuite() {
-    if (!Root().empty()) test_support::UnmountPrivateBpffs(Root());
-  }
+constexpr char kSuiteName[] = "scx_kernel_test";
 
+class ScxKernelTest : public test_support::PrivateBpffsSuite<kSuiteName> {
+ protected:
   void SetUp() override {
-    if (!SkipReason().empty()) GTEST_SKIP() << SkipReason();
+    SkipWithoutBpffs();
+    if (IsSkipped()) return;
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = absl::StrCat(Root(), "/", info->name());
     ASSERT_EQ(mkdir(dir_.c_str(), 0700), 0) << std::strerror(errno);

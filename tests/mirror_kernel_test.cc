@@ -19,7 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "host/testing/pref_probe_runner.h"
-#include "host/testing/private_bpffs.h"
+#include "host/testing/private_bpffs_suite.h"
 #include "schedcache/client.h"
 #include "tests/server_fixture.h"
 #include "tests/subprocess.h"
@@ -60,31 +60,12 @@ std::vector<Sample> PreferLlcEvents(int32_t tgid, int32_t cpu, int64_t t0) {
   return {first, Tick(t0 + 20 * kMs, cpu, tgid, kMs)};
 }
 
-class MirrorKernelTest : public ::testing::Test {
- protected:
-  static std::string& Bpffs() {
-    static std::string* const root = new std::string;
-    return *root;
-  }
-  static std::string& SkipReason() {
-    static std::string* const reason = new std::string;
-    return *reason;
-  }
-  // Mounted before any thread exists (unshare refuses a threaded caller);
-  // schedcached and the mirror, forked later, inherit the namespace.
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::string> root =
-        MountPrivateBpffs("mirror_kernel_test");
-    if (root.ok()) {
-      Bpffs() = *root;
-    } else {
-      SkipReason() = std::string(root.status().message());
-    }
-  }
-  static void TearDownTestSuite() {
-    if (!Bpffs().empty()) UnmountPrivateBpffs(Bpffs());
-  }
+constexpr char kSuiteName[] = "mirror_kernel_test";
 
+// The suite mounts its bpffs before any thread exists; schedcached and the
+// mirror, forked later, inherit the namespace.
+class MirrorKernelTest : public PrivateBpffsSuite<kSuiteName> {
+ protected:
   void SetUp() override {
     socket_ = dir_.path() + "/schedcached.sock";
     StartServer();
@@ -102,7 +83,7 @@ class MirrorKernelTest : public ::testing::Test {
     ASSERT_TRUE(client_->CreateSession(TwoLlcSessionRequest(kSession)).ok());
   }
 
-  std::string PinDir() const { return Bpffs() + "/" + kSession; }
+  std::string PinDir() const { return Root() + "/" + kSession; }
 
   std::vector<std::string> MirrorArgs(const std::string& pin_dir) const {
     return {kBin + "schedcache", "mirror",  "--server", "unix:" + socket_,
@@ -180,7 +161,8 @@ class MirrorKernelTest : public ::testing::Test {
 };
 
 TEST_F(MirrorKernelTest, BpfProgramReadsWhatRecommendSays) {
-  if (!SkipReason().empty()) GTEST_SKIP() << SkipReason();
+  SkipWithoutBpffs();
+  if (IsSkipped()) return;
   std::unique_ptr<Process> mirror = StartMirror();
   ASSERT_NE(mirror, nullptr);
   Ingest(PreferLlcEvents(4242, /*cpu=*/0, 0));
@@ -233,7 +215,8 @@ TEST_F(MirrorKernelTest, BpfProgramReadsWhatRecommendSays) {
 }
 
 TEST_F(MirrorKernelTest, RestartedMirrorReusesTheMapsAndTheirEntries) {
-  if (!SkipReason().empty()) GTEST_SKIP() << SkipReason();
+  SkipWithoutBpffs();
+  if (IsSkipped()) return;
   {
     std::unique_ptr<Process> mirror = StartMirror();
     ASSERT_NE(mirror, nullptr);
@@ -260,9 +243,10 @@ TEST_F(MirrorKernelTest, RestartedMirrorReusesTheMapsAndTheirEntries) {
 }
 
 TEST_F(MirrorKernelTest, MapModeSetsThePinnedFilesMode) {
-  if (!SkipReason().empty()) GTEST_SKIP() << SkipReason();
+  SkipWithoutBpffs();
+  if (IsSkipped()) return;
   // A directory of its own: maps reused from another test keep their mode.
-  const std::string pin_dir = Bpffs() + "/mode";
+  const std::string pin_dir = Root() + "/mode";
   std::vector<std::string> args = MirrorArgs(pin_dir);
   args.insert(args.end(), {"--map-mode", "0640", "--once"});
   const CommandResult once = RunCommand(args);
