@@ -30,6 +30,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "host/schedcache_maps.h"
+#include "host/schedcache_maps.bpf.h"
 #include "host/schedcache_scx.h"
 
 /* Never read here, only passed to kfuncs. libbpf 1.1 matches a kfunc's
@@ -105,22 +106,6 @@ __u32 llc_nr_cpus[SCHEDCACHE_SCX_MAX_CPUS];
 
 /* Why the kernel unregistered the scheduler, for the loader. */
 struct schedcache_scx_exit exit_info;
-
-/* The mirror's maps: the loader makes libbpf reuse the pinned ones
- * (bpf_map__reuse_fd), whose sizes replace these. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct schedcache_pref);
-} prefs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct schedcache_llc);
-} llcs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

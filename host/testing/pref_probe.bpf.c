@@ -5,23 +5,8 @@
 #include <bpf/bpf_helpers.h>
 
 #include "host/schedcache_maps.h"
+#include "host/schedcache_maps.bpf.h"
 #include "host/testing/pref_probe.h"
-
-/* Declared as the writer creates them; the test points these at the
- * pinned maps (bpf_map__reuse_fd), so max_entries here is not used. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct schedcache_pref);
-} prefs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct schedcache_llc);
-} llcs SEC(".maps");
 
 SEC("syscall")
 int pref_probe(struct pref_probe_ctx *ctx)
