@@ -55,23 +55,25 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
   return absl::OkStatus();
 }
 
-absl::Status SchedStateMachine::Tick(int64_t timestamp_ns, int32_t cpu,
-                                     int32_t tid) {
-  if (cpu < 0 || tid < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tick at ", timestamp_ns, " has cpu ", cpu, ", tid ",
-                     tid, ": neither may be negative"));
+absl::Status SchedStateMachine::Tick(const KernelTick& tick) {
+  if (tick.cpu < 0 || tick.tid < 0 || tick.jiffies < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tick at ", tick.timestamp_ns, " has cpu ", tick.cpu, ", tid ",
+        tick.tid, ", jiffies ", tick.jiffies, ": none may be negative"));
   }
-  RETURN_IF_ERROR(AdvanceTo(timestamp_ns));
-  const CpuState& c = Cpu(cpu);
-  if (!c.known || c.tid != tid) {
-    if (c.known || tid != 0) ++counters_.unmatched_ticks;
+  RETURN_IF_ERROR(AdvanceTo(tick.timestamp_ns));
+  kernel_jiffies_ = tick.jiffies;
+  const CpuState& c = Cpu(tick.cpu);
+  if (!c.known || c.tid != tick.tid) {
+    if (c.known || tick.tid != 0) ++counters_.unmatched_ticks;
     return absl::OkStatus();
   }
   // Idle, or a switch-in at this very time: nothing ran to account.
-  if (tid == 0 || c.accounted_ns >= timestamp_ns) return absl::OkStatus();
-  return EmitSample(cpu, tid, threads_.Find(tid), timestamp_ns,
-                    /*tick=*/true);
+  if (tick.tid == 0 || c.accounted_ns >= tick.timestamp_ns) {
+    return absl::OkStatus();
+  }
+  return EmitSample(tick.cpu, tick.tid, threads_.Find(tick.tid),
+                    tick.timestamp_ns, /*tick=*/true);
 }
 
 absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
@@ -177,6 +179,7 @@ absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
   // An exiting thread still runs, so its process has at least one thread.
   sample.nr_threads = std::max(threads_.LiveThreads(info->tgid), 1);
   sample.comm = info->comm;
+  sample.jiffies = kernel_jiffies_;
   c.accounted_ns = timestamp_ns;
   // The deltas of one CPU cover disjoint stretches of [0, INT64_MAX], so
   // their sum cannot overflow.

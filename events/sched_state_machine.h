@@ -36,6 +36,11 @@
 // Agreement with the kernel). A tick that names another thread than the
 // one tracked, or comes on a CPU not known yet, ticks nobody and is counted
 // (SchedCounters::unmatched_ticks); an idle tick on an idle CPU is neither.
+// Every recorded tick, whoever it ticks, also reads the kernel's one global
+// `jiffies`: the tick's Sample carries that value, and every Sample after
+// it the last value read, the closest estimate of `jiffies` where the
+// kernel accounts a switch-out (docs/MODEL.md, Time in jiffies). Samples
+// before the first recorded tick carry kDerivedJiffies.
 //
 // Exits. A thread that exits (sched_process_exit) stops counting in its
 // process's nr_threads at once and is forgotten at its last switch-out. When
@@ -59,6 +64,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "events/event.h"
 #include "events/event_sink.h"
 #include "events/jiffy_clock.h"
 #include "events/thread_table.h"
@@ -132,12 +138,13 @@ class SchedStateMachine {
   // UseRecordedTicks stops the grid for good: from now on only Tick ticks.
   void UseRecordedTicks() { recorded_ticks_ = true; }
 
-  // Tick applies one recorded tick of the kernel on `cpu`, which found
-  // thread `tid` running (0: idle), after AdvanceTo(timestamp_ns). A tick
-  // at the very time of the thread's switch-in emits nothing. Returns
-  // InvalidArgument for a negative CPU or tid, AdvanceTo's errors, or the
-  // sink's. REQUIRES: UseRecordedTicks was called.
-  absl::Status Tick(int64_t timestamp_ns, int32_t cpu, int32_t tid);
+  // Tick applies one recorded tick of the kernel on `tick.cpu`, which found
+  // thread `tick.tid` running (0: idle) at `tick.jiffies`, after
+  // AdvanceTo(tick.timestamp_ns); tick.tgid is not used. A tick at the very
+  // time of the thread's switch-in emits nothing. Returns InvalidArgument
+  // for a negative CPU, tid or jiffies, AdvanceTo's errors, or the sink's.
+  // REQUIRES: UseRecordedTicks was called.
+  absl::Status Tick(const KernelTick& tick);
 
   // Switch applies one context switch (after the ticks before it). Returns
   // InvalidArgument for a negative CPU, a negative time or one going
@@ -189,6 +196,8 @@ class SchedStateMachine {
   int64_t now_ns_ = INT64_MIN;
   int64_t next_grid_ns_ = INT64_MIN;  // first grid point not yet ticked
   bool recorded_ticks_ = false;       // UseRecordedTicks: no grid
+  // The jiffies of the last recorded tick; kDerivedJiffies before the first.
+  int64_t kernel_jiffies_ = kDerivedJiffies;
   SchedCounters counters_;
 };
 

@@ -109,7 +109,7 @@ absl::Status LiveConverter::ConvertTick(const KernelTick& tick) {
     RETURN_IF_ERROR(machine_.AdvanceTo(tick.timestamp_ns));
     machine_.UseRecordedTicks();
   }
-  return machine_.Tick(tick.timestamp_ns, tick.cpu, tick.tid);
+  return machine_.Tick(tick);
 }
 
 absl::Status LiveConverter::Finish() {

@@ -62,6 +62,20 @@ absl::Status Engine::Impl::ClockError(int64_t timestamp_ns) const {
       options_.model.max_clock_jump_ns));
 }
 
+absl::Status Engine::Impl::JiffiesError(int64_t jiffies) const {
+  if (jiffies < 0 || jiffies > ModelContext::kMaxJiffies) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "jiffies ", jiffies, " is outside [0, ", ModelContext::kMaxJiffies,
+        "] (", kDerivedJiffies, ": derived from timestamp_ns)"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "jiffies ", jiffies, " is ", jiffies - jiffies_,
+      " jiffies ahead of the session's jiffy ", jiffies_,
+      "; max_clock_jump_ns allows ",
+      options_.model.max_clock_jump_ns / options_.model.tick_ns(),
+      " (does the session's clock anchor match the kernel's?)"));
+}
+
 absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
   return absl::InvalidArgumentError(absl::StrCat(
       "numa_node ", numa_node, " is not an online NUMA node of topology ",
@@ -166,7 +180,9 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     return InvalidField("footprint_pages", s.footprint_pages,
                         "must not be negative");
   }
+  RETURN_IF_ERROR(ValidateJiffies(s.jiffies));
 
+  if (s.jiffies != kDerivedJiffies) TakeKernelJiffies(s.jiffies);
   const int64_t now = Clock(s.timestamp_ns);
   EvictIdle(now);
   cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;

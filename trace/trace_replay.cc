@@ -205,7 +205,9 @@ class TraceReplayer {
       RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
       machine_.UseRecordedTicks();
     }
-    return machine_.Tick(line.timestamp_ns, cpu, line.tick.tid);
+    KernelTick tick = line.tick;
+    tick.cpu = cpu;
+    return machine_.Tick(tick);
   }
 
   // MapCpu applies the cpu map and checks the result against the topology.
