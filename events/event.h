@@ -115,15 +115,21 @@ struct KernelDecision {
 
 // KernelTick is one scheduler tick of the running kernel on one CPU
 // (sched_tick, recorded by `record --kernel-decisions`, docs/LIVE.md): the
-// thread it found running there (tid and tgid 0: idle) and jiffies then.
-// Replay ticks the model where these fall (docs/MODEL.md, Time in
-// jiffies); they are no model input of their own.
+// thread it found running there (tid and tgid 0: idle), jiffies then, and
+// that thread's NUMA attributes as the kernel had them. Replay ticks the
+// model where these fall (docs/MODEL.md, Time in jiffies), and the tick's
+// Sample carries the attributes; a tick is no model input of its own.
 struct KernelTick {
   int64_t timestamp_ns = 0;  // CLOCK_MONOTONIC at the tick
   int32_t cpu = 0;
   int32_t tgid = 0;
   int32_t tid = 0;
   int64_t jiffies = 0;
+  // The thread's numa_preferred_nid (-1: none); kUnchangedNumaNode:
+  // unknown (a capture without it, or a kernel without NUMA balancing).
+  int32_t numa_node = kUnchangedNumaNode;
+  // Its group's footprint (pages); kUnchangedFootprint: unknown.
+  int64_t footprint_pages = kUnchangedFootprint;
 };
 
 // KernelClock is the running kernel's tick clock as a capture records it

@@ -73,7 +73,8 @@ absl::Status SchedStateMachine::Tick(const KernelTick& tick) {
     return absl::OkStatus();
   }
   return EmitSample(tick.cpu, tick.tid, threads_.Find(tick.tid),
-                    tick.timestamp_ns, /*tick=*/true);
+                    tick.timestamp_ns, /*tick=*/true,
+                    TickAttributes{tick.numa_node, tick.footprint_pages});
 }
 
 absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
@@ -163,7 +164,8 @@ absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns,
 
 absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
                                            const ThreadInfo* info,
-                                           int64_t timestamp_ns, bool tick) {
+                                           int64_t timestamp_ns, bool tick,
+                                           const TickAttributes& attributes) {
   if (info == nullptr) {  // broken invariant: running threads have entries
     return absl::InternalError(absl::StrCat("running thread ", tid,
                                             " has no thread table entry"));
@@ -180,6 +182,8 @@ absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
   sample.nr_threads = std::max(threads_.LiveThreads(info->tgid), 1);
   sample.comm = info->comm;
   sample.jiffies = kernel_jiffies_;
+  sample.numa_node = attributes.numa_node;
+  sample.footprint_pages = attributes.footprint_pages;
   c.accounted_ns = timestamp_ns;
   // The deltas of one CPU cover disjoint stretches of [0, INT64_MAX], so
   // their sum cannot overflow.

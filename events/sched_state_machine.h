@@ -41,6 +41,9 @@
 // it the last value read, the closest estimate of `jiffies` where the
 // kernel accounts a switch-out (docs/MODEL.md, Time in jiffies). Samples
 // before the first recorded tick carry kDerivedJiffies.
+// A recorded tick may say the thread's NUMA attributes (KernelTick's
+// numa_node and footprint_pages); its Sample carries them, and every other
+// Sample leaves them unchanged.
 //
 // Exits. A thread that exits (sched_process_exit) stops counting in its
 // process's nr_threads at once and is forgotten at its last switch-out. When
@@ -122,6 +125,14 @@ struct SchedCounters {
   int64_t unmatched_ticks = 0;
 };
 
+// TickAttributes are what a recorded tick says of the thread it found
+// running (docs/MODEL.md, The model against the running kernel), in
+// Sample's terms: kUnchanged* where the tick does not say.
+struct TickAttributes {
+  int32_t numa_node = kUnchangedNumaNode;
+  int64_t footprint_pages = kUnchangedFootprint;
+};
+
 class SchedStateMachine {
  public:
   // REQUIRES: 1 <= hz <= 1'000'000'000, 0 <= tick_anchor_ns <= 2^62.
@@ -180,9 +191,10 @@ class SchedStateMachine {
   // is forgotten (ending its process) unless it left `runnable`.
   absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns, bool runnable);
   // EmitSample emits the sample of `tid`, whose entry is `info` (nullptr:
-  // none, an internal error), running on `cpu`.
+  // none, an internal error), running on `cpu`, with `attributes`.
   absl::Status EmitSample(int32_t cpu, int32_t tid, const ThreadInfo* info,
-                          int64_t timestamp_ns, bool tick);
+                          int64_t timestamp_ns, bool tick,
+                          const TickAttributes& attributes = {});
   // ForgetExited drops exited thread `tid`, which runs nowhere, and ends its
   // process at `timestamp_ns` when it is the group leader.
   absl::Status ForgetExited(int32_t tid, int64_t timestamp_ns);

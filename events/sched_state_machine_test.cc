@@ -99,6 +99,31 @@ TEST(SchedStateMachine, RecordedTicksReplaceTheGridWhereTheKernelTicked) {
   EXPECT_EQ(machine.counters().unmatched_ticks, 0);
 }
 
+TEST(SchedStateMachine, RecordedTickCarriesItsNumaAttributesOnlyInItsSample) {
+  // Thread 10 runs on CPU 0 from 1 to 5 ms. The tick at 2 ms says node 1
+  // and 16095 pages; the tick at 3 ms says nothing (an older capture's
+  // line); the switch-out at 5 ms is no tick. Only the first Sample
+  // carries the attributes, the others leave them unchanged.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  KernelTick with_attributes = KernelTickAt(2 * kMs, 0, 10);
+  with_attributes.numa_node = 1;
+  with_attributes.footprint_pages = 16095;
+  ASSERT_TRUE(machine.Tick(with_attributes).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(5 * kMs, 0, 10, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0].numa_node, 1);
+  EXPECT_EQ(samples[0].footprint_pages, 16095);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(samples[i].numa_node, kUnchangedNumaNode) << i;
+    EXPECT_EQ(samples[i].footprint_pages, kUnchangedFootprint) << i;
+  }
+}
+
 TEST(SchedStateMachine, RecordedTickOfAnotherThreadTicksNobody) {
   RecordingSink sink;
   SchedStateMachine machine(/*hz=*/1000, sink);

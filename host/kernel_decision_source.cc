@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <utility>
 
@@ -132,6 +133,25 @@ absl::StatusOr<int64_t> ReadEpochPeriod(const std::string& debugfs) {
 }
 
 }  // namespace
+
+KernelTick TickOfRecord(const schedcache_ktick_record& r) {
+  KernelTick tick{.timestamp_ns = static_cast<int64_t>(r.timestamp_ns),
+                  .cpu = r.cpu,
+                  .tgid = r.tgid,
+                  .tid = r.tid,
+                  .jiffies = static_cast<int64_t>(r.jiffies)};
+  // A node below -1 or a footprint past int64 is no value the kernel
+  // keeps: unknown, as an absent field.
+  if ((r.known & SCHEDCACHE_KTICK_NUMA_NID) != 0 &&
+      r.numa_preferred_nid >= -1) {
+    tick.numa_node = r.numa_preferred_nid;
+  }
+  constexpr uint64_t kMaxPages = std::numeric_limits<int64_t>::max();
+  if ((r.known & SCHEDCACHE_KTICK_FOOTPRINT) != 0 && r.footprint <= kMaxPages) {
+    tick.footprint_pages = static_cast<int64_t>(r.footprint);
+  }
+  return tick;
+}
 
 uint64_t HashGroup(uint64_t address, uint64_t key) {
   if (address == 0) return 0;
@@ -271,12 +291,7 @@ int KernelDecisionSource::OnTick(void* self, void* data, size_t size) {
   }
   schedcache_ktick_record r;
   std::memcpy(&r, data, sizeof(r));
-  source.pending_.ticks.push_back(
-      KernelTick{.timestamp_ns = static_cast<int64_t>(r.timestamp_ns),
-                 .cpu = r.cpu,
-                 .tgid = r.tgid,
-                 .tid = r.tid,
-                 .jiffies = static_cast<int64_t>(r.jiffies)});
+  source.pending_.ticks.push_back(TickOfRecord(r));
   ++source.ticks_;
   return 0;
 }

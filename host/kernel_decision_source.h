@@ -24,6 +24,7 @@
 
 struct kernel_decisions_bpf;
 struct ring_buffer;
+struct schedcache_ktick_record;
 
 namespace schedcache::host {
 
@@ -110,6 +111,11 @@ class KernelDecisionSource {
 // bijection of 64 bits), and without the key the address cannot be had
 // back. Exposed for tests.
 uint64_t HashGroup(uint64_t address, uint64_t key);
+
+// TickOfRecord turns one tick record of kernel_decisions.bpf.c into a
+// tick: a NUMA attribute the record does not mark known stays unknown
+// (KernelTick's kUnchanged* values). Exposed for tests.
+KernelTick TickOfRecord(const schedcache_ktick_record& record);
 
 // NearestHz returns the one of 100, 250, 300, 1000 nearest to
 // `ticks_per_second`. Exposed for tests.

@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "host/kernel_decisions.h"
 
 namespace schedcache::host {
 namespace {
@@ -114,6 +115,55 @@ TEST(HashGroup, KeepsNoGroupAtZeroAndDependsOnTheKey) {
   const uint64_t a = HashGroup(address, 7);
   const uint64_t b = HashGroup(address + 64, 7);
   EXPECT_GT(__builtin_popcountll(a ^ b), 8);
+}
+
+schedcache_ktick_record BusyTick(uint32_t known) {
+  schedcache_ktick_record r{};
+  r.timestamp_ns = 5'000'000'042;
+  r.jiffies = 4294893000;
+  r.cpu = 3;
+  r.tgid = 4240;
+  r.tid = 4242;
+  r.numa_preferred_nid = 1;
+  r.footprint = 16095;
+  r.known = known;
+  return r;
+}
+
+TEST(TickOfRecord, TakesTheNumaAttributesTheRecordMarksKnown) {
+  const KernelTick both = TickOfRecord(
+      BusyTick(SCHEDCACHE_KTICK_NUMA_NID | SCHEDCACHE_KTICK_FOOTPRINT));
+  EXPECT_EQ(both.timestamp_ns, 5'000'000'042);
+  EXPECT_EQ(both.jiffies, 4294893000);
+  EXPECT_EQ(both.cpu, 3);
+  EXPECT_EQ(both.tgid, 4240);
+  EXPECT_EQ(both.tid, 4242);
+  EXPECT_EQ(both.numa_node, 1);
+  EXPECT_EQ(both.footprint_pages, 16095);
+  // A kernel whose BTF lacks numa_preferred_nid (no NUMA balancing), or a
+  // thread without a group: the program leaves the bit clear, and the
+  // value it wrote means nothing.
+  const KernelTick no_node = TickOfRecord(BusyTick(SCHEDCACHE_KTICK_FOOTPRINT));
+  EXPECT_EQ(no_node.numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(no_node.footprint_pages, 16095);
+  const KernelTick no_footprint =
+      TickOfRecord(BusyTick(SCHEDCACHE_KTICK_NUMA_NID));
+  EXPECT_EQ(no_footprint.numa_node, 1);
+  EXPECT_EQ(no_footprint.footprint_pages, kUnchangedFootprint);
+  const KernelTick neither = TickOfRecord(BusyTick(0));
+  EXPECT_EQ(neither.numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(neither.footprint_pages, kUnchangedFootprint);
+}
+
+TEST(TickOfRecord, NoPreferredNodeIsKnownAndImpossibleValuesAreNot) {
+  schedcache_ktick_record r =
+      BusyTick(SCHEDCACHE_KTICK_NUMA_NID | SCHEDCACHE_KTICK_FOOTPRINT);
+  r.numa_preferred_nid = -1;  // NUMA_NO_NODE: known, no preferred node
+  EXPECT_EQ(TickOfRecord(r).numa_node, -1);
+  r.numa_preferred_nid = -2;  // no node the kernel names
+  r.footprint = uint64_t{1} << 63;  // past int64
+  EXPECT_EQ(TickOfRecord(r).numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(TickOfRecord(r).footprint_pages, kUnchangedFootprint);
 }
 
 TEST(NearestHz, RoundsToTheKernelsChoices) {

@@ -12,11 +12,18 @@
  * The kernel's scans follow its real scheduler ticks (sched_tick queues
  * the work), irregular under an emulator, so an fentry program on
  * sched_tick sends each tick, with the thread it found running, through a
- * second ring buffer: replay ticks the model there (docs/MODEL.md).
+ * second ring buffer: replay ticks the model there (docs/MODEL.md). Each
+ * tick carries the running thread's numa_preferred_nid and its group's
+ * footprint, the two NUMA attributes the tick's account_mm_sched and the
+ * task_cache_work it queues read (exceed_llc_capacity, get_pref_llc,
+ * get_scan_cpumasks).
  *
  * The build host's kernel need not have SCHED_CACHE: the few types read
  * here are declared with only the fields used, preserve_access_index, so
  * libbpf relocates every field against the running kernel's BTF (CO-RE).
+ * The fields only NUMA balancing brings (numa_preferred_nid, and the
+ * group's footprint) are read behind bpf_core_field_exists, so a kernel
+ * without them loads the program and its records say "unknown".
  * The clock probe (a syscall program) tells userspace where the kernel's
  * jiffies and epochs stand on the monotonic clock. */
 #include <linux/bpf.h>
@@ -35,6 +42,7 @@ struct sched_cache_group {
 
 struct task_struct {
 	struct sched_cache_group *sched_cache_grp;
+	int numa_preferred_nid; /* CONFIG_NUMA_BALANCING only */
 } __attribute__((preserve_access_index));
 
 struct rq {
@@ -66,7 +74,7 @@ struct {
 	__uint(max_entries, 1 << 20);
 } decisions SEC(".maps");
 
-/* ~HZ records a second per busy CPU, 32 bytes each. */
+/* ~HZ records a second per busy CPU, 48 bytes each. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
@@ -143,7 +151,9 @@ int on_task_cache_work_exit(__u64 *ctx)
 	record->group = (__u64)group;
 	record->preferred_cpu = group ? BPF_CORE_READ(group, cpu) : -1;
 	record->nr_running_avg = group ? BPF_CORE_READ(group, nr_running_avg) : 0;
-	record->footprint = group ? BPF_CORE_READ(group, footprint) : 0;
+	record->footprint = group && bpf_core_field_exists(group->footprint)
+				    ? BPF_CORE_READ(group, footprint)
+				    : 0;
 	record->group_epoch = group ? BPF_CORE_READ(group, epoch) : 0;
 	record->next_scan = group ? BPF_CORE_READ(group, next_scan) : 0;
 	record->cpu_epoch = BPF_CORE_READ(rq, cpu_epoch);
@@ -155,6 +165,32 @@ int on_task_cache_work_exit(__u64 *ctx)
 		bpf_map_delete_elem(&entries, &tid);
 	bpf_ringbuf_submit(record, 0);
 	return 0;
+}
+
+/* read_numa_attributes fills the tick's NUMA fields from the running
+ * thread, and `known` with those the running kernel has: none for the idle
+ * task, no footprint for a thread without a group (a kernel thread). */
+static __always_inline void
+read_numa_attributes(struct schedcache_ktick_record *record)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct sched_cache_group *group;
+
+	record->known = 0;
+	record->numa_preferred_nid = -1;
+	record->footprint = 0;
+	if (record->tid == 0)
+		return;
+	if (bpf_core_field_exists(task->numa_preferred_nid)) {
+		record->numa_preferred_nid =
+			BPF_CORE_READ(task, numa_preferred_nid);
+		record->known |= SCHEDCACHE_KTICK_NUMA_NID;
+	}
+	group = BPF_CORE_READ(task, sched_cache_grp);
+	if (group && bpf_core_field_exists(group->footprint)) {
+		record->footprint = BPF_CORE_READ(group, footprint);
+		record->known |= SCHEDCACHE_KTICK_FOOTPRINT;
+	}
 }
 
 SEC("fentry/sched_tick")
@@ -173,6 +209,7 @@ int on_sched_tick(__u64 *ctx)
 	record->cpu = bpf_get_smp_processor_id();
 	record->tgid = pid_tgid >> 32;
 	record->tid = (__u32)pid_tgid;
+	read_numa_attributes(record);
 	record->pad = 0;
 	bpf_ringbuf_submit(record, 0);
 	return 0;

@@ -31,15 +31,28 @@ struct schedcache_kdec_record {
 };
 
 /* schedcache_ktick_record: one scheduler tick (sched_tick) on one CPU, as
- * the fentry program saw it; tid and tgid 0: the CPU was idle. */
+ * the fentry program saw it; tid and tgid 0: the CPU was idle. The
+ * running thread's NUMA attributes, which the tick's account_mm_sched and
+ * the task_cache_work it queues read, come with it; `known` says which
+ * the running kernel has (its BTF may lack the fields, and a thread
+ * without a group has no footprint). */
 struct schedcache_ktick_record {
 	__u64 timestamp_ns;   /* bpf_ktime_get_ns() at the tick */
 	__u64 jiffies;        /* jiffies then */
+	__u64 footprint;      /* the thread's sched_cache_grp->footprint
+	                       * (pages), when known & SCHEDCACHE_KTICK_FOOTPRINT */
 	__s32 cpu;
 	__s32 tgid;
 	__s32 tid;            /* the thread the tick found running */
+	__s32 numa_preferred_nid; /* its numa_preferred_nid (-1: none), when
+	                           * known & SCHEDCACHE_KTICK_NUMA_NID */
+	__u32 known;          /* SCHEDCACHE_KTICK_* bits */
 	__u32 pad;
 };
+
+/* The bits of schedcache_ktick_record.known. */
+#define SCHEDCACHE_KTICK_NUMA_NID 1u
+#define SCHEDCACHE_KTICK_FOOTPRINT 2u
 
 /* schedcache_kclock_ctx: the context of the clock probe (a syscall
  * program run by BPF_PROG_TEST_RUN; the kernel copies it back). */
@@ -53,7 +66,7 @@ struct schedcache_kclock_ctx {
 #ifdef __cplusplus
 static_assert(sizeof(struct schedcache_kdec_record) == 96,
               "schedcache_kdec_record has implicit padding");
-static_assert(sizeof(struct schedcache_ktick_record) == 32,
+static_assert(sizeof(struct schedcache_ktick_record) == 48,
               "schedcache_ktick_record has implicit padding");
 static_assert(sizeof(struct schedcache_kclock_ctx) == 32,
               "schedcache_kclock_ctx has implicit padding");

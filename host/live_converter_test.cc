@@ -182,8 +182,10 @@ TEST(LiveConverter, KernelTicksTickThereLiveAndInTheWrittenText) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   RecordingSink sink;
   LiveConverter converter(/*hz=*/250, sink, trace->get());
+  // The second tick of kA says its NUMA attributes; the others do not.
   converter.OnTick(KernelTick{.timestamp_ns = 5'900'000, .cpu = 0,
-                              .tgid = kA, .tid = kA, .jiffies = 3});
+                              .tgid = kA, .tid = kA, .jiffies = 3,
+                              .numa_node = 1, .footprint_pages = 16095});
   converter.OnTick(KernelTick{.timestamp_ns = 2'300'000, .cpu = 0,
                               .tgid = kA, .tid = kA, .jiffies = 2});
   converter.OnTick(KernelTick{.timestamp_ns = 7'000'000, .cpu = 0,
@@ -204,6 +206,10 @@ TEST(LiveConverter, KernelTicksTickThereLiveAndInTheWrittenText) {
     EXPECT_EQ(samples[i].delta_ns, want_delta[i]) << i;
     EXPECT_EQ(samples[i].tick, i < 2) << i;
   }
+  EXPECT_EQ(samples[1].numa_node, 1);
+  EXPECT_EQ(samples[1].footprint_pages, 16095);
+  EXPECT_EQ(samples[0].numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(samples[0].footprint_pages, kUnchangedFootprint);
 
   RecordingSink replayed;
   absl::StatusOr<ReplayStats> stats =
@@ -217,6 +223,8 @@ TEST(LiveConverter, KernelTicksTickThereLiveAndInTheWrittenText) {
   for (size_t i = 0; i < again.size(); ++i) {
     EXPECT_EQ(again[i].timestamp_ns, samples[i].timestamp_ns) << i;
     EXPECT_EQ(again[i].delta_ns, samples[i].delta_ns) << i;
+    EXPECT_EQ(again[i].numa_node, samples[i].numa_node) << i;
+    EXPECT_EQ(again[i].footprint_pages, samples[i].footprint_pages) << i;
   }
   std::filesystem::remove(path);
 }

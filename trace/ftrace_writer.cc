@@ -111,11 +111,19 @@ std::string FormatKernelDecisionLine(const KernelDecision& d,
 }
 
 std::string FormatKernelTickLine(const KernelTick& t, std::string_view comm) {
-  return absl::StrCat(Header(t.timestamp_ns, t.cpu,
-                             TraceTask{comm, t.tid, t.tgid},
-                             "schedcache_sched_tick"),
-                      "pid=", t.tid, " tgid=", t.tgid, " jiffies=", t.jiffies,
-                      "\n");
+  std::string line = absl::StrCat(
+      Header(t.timestamp_ns, t.cpu, TraceTask{comm, t.tid, t.tgid},
+             "schedcache_sched_tick"),
+      "pid=", t.tid, " tgid=", t.tgid, " jiffies=", t.jiffies);
+  // Unknown attributes are left out (trace_line.h).
+  if (t.numa_node != kUnchangedNumaNode) {
+    absl::StrAppend(&line, " numa_preferred_nid=", t.numa_node);
+  }
+  if (t.footprint_pages != kUnchangedFootprint) {
+    absl::StrAppend(&line, " footprint=", t.footprint_pages);
+  }
+  line += '\n';
+  return line;
 }
 
 std::string FormatKernelClockLine(const KernelClock& clock) {

@@ -206,6 +206,10 @@ TEST(KernelTickLine, ReadsEveryFieldAndIdle) {
   EXPECT_EQ(line.tick.tid, 77);
   EXPECT_EQ(line.tick.tgid, 70);
   EXPECT_EQ(line.tick.jiffies, 4294895296);
+  // A line without the NUMA fields (every capture before them) leaves
+  // both unknown, which the replay's Samples carry as unchanged.
+  EXPECT_EQ(line.tick.numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(line.tick.footprint_pages, kUnchangedFootprint);
   const TraceLine idle = ParseTraceLine(
       "       swapper/1-0       (-----) [001] 12.000000345: "
       "schedcache_sched_tick: pid=0 tgid=0 jiffies=5");
@@ -230,7 +234,22 @@ TEST(KernelTickLine, NamesTheFirstBadField) {
       {"pid=77 tgid=70 jiffies=",
        "schedcache_sched_tick: jiffies= missing or not a number"},
       {"pid=77 tgid=70 jiffies=1 extra=2",
-       "schedcache_sched_tick: unknown field after jiffies="},
+       "schedcache_sched_tick: unknown field after jiffies= and its "
+       "optional numa_preferred_nid= footprint="},
+      // The optional fields come in their order, each once.
+      {"pid=77 tgid=70 jiffies=1 footprint=5 numa_preferred_nid=1",
+       "schedcache_sched_tick: unknown field after jiffies= and its "
+       "optional numa_preferred_nid= footprint="},
+      {"pid=77 tgid=70 jiffies=1 numa_preferred_nid=x",
+       "schedcache_sched_tick: numa_preferred_nid= not a number"},
+      {"pid=77 tgid=70 jiffies=1 numa_preferred_nid=0 footprint=",
+       "schedcache_sched_tick: footprint= not a number"},
+      {"pid=77 tgid=70 jiffies=1 numa_preferred_nid=-2",
+       "schedcache_sched_tick: numa_preferred_nid must be >= -1 and "
+       "footprint >= 0"},
+      {"pid=77 tgid=70 jiffies=1 footprint=-1",
+       "schedcache_sched_tick: numa_preferred_nid must be >= -1 and "
+       "footprint >= 0"},
       {"pid=77 tgid=0 jiffies=1",
        "schedcache_sched_tick: pid and tgid must be both 0 (idle) or both "
        "> 0"},
@@ -262,6 +281,41 @@ TEST(KernelTickLine, WrittenLineParsesBackToTheSameValues) {
   EXPECT_EQ(parsed.tick.jiffies, tick.jiffies);
   EXPECT_EQ(parsed.task_pid, tick.tid);
   EXPECT_EQ(parsed.task_tgid, tick.tgid);
+  EXPECT_EQ(parsed.tick.numa_node, kUnchangedNumaNode);
+  EXPECT_EQ(parsed.tick.footprint_pages, kUnchangedFootprint);
+}
+
+TEST(KernelTickLine, NumaAttributesRoundTripEachOnItsOwn) {
+  KernelTick tick{.timestamp_ns = 5'000'000'042,
+                  .cpu = 3,
+                  .tgid = 4240,
+                  .tid = 4242,
+                  .jiffies = 7};
+  const std::string prefix =
+      "         sc-busy-4242    (   4240) [003] 5.000000042: "
+      "schedcache_sched_tick: pid=4242 tgid=4240 jiffies=7";
+  const struct {
+    int32_t numa_node;
+    int64_t footprint_pages;
+    std::string_view fields;
+  } cases[] = {
+      {1, 16095, " numa_preferred_nid=1 footprint=16095"},
+      {-1, 0, " numa_preferred_nid=-1 footprint=0"},  // no node, no pages
+      {0, kUnchangedFootprint, " numa_preferred_nid=0"},
+      {kUnchangedNumaNode, 4096, " footprint=4096"},
+  };
+  for (const auto& c : cases) {
+    tick.numa_node = c.numa_node;
+    tick.footprint_pages = c.footprint_pages;
+    const std::string line = FormatKernelTickLine(tick, "sc-busy");
+    EXPECT_EQ(line, prefix + std::string(c.fields) + "\n");
+    const TraceLine parsed =
+        ParseTraceLine(std::string_view(line).substr(0, line.size() - 1));
+    ASSERT_EQ(parsed.kind, Kind::kKernelTick) << parsed.error;
+    EXPECT_EQ(parsed.tick.numa_node, c.numa_node) << c.fields;
+    EXPECT_EQ(parsed.tick.footprint_pages, c.footprint_pages) << c.fields;
+    EXPECT_EQ(parsed.tick.jiffies, 7);
+  }
 }
 
 // OrderSink keeps what arrives, in order: "S<tid>@t", "D<tid>@t".
@@ -374,6 +428,37 @@ TEST(KernelLinesReplay, RecordedTicksTickWhereTheKernelTicked) {
     EXPECT_EQ(samples[i].tick, i < 4) << i;
   }
   EXPECT_EQ(stats->runtime_ns[0], 9'500'000);
+}
+
+TEST(KernelLinesReplay, TickSamplesCarryTheTickLinesNumaAttributes) {
+  // The grid ticks at 1 ms until the first tick line (1.5 ms), which says
+  // node 1 and 16095 pages; the one at 4.2 ms says neither (as every line
+  // of an older capture), so its Sample leaves both unchanged.
+  const std::string text =
+      "          <idle>-0       (-----) [000] 0.000000000: sched_switch: "
+      "prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> "
+      "next_comm=w next_pid=11 next_prio=120\n"
+      "               w-11      (     10) [000] 0.001500000: "
+      "schedcache_sched_tick: pid=11 tgid=10 jiffies=2 numa_preferred_nid=1 "
+      "footprint=16095\n"
+      "               w-11      (     10) [000] 0.004200000: "
+      "schedcache_sched_tick: pid=11 tgid=10 jiffies=5\n";
+  TraceOptions options;
+  options.hz = 1000;
+  RecordingSink sink;
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceText(text, options, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[1].timestamp_ns, 1'500'000);
+  EXPECT_EQ(samples[1].numa_node, 1);
+  EXPECT_EQ(samples[1].footprint_pages, 16095);
+  for (const int i : {0, 2}) {
+    EXPECT_EQ(samples[i].numa_node, kUnchangedNumaNode) << i;
+    EXPECT_EQ(samples[i].footprint_pages, kUnchangedFootprint) << i;
+  }
 }
 
 TEST(KernelLinesReplay, ADecisionBackInTimeOrASecondClockIsMalformed) {

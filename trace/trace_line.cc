@@ -357,6 +357,15 @@ class FieldReader {
     }
     out = static_cast<T>(*v);
   }
+  // OptionalInt reads the next field as Int does when it is `key`, and
+  // returns whether it was; `out` stays as it is when the next field is
+  // another or none.
+  template <typename T>
+  bool OptionalInt(std::string_view key, std::string_view what, T& out) {
+    if (!error.empty() || !NextIs(key)) return false;
+    Int(key, what, out);
+    return true;
+  }
   void Hex(std::string_view key, std::string_view what, uint64_t& out) {
     const std::optional<std::string_view> value = Next(key, what);
     if (!value) return;
@@ -372,12 +381,19 @@ class FieldReader {
   std::string_view error;
 
  private:
+  static bool IsField(std::string_view token, std::string_view key) {
+    return token.size() > key.size() && token.substr(0, key.size()) == key &&
+           token[key.size()] == '=';
+  }
+  bool NextIs(std::string_view key) const {
+    std::string_view rest = rest_;
+    return IsField(NextToken(rest), key);
+  }
   std::optional<std::string_view> Next(std::string_view key,
                                        std::string_view what) {
     if (!error.empty()) return std::nullopt;
     const std::string_view token = NextToken(rest_);
-    if (token.size() <= key.size() || token.substr(0, key.size()) != key ||
-        token[key.size()] != '=') {
+    if (!IsField(token, key)) {
       error = what;
       return std::nullopt;
     }
@@ -447,11 +463,26 @@ TraceLine ParseKernelTick(std::string_view fields, TraceLine out) {
         t.tgid);
   r.Int("jiffies", "schedcache_sched_tick: jiffies= missing or not a number",
         t.jiffies);
-  r.End("schedcache_sched_tick: unknown field after jiffies=");
+  // The NUMA attributes, each absent when unknown (and in captures older
+  // than them).
+  const bool has_node = r.OptionalInt(
+      "numa_preferred_nid",
+      "schedcache_sched_tick: numa_preferred_nid= not a number", t.numa_node);
+  const bool has_footprint = r.OptionalInt(
+      "footprint", "schedcache_sched_tick: footprint= not a number",
+      t.footprint_pages);
+  r.End("schedcache_sched_tick: unknown field after jiffies= and its "
+        "optional numa_preferred_nid= footprint=");
   if (r.error.empty() &&
       (t.tid < 0 || t.tgid < 0 || (t.tid == 0) != (t.tgid == 0))) {
     r.error = "schedcache_sched_tick: pid and tgid must be both 0 (idle) or "
               "both > 0";
+  }
+  if (r.error.empty() &&
+      ((has_node && t.numa_node < -1) ||
+       (has_footprint && t.footprint_pages < 0))) {
+    r.error = "schedcache_sched_tick: numa_preferred_nid must be >= -1 and "
+              "footprint >= 0";
   }
   if (!r.error.empty()) return Malformed(r.error);
   return out;

@@ -26,7 +26,9 @@
 // and, for each of the kernel's scheduler ticks (the header names the
 // thread the tick found running, swapper/N-0 with tgid 0 for idle),
 // schedcache_sched_tick with the fields
-//     pid=TID tgid=TGID jiffies=N
+//     pid=TID tgid=TGID jiffies=N [numa_preferred_nid=N] [footprint=N]
+// (the running thread's preferred NUMA node, -1 none, and its group's
+// footprint in pages; each absent when unknown, as in older captures),
 // and the comment `# schedcache_kernel_clock: hz=N jiffies=N at_ns=N
 // epoch_period=N cpu_epoch_next=N` carries the kernel's clock.
 //
