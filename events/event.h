@@ -55,6 +55,10 @@ struct Sample {
   int32_t tid = 0;           // thread id, > 0
   int64_t delta_ns = 0;      // runtime since the last sample; <= 0 accounts nothing
   bool tick = false;
+  // A tick whose thread was switched out runnable (preempted) right after
+  // it, before returning to user space: the scan work it queues runs at the
+  // thread's next switch-in (docs/MODEL.md, Time in jiffies). false: at once.
+  bool preempted = false;
   int32_t nr_threads = kUnchangedNrThreads;       // process's thread count
   int32_t numa_node = kUnchangedNumaNode;         // thread's preferred node
   int64_t footprint_pages = kUnchangedFootprint;  // process's footprint

@@ -41,6 +41,12 @@
 // it the last value read, the closest estimate of `jiffies` where the
 // kernel accounts a switch-out (docs/MODEL.md, Time in jiffies). Samples
 // before the first recorded tick carry kDerivedJiffies.
+// A recorded tick's Sample waits for the next event of its CPU (a tick, a
+// switch, a kernel decision: ReturnToUser, or Finish) and goes out just
+// before it, `preempted` when that event switches the ticked thread out
+// runnable: the kernel's work queued at that tick runs only after the
+// thread's next switch-in (docs/MODEL.md, Time in jiffies). A held Sample
+// may go out after events of other CPUs with later times.
 // A recorded tick may say the thread's NUMA attributes (KernelTick's
 // numa_node and footprint_pages); its Sample carries them, and every other
 // Sample leaves them unchanged.
@@ -63,6 +69,7 @@
 #define SCHEDCACHE_EVENTS_SCHED_STATE_MACHINE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -157,6 +164,11 @@ class SchedStateMachine {
   // REQUIRES: UseRecordedTicks was called.
   absl::Status Tick(const KernelTick& tick);
 
+  // ReturnToUser says the thread running on `cpu` returned to user space
+  // (a kernel decision there): the Sample of a tick held on `cpu` goes out,
+  // not preempted. Returns the sink's error.
+  absl::Status ReturnToUser(int32_t cpu);
+
   // Switch applies one context switch (after the ticks before it). Returns
   // InvalidArgument for a negative CPU, a negative time or one going
   // backwards, or the sink's error.
@@ -168,7 +180,7 @@ class SchedStateMachine {
   absl::Status Exit(int64_t timestamp_ns, int32_t tid);
 
   // Finish emits the ticks up to and including `end_ns`, the end of the
-  // input. The threads still running are not switched out.
+  // input, and every held tick, not preempted. The threads still running are not switched out.
   absl::Status Finish(int64_t end_ns);
 
   ThreadTable& threads() { return threads_; }
@@ -183,6 +195,8 @@ class SchedStateMachine {
     bool known = false;       // a switch was seen on this CPU
     int32_t tid = 0;          // current thread; 0: idle
     int64_t accounted_ns = 0; // last time its runtime was accounted
+    // A recorded tick's Sample waiting for the CPU's next event.
+    std::optional<Sample> held_tick;
   };
 
   CpuState& Cpu(int32_t cpu);
@@ -190,6 +204,16 @@ class SchedStateMachine {
   // any, and leaves the CPU with no known current thread. An exited thread
   // is forgotten (ending its process) unless it left `runnable`.
   absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns, bool runnable);
+  // ReleaseTick emits the Sample of the tick held on `cpu`, if any, with
+  // `preempted`.
+  absl::Status ReleaseTick(int32_t cpu, bool preempted);
+  // MissingThread is the error of a running thread with no entry.
+  static absl::Status MissingThread(int32_t tid);
+  // MakeSample accounts and counts the sample of `tid` running on `cpu`
+  // (EmitSample's), for EmitSample or a held tick.
+  Sample MakeSample(int32_t cpu, int32_t tid, const ThreadInfo& info,
+                    int64_t timestamp_ns, bool tick,
+                    const TickAttributes& attributes);
   // EmitSample emits the sample of `tid`, whose entry is `info` (nullptr:
   // none, an internal error), running on `cpu`, with `attributes`.
   absl::Status EmitSample(int32_t cpu, int32_t tid, const ThreadInfo* info,

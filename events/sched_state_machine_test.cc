@@ -99,6 +99,61 @@ TEST(SchedStateMachine, RecordedTicksReplaceTheGridWhereTheKernelTicked) {
   EXPECT_EQ(machine.counters().unmatched_ticks, 0);
 }
 
+TEST(SchedStateMachine, RecordedTickSaysWhetherItsThreadWasPreempted) {
+  // Thread 10 runs on CPU 0 from 1 ms. Its tick at 2 ms is followed on
+  // CPU 0 by its tick at 3 ms: not preempted. The tick at 3 ms is followed
+  // by a tick of CPU 1 at 3.5 ms (another CPU: the tick still waits), then
+  // by 10's switch-out runnable at 4 ms: preempted, and it goes out before
+  // that switch-out, after CPU 1's. Thread 10 runs again from 5 ms; its
+  // tick at 6 ms is followed by its blocking switch-out at 7 ms: not
+  // preempted. Order: 2 ms tick, CPU 1's 3.5 ms tick, 3 ms tick
+  // (preempted), 4 ms switch-out, 6 ms tick, 7 ms switch-out.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 1, 0, 11, 11)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs + kMs / 2, 1, 11)).ok());
+  SwitchEvent preempting = Switch(4 * kMs, 0, 10, 0);
+  preempting.prev_runnable = true;
+  ASSERT_TRUE(machine.Switch(preempting).ok());
+  ASSERT_TRUE(machine.Switch(Switch(5 * kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(6 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(7 * kMs, 0, 10, 0)).ok());
+  ASSERT_TRUE(machine.Finish(8 * kMs).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 6u);
+  const int64_t want_t[] = {2 * kMs, 3 * kMs + kMs / 2, 3 * kMs,
+                            4 * kMs, 6 * kMs, 7 * kMs};
+  const bool want_preempted[] = {false, false, true, false, false, false};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].preempted, want_preempted[i]) << i;
+  }
+}
+
+TEST(SchedStateMachine, ReturnToUserReleasesAHeldTickUnpreempted) {
+  // Thread 10's tick at 2 ms, then a kernel decision on CPU 0 (its return
+  // to user space), then its runnable switch-out at 3 ms: the decision
+  // released the tick first, so it is not preempted.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.ReturnToUser(0).ok());
+  ASSERT_EQ(sink.Samples().size(), 1u);
+  SwitchEvent preempting = Switch(3 * kMs, 0, 10, 0);
+  preempting.prev_runnable = true;
+  ASSERT_TRUE(machine.Switch(preempting).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_TRUE(samples[0].tick);
+  EXPECT_FALSE(samples[0].preempted);
+}
+
 TEST(SchedStateMachine, RecordedTickCarriesItsNumaAttributesOnlyInItsSample) {
   // Thread 10 runs on CPU 0 from 1 to 5 ms. The tick at 2 ms says node 1
   // and 16095 pages; the tick at 3 ms says nothing (an older capture's

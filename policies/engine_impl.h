@@ -283,11 +283,21 @@ class Engine::Impl {
   template <typename Fn>
   void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
                   Fn&& run);
-  // Tick is the kernel's task_tick_cache for `thread` of the process in
-  // `slot` (on thread.cpu): a scan trigger when the process's epoch is
-  // behind the CPU's. Out of line: one sample in hundreds is a tick.
-  ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, const ThreadRef& thread,
-                                    int64_t now);
+  // Tick is the kernel's task_tick_cache for `thread` (record `t`) of the
+  // process in `slot` (on thread.cpu): when the process's epoch is behind
+  // the CPU's and no work of the thread is pending, it queues the scan
+  // work, which runs at once, or at the thread's next switch-in when the
+  // tick `preempted` it. Out of line: one sample in hundreds is a tick.
+  ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, ThreadState& t,
+                                    const ThreadRef& thread, int64_t now,
+                                    bool preempted);
+  // RunWork is the kernel's task_cache_work for `thread` of the process in
+  // `slot`, at the session's jiffy: one scan trigger.
+  void RunWork(uint32_t slot, const ThreadRef& thread, int64_t now);
+  // RunPendingWork runs the work thread `t` of `slot` left pending when a
+  // tick preempted it, now that it is switched in on `cpu`.
+  void RunPendingWork(uint32_t slot, ThreadState& t, int32_t cpu,
+                      int64_t now);
 
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_

@@ -221,6 +221,65 @@ TEST(KernelJiffies, ASampleSJiffiesAreTheModelSNowInsteadOfTheTimestampS) {
   EXPECT_EQ(ScansRun(*derived), 0u);
 }
 
+TEST(DeferredWork, APreemptedTickScansAtTheNextSwitchInAtItsJiffy) {
+  // Thread 1 ticks on CPU 0 at jiffies 100 (the start: epoch 0, no
+  // trigger) and 103 (cpu_epoch 2 > 0: a trigger), the second tick
+  // preempting it. `deferred` queues the work and scans nothing; `prompt`
+  // (same ticks, not preempted) scans at 103, next_scan 105. Process 2's
+  // first tick on CPU 1 at 106 moves the session to 106 and starts it
+  // at its CPU's epoch (no trigger). Thread 1's switch-in on CPU 0: the
+  // pending work runs at 106, next_scan 108. Thread 1's tick at 107
+  // (cpu_epoch 4 > 2: a trigger): 107 < 108 skips in `deferred`; in
+  // `prompt` 107 >= 105 scans again.
+  auto deferred =
+      MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  auto prompt = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  ASSERT_NE(deferred, nullptr);
+  ASSERT_NE(prompt, nullptr);
+  const int64_t kMs = 1'000'000;
+  for (Engine* engine : {deferred.get(), prompt.get()}) {
+    const bool preempt = engine == deferred.get();
+    ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+    Sample tick = KernelTickAt(kMs, 0, 1, 103);
+    tick.preempted = preempt;
+    ASSERT_TRUE(engine->ApplySample(tick).ok());
+    EXPECT_EQ(ScansRun(*engine), preempt ? 0u : 1u);
+    ASSERT_TRUE(engine->ApplySample(SampleAt(2 * kMs, 0, 1, 1, 1000, false))
+                    .ok());
+    ASSERT_TRUE(engine->ApplySample(KernelTickAt(3 * kMs, 1, 2, 106)).ok());
+    EXPECT_EQ(ScansRun(*engine), preempt ? 0u : 1u);
+    ASSERT_TRUE(engine->ApplyHandOver(HandOver{4 * kMs, 0, 1, 1}).ok());
+    EXPECT_EQ(ScansRun(*engine), 1u);
+    ASSERT_TRUE(engine->ApplySample(KernelTickAt(5 * kMs, 0, 1, 107)).ok());
+    EXPECT_EQ(ScansRun(*engine), preempt ? 1u : 2u);
+  }
+}
+
+TEST(DeferredWork, ATickWithWorkPendingQueuesNothing) {
+  // Thread 1's tick at 103 preempts it (work pending, process epoch 2).
+  // A client sends another tick of it at 105 with no switch between
+  // (cpu_epoch 3 > 2 would trigger): the work is pending, so nothing is
+  // queued and the process's epoch stays 2. Its first sample on CPU 1 is
+  // a switch-in: the pending work runs there, at 105 (scan 1, next_scan
+  // 107; CPU 1 decays from 100 to 105: 3 periods, epoch 3, next 106). Its
+  // tick on CPU 1 at 107: one period more, epoch 4; 2 < 4 triggers and
+  // 107 >= 107 scans: 2. Without the pending rule the tick at 105 would
+  // have scanned at once.
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  const int64_t kMs = 1'000'000;
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+  Sample tick = KernelTickAt(kMs, 0, 1, 103);
+  tick.preempted = true;
+  ASSERT_TRUE(engine->ApplySample(tick).ok());
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(2 * kMs, 0, 1, 105)).ok());
+  EXPECT_EQ(ScansRun(*engine), 0u);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(3 * kMs, 1, 1, 1, 1000, false)).ok());
+  EXPECT_EQ(ScansRun(*engine), 1u);
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(4 * kMs, 1, 1, 107)).ok());
+  EXPECT_EQ(ScansRun(*engine), 2u);
+}
+
 TEST(KernelJiffies, TheSessionSJiffyNeverMovesBack) {
   // Process 1 starts on CPU 0 at jiffy 100 and scans at 103 (as above:
   // process epoch 2, next_scan 105). Process 2 ticks on CPU 1 at 108:

@@ -195,6 +195,8 @@ class TraceReplayer {
       ASSIGN_OR_RETURN(decision.preferred_cpu, MapCpu(decision.preferred_cpu));
     }
     RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
+    // task_cache_work returned: its thread is back in user space.
+    RETURN_IF_ERROR(machine_.ReturnToUser(cpu));
     return sink_.OnKernelDecision(decision);
   }
 
