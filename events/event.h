@@ -40,6 +40,8 @@ class Comm {
 inline constexpr int32_t kUnchangedNrThreads = -1;
 inline constexpr int32_t kUnchangedNumaNode = -2;  // -1 means "no preferred node"
 inline constexpr int64_t kUnchangedFootprint = -1;
+// The value of Sample::jiffies that means "derive them from the timestamp".
+inline constexpr int64_t kDerivedJiffies = -1;
 
 // Sample is one runtime sample (kernel: account_mm_sched, and with `tick` the
 // scheduler tick that follows it).
@@ -53,10 +55,19 @@ struct Sample {
   int32_t tid = 0;           // thread id, > 0
   int64_t delta_ns = 0;      // runtime since the last sample; <= 0 accounts nothing
   bool tick = false;
+  // A tick whose thread was switched out runnable (preempted) right after
+  // it, before returning to user space: the scan work it queues runs at the
+  // thread's next switch-in (docs/MODEL.md, Time in jiffies). false: at once.
+  bool preempted = false;
   int32_t nr_threads = kUnchangedNrThreads;       // process's thread count
   int32_t numa_node = kUnchangedNumaNode;         // thread's preferred node
   int64_t footprint_pages = kUnchangedFootprint;  // process's footprint
   Comm comm;                                      // empty: unchanged
+  // The running kernel's `jiffies` when this sample was taken (its tick's,
+  // or the last value seen before a switch-out), the model's `now` in
+  // jiffies for it (docs/MODEL.md, Time in jiffies); in [0, 2^62].
+  // kDerivedJiffies: the jiffy of timestamp_ns through the clock anchor.
+  int64_t jiffies = kDerivedJiffies;
 };
 
 // HandOver says thread `tid` of `tgid` was switched in on `cpu` at

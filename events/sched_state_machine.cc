@@ -55,24 +55,47 @@ absl::Status SchedStateMachine::AdvanceTo(int64_t timestamp_ns) {
   return absl::OkStatus();
 }
 
-absl::Status SchedStateMachine::Tick(int64_t timestamp_ns, int32_t cpu,
-                                     int32_t tid,
-                                     const TickAttributes& attributes) {
-  if (cpu < 0 || tid < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tick at ", timestamp_ns, " has cpu ", cpu, ", tid ",
-                     tid, ": neither may be negative"));
+absl::Status SchedStateMachine::Tick(const KernelTick& tick) {
+  if (tick.cpu < 0 || tick.tid < 0 || tick.jiffies < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tick at ", tick.timestamp_ns, " has cpu ", tick.cpu, ", tid ",
+        tick.tid, ", jiffies ", tick.jiffies, ": none may be negative"));
   }
-  RETURN_IF_ERROR(AdvanceTo(timestamp_ns));
-  const CpuState& c = Cpu(cpu);
-  if (!c.known || c.tid != tid) {
-    if (c.known || tid != 0) ++counters_.unmatched_ticks;
+  RETURN_IF_ERROR(AdvanceTo(tick.timestamp_ns));
+  Cpu(tick.cpu);
+  RETURN_IF_ERROR(ReleaseTick(tick.cpu, /*preempted=*/false));
+  kernel_jiffies_ = tick.jiffies;
+  CpuState& c = cpus_[tick.cpu];
+  if (!c.known || c.tid != tick.tid) {
+    if (c.known || tick.tid != 0) ++counters_.unmatched_ticks;
     return absl::OkStatus();
   }
   // Idle, or a switch-in at this very time: nothing ran to account.
-  if (tid == 0 || c.accounted_ns >= timestamp_ns) return absl::OkStatus();
-  return EmitSample(cpu, tid, threads_.Find(tid), timestamp_ns,
-                    /*tick=*/true, attributes);
+  if (tick.tid == 0 || c.accounted_ns >= tick.timestamp_ns) {
+    return absl::OkStatus();
+  }
+  const ThreadInfo* info = threads_.Find(tick.tid);
+  if (info == nullptr) return MissingThread(tick.tid);
+  c.held_tick = MakeSample(tick.cpu, tick.tid, *info, tick.timestamp_ns,
+                           /*tick=*/true,
+                           TickAttributes{tick.numa_node, tick.footprint_pages});
+  return absl::OkStatus();
+}
+
+absl::Status SchedStateMachine::ReturnToUser(int32_t cpu) {
+  if (cpu < 0 || static_cast<size_t>(cpu) >= cpus_.size()) {
+    return absl::OkStatus();
+  }
+  return ReleaseTick(cpu, /*preempted=*/false);
+}
+
+absl::Status SchedStateMachine::ReleaseTick(int32_t cpu, bool preempted) {
+  std::optional<Sample>& held = cpus_[cpu].held_tick;
+  if (!held) return absl::OkStatus();
+  Sample sample = *std::move(held);
+  held.reset();
+  sample.preempted = preempted;
+  return sink_.OnSample(sample);
 }
 
 absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
@@ -90,6 +113,11 @@ absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
   {
     const CpuState& c = Cpu(event.cpu);
     if (c.known && c.tid != event.prev_tid) ++counters_.prev_mismatches;
+    // The ticked thread leaves runnable: preempted before its return to
+    // user space.
+    const bool preempted = c.held_tick && c.held_tick->tid == event.prev_tid &&
+                           event.prev_runnable;
+    RETURN_IF_ERROR(ReleaseTick(event.cpu, preempted));
   }
   RETURN_IF_ERROR(SwitchOut(event.cpu, t, event.prev_runnable));
 
@@ -99,6 +127,7 @@ absl::Status SchedStateMachine::Switch(const SwitchEvent& event) {
         &threads_.Learn(event.next_tid, event.next_tgid, event.next_comm);
     if (const int32_t elsewhere = next->running_cpu; elsewhere >= 0) {
       ++counters_.moved_running_threads;
+      RETURN_IF_ERROR(ReleaseTick(elsewhere, /*preempted=*/false));
       RETURN_IF_ERROR(SwitchOut(elsewhere, t, /*runnable=*/false));
       // Learn again: SwitchOut may have forgotten an exited thread.
       next = &threads_.Learn(event.next_tid, event.next_tgid,
@@ -138,6 +167,9 @@ absl::Status SchedStateMachine::ForgetExited(int32_t tid,
 }
 
 absl::Status SchedStateMachine::Finish(int64_t end_ns) {
+  for (size_t cpu = 0; cpu < cpus_.size(); ++cpu) {
+    RETURN_IF_ERROR(ReleaseTick(static_cast<int32_t>(cpu), /*preempted=*/false));
+  }
   if (end_ns == INT64_MAX) return AdvanceTo(end_ns);
   RETURN_IF_ERROR(AdvanceTo(end_ns + 1));  // ticks at end_ns included
   now_ns_ = end_ns;
@@ -160,25 +192,28 @@ absl::Status SchedStateMachine::SwitchOut(int32_t cpu, int64_t timestamp_ns,
   return absl::OkStatus();
 }
 
-absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
-                                           const ThreadInfo* info,
-                                           int64_t timestamp_ns, bool tick,
-                                           const TickAttributes& attributes) {
-  if (info == nullptr) {  // broken invariant: running threads have entries
-    return absl::InternalError(absl::StrCat("running thread ", tid,
-                                            " has no thread table entry"));
-  }
+absl::Status SchedStateMachine::MissingThread(int32_t tid) {
+  // A broken invariant: running threads have entries.
+  return absl::InternalError(
+      absl::StrCat("running thread ", tid, " has no thread table entry"));
+}
+
+Sample SchedStateMachine::MakeSample(int32_t cpu, int32_t tid,
+                                     const ThreadInfo& info,
+                                     int64_t timestamp_ns, bool tick,
+                                     const TickAttributes& attributes) {
   CpuState& c = cpus_[cpu];
   Sample sample;
   sample.timestamp_ns = timestamp_ns;
   sample.cpu = cpu;
-  sample.tgid = info->tgid;
+  sample.tgid = info.tgid;
   sample.tid = tid;
   sample.delta_ns = timestamp_ns - c.accounted_ns;
   sample.tick = tick;
   // An exiting thread still runs, so its process has at least one thread.
-  sample.nr_threads = std::max(threads_.LiveThreads(info->tgid), 1);
-  sample.comm = info->comm;
+  sample.nr_threads = std::max(threads_.LiveThreads(info.tgid), 1);
+  sample.comm = info.comm;
+  sample.jiffies = kernel_jiffies_;
   sample.numa_node = attributes.numa_node;
   sample.footprint_pages = attributes.footprint_pages;
   c.accounted_ns = timestamp_ns;
@@ -187,7 +222,16 @@ absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
   runtime_ns_[cpu] += sample.delta_ns;
   ++counters_.samples;
   if (tick) ++counters_.tick_samples;
-  return sink_.OnSample(sample);
+  return sample;
+}
+
+absl::Status SchedStateMachine::EmitSample(int32_t cpu, int32_t tid,
+                                           const ThreadInfo* info,
+                                           int64_t timestamp_ns, bool tick,
+                                           const TickAttributes& attributes) {
+  if (info == nullptr) return MissingThread(tid);
+  return sink_.OnSample(
+      MakeSample(cpu, tid, *info, timestamp_ns, tick, attributes));
 }
 
 }  // namespace schedcache

@@ -36,8 +36,20 @@
 // Agreement with the kernel). A tick that names another thread than the
 // one tracked, or comes on a CPU not known yet, ticks nobody and is counted
 // (SchedCounters::unmatched_ticks); an idle tick on an idle CPU is neither.
-// A recorded tick may say the thread's NUMA attributes (TickAttributes);
-// its Sample carries them, and every other Sample leaves them unchanged.
+// Every recorded tick, whoever it ticks, also reads the kernel's one global
+// `jiffies`: the tick's Sample carries that value, and every Sample after
+// it the last value read, the closest estimate of `jiffies` where the
+// kernel accounts a switch-out (docs/MODEL.md, Time in jiffies). Samples
+// before the first recorded tick carry kDerivedJiffies.
+// A recorded tick's Sample waits for the next event of its CPU (a tick, a
+// switch, a kernel decision: ReturnToUser, or Finish) and goes out just
+// before it, `preempted` when that event switches the ticked thread out
+// runnable: the kernel's work queued at that tick runs only after the
+// thread's next switch-in (docs/MODEL.md, Time in jiffies). A held Sample
+// may go out after events of other CPUs with later times.
+// A recorded tick may say the thread's NUMA attributes (KernelTick's
+// numa_node and footprint_pages); its Sample carries them, and every other
+// Sample leaves them unchanged.
 //
 // Exits. A thread that exits (sched_process_exit) stops counting in its
 // process's nr_threads at once and is forgotten at its last switch-out. When
@@ -57,10 +69,12 @@
 #define SCHEDCACHE_EVENTS_SCHED_STATE_MACHINE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "events/event.h"
 #include "events/event_sink.h"
 #include "events/jiffy_clock.h"
 #include "events/thread_table.h"
@@ -142,14 +156,18 @@ class SchedStateMachine {
   // UseRecordedTicks stops the grid for good: from now on only Tick ticks.
   void UseRecordedTicks() { recorded_ticks_ = true; }
 
-  // Tick applies one recorded tick of the kernel on `cpu`, which found
-  // thread `tid` running (0: idle), after AdvanceTo(timestamp_ns). A tick
-  // at the very time of the thread's switch-in emits nothing; the tick's
-  // Sample carries `attributes`. Returns InvalidArgument for a negative CPU
-  // or tid, AdvanceTo's errors, or the sink's. REQUIRES: UseRecordedTicks
-  // was called.
-  absl::Status Tick(int64_t timestamp_ns, int32_t cpu, int32_t tid,
-                    const TickAttributes& attributes = {});
+  // Tick applies one recorded tick of the kernel on `tick.cpu`, which found
+  // thread `tick.tid` running (0: idle) at `tick.jiffies`, after
+  // AdvanceTo(tick.timestamp_ns); tick.tgid is not used. A tick at the very
+  // time of the thread's switch-in emits nothing. Returns InvalidArgument
+  // for a negative CPU, tid or jiffies, AdvanceTo's errors, or the sink's.
+  // REQUIRES: UseRecordedTicks was called.
+  absl::Status Tick(const KernelTick& tick);
+
+  // ReturnToUser says the thread running on `cpu` returned to user space
+  // (a kernel decision there): the Sample of a tick held on `cpu` goes out,
+  // not preempted. Returns the sink's error.
+  absl::Status ReturnToUser(int32_t cpu);
 
   // Switch applies one context switch (after the ticks before it). Returns
   // InvalidArgument for a negative CPU, a negative time or one going
@@ -162,7 +180,7 @@ class SchedStateMachine {
   absl::Status Exit(int64_t timestamp_ns, int32_t tid);
 
   // Finish emits the ticks up to and including `end_ns`, the end of the
-  // input. The threads still running are not switched out.
+  // input, and every held tick, not preempted. The threads still running are not switched out.
   absl::Status Finish(int64_t end_ns);
 
   ThreadTable& threads() { return threads_; }
@@ -177,6 +195,8 @@ class SchedStateMachine {
     bool known = false;       // a switch was seen on this CPU
     int32_t tid = 0;          // current thread; 0: idle
     int64_t accounted_ns = 0; // last time its runtime was accounted
+    // A recorded tick's Sample waiting for the CPU's next event.
+    std::optional<Sample> held_tick;
   };
 
   CpuState& Cpu(int32_t cpu);
@@ -184,6 +204,16 @@ class SchedStateMachine {
   // any, and leaves the CPU with no known current thread. An exited thread
   // is forgotten (ending its process) unless it left `runnable`.
   absl::Status SwitchOut(int32_t cpu, int64_t timestamp_ns, bool runnable);
+  // ReleaseTick emits the Sample of the tick held on `cpu`, if any, with
+  // `preempted`.
+  absl::Status ReleaseTick(int32_t cpu, bool preempted);
+  // MissingThread is the error of a running thread with no entry.
+  static absl::Status MissingThread(int32_t tid);
+  // MakeSample accounts and counts the sample of `tid` running on `cpu`
+  // (EmitSample's), for EmitSample or a held tick.
+  Sample MakeSample(int32_t cpu, int32_t tid, const ThreadInfo& info,
+                    int64_t timestamp_ns, bool tick,
+                    const TickAttributes& attributes);
   // EmitSample emits the sample of `tid`, whose entry is `info` (nullptr:
   // none, an internal error), running on `cpu`, with `attributes`.
   absl::Status EmitSample(int32_t cpu, int32_t tid, const ThreadInfo* info,
@@ -202,6 +232,8 @@ class SchedStateMachine {
   int64_t now_ns_ = INT64_MIN;
   int64_t next_grid_ns_ = INT64_MIN;  // first grid point not yet ticked
   bool recorded_ticks_ = false;       // UseRecordedTicks: no grid
+  // The jiffies of the last recorded tick; kDerivedJiffies before the first.
+  int64_t kernel_jiffies_ = kDerivedJiffies;
   SchedCounters counters_;
 };
 

@@ -11,6 +11,13 @@ namespace {
 
 constexpr int64_t kMs = 1'000'000;
 
+// KernelTickAt is a recorded tick on `cpu` that found `tid` running (0:
+// idle) at the kernel's `jiffies`.
+KernelTick KernelTickAt(int64_t t, int cpu, int tid, int64_t jiffies = 0) {
+  return KernelTick{.timestamp_ns = t, .cpu = cpu, .tgid = tid, .tid = tid,
+                    .jiffies = jiffies};
+}
+
 SwitchEvent Switch(int64_t t, int cpu, int prev, int next, int next_tgid = 0) {
   SwitchEvent e;
   e.timestamp_ns = t;
@@ -73,9 +80,9 @@ TEST(SchedStateMachine, RecordedTicksReplaceTheGridWhereTheKernelTicked) {
   SchedStateMachine machine(/*hz=*/1000, sink);
   machine.UseRecordedTicks();
   ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
-  ASSERT_TRUE(machine.Tick(1'200'000, 0, 10).ok());
-  ASSERT_TRUE(machine.Tick(3'700'000, 0, 10).ok());
-  ASSERT_TRUE(machine.Tick(8'100'000, 0, 10).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(1'200'000, 0, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3'700'000, 0, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(8'100'000, 0, 10)).ok());
   ASSERT_TRUE(machine.Switch(Switch(9'500'000, 0, 10, 0)).ok());
   ASSERT_TRUE(machine.Finish(12 * kMs).ok());
   const std::vector<Sample> samples = sink.Samples();
@@ -92,6 +99,61 @@ TEST(SchedStateMachine, RecordedTicksReplaceTheGridWhereTheKernelTicked) {
   EXPECT_EQ(machine.counters().unmatched_ticks, 0);
 }
 
+TEST(SchedStateMachine, RecordedTickSaysWhetherItsThreadWasPreempted) {
+  // Thread 10 runs on CPU 0 from 1 ms. Its tick at 2 ms is followed on
+  // CPU 0 by its tick at 3 ms: not preempted. The tick at 3 ms is followed
+  // by a tick of CPU 1 at 3.5 ms (another CPU: the tick still waits), then
+  // by 10's switch-out runnable at 4 ms: preempted, and it goes out before
+  // that switch-out, after CPU 1's. Thread 10 runs again from 5 ms; its
+  // tick at 6 ms is followed by its blocking switch-out at 7 ms: not
+  // preempted. Order: 2 ms tick, CPU 1's 3.5 ms tick, 3 ms tick
+  // (preempted), 4 ms switch-out, 6 ms tick, 7 ms switch-out.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 1, 0, 11, 11)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs + kMs / 2, 1, 11)).ok());
+  SwitchEvent preempting = Switch(4 * kMs, 0, 10, 0);
+  preempting.prev_runnable = true;
+  ASSERT_TRUE(machine.Switch(preempting).ok());
+  ASSERT_TRUE(machine.Switch(Switch(5 * kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(6 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(7 * kMs, 0, 10, 0)).ok());
+  ASSERT_TRUE(machine.Finish(8 * kMs).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 6u);
+  const int64_t want_t[] = {2 * kMs, 3 * kMs + kMs / 2, 3 * kMs,
+                            4 * kMs, 6 * kMs, 7 * kMs};
+  const bool want_preempted[] = {false, false, true, false, false, false};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
+    EXPECT_EQ(samples[i].preempted, want_preempted[i]) << i;
+  }
+}
+
+TEST(SchedStateMachine, ReturnToUserReleasesAHeldTickUnpreempted) {
+  // Thread 10's tick at 2 ms, then a kernel decision on CPU 0 (its return
+  // to user space), then its runnable switch-out at 3 ms: the decision
+  // released the tick first, so it is not preempted.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 0, 10)).ok());
+  ASSERT_TRUE(machine.ReturnToUser(0).ok());
+  ASSERT_EQ(sink.Samples().size(), 1u);
+  SwitchEvent preempting = Switch(3 * kMs, 0, 10, 0);
+  preempting.prev_runnable = true;
+  ASSERT_TRUE(machine.Switch(preempting).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_TRUE(samples[0].tick);
+  EXPECT_FALSE(samples[0].preempted);
+}
+
 TEST(SchedStateMachine, RecordedTickCarriesItsNumaAttributesOnlyInItsSample) {
   // Thread 10 runs on CPU 0 from 1 to 5 ms. The tick at 2 ms says node 1
   // and 16095 pages; the tick at 3 ms says nothing (an older capture's
@@ -101,11 +163,11 @@ TEST(SchedStateMachine, RecordedTickCarriesItsNumaAttributesOnlyInItsSample) {
   SchedStateMachine machine(/*hz=*/1000, sink);
   machine.UseRecordedTicks();
   ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
-  ASSERT_TRUE(machine.Tick(2 * kMs, 0, 10,
-                           TickAttributes{.numa_node = 1,
-                                          .footprint_pages = 16095})
-                  .ok());
-  ASSERT_TRUE(machine.Tick(3 * kMs, 0, 10).ok());
+  KernelTick with_attributes = KernelTickAt(2 * kMs, 0, 10);
+  with_attributes.numa_node = 1;
+  with_attributes.footprint_pages = 16095;
+  ASSERT_TRUE(machine.Tick(with_attributes).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs, 0, 10)).ok());
   ASSERT_TRUE(machine.Switch(Switch(5 * kMs, 0, 10, 0)).ok());
   const std::vector<Sample> samples = sink.Samples();
   ASSERT_EQ(samples.size(), 3u);
@@ -124,18 +186,56 @@ TEST(SchedStateMachine, RecordedTickOfAnotherThreadTicksNobody) {
   ASSERT_TRUE(machine.Switch(Switch(kMs, 0, 0, 10, 10)).ok());
   // Counted, no sample: thread 11 on CPU 0 (tracked: 10), thread 12 on CPU
   // 1 (never switched: unknown), idle on CPU 0 (tracked: 10).
-  ASSERT_TRUE(machine.Tick(2 * kMs, 0, 11).ok());
-  ASSERT_TRUE(machine.Tick(2 * kMs, 1, 12).ok());
-  ASSERT_TRUE(machine.Tick(3 * kMs, 0, 0).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 0, 11)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 1, 12)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(3 * kMs, 0, 0)).ok());
   // Not counted, no sample: idle on CPU 2, switched to idle; the tick at
   // the very switch-in time of thread 10 on CPU 3.
   ASSERT_TRUE(machine.Switch(Switch(3 * kMs, 2, 0, 0)).ok());
-  ASSERT_TRUE(machine.Tick(4 * kMs, 2, 0).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(4 * kMs, 2, 0)).ok());
   ASSERT_TRUE(machine.Switch(Switch(5 * kMs, 3, 0, 10, 10)).ok());
-  ASSERT_TRUE(machine.Tick(5 * kMs, 3, 10).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(5 * kMs, 3, 10)).ok());
   EXPECT_EQ(machine.counters().unmatched_ticks, 3);
   EXPECT_EQ(machine.counters().tick_samples, 0);
-  EXPECT_FALSE(machine.Tick(6 * kMs, -1, 10).ok());
+  EXPECT_FALSE(machine.Tick(KernelTickAt(6 * kMs, -1, 10)).ok());
+}
+
+TEST(SchedStateMachine, SamplesCarryTheJiffiesOfTheLastRecordedTick) {
+  // Thread 10 runs on CPU 0 from 0.5 ms. Its tick at 1.2 ms read jiffies
+  // 500: that sample carries 500. An idle tick on CPU 1 at 2 ms read 502,
+  // so the switch-out at 2.5 ms carries 502, the last value the kernel's
+  // one counter was seen at. A sample before the first recorded tick (the
+  // switch-out of thread 11 at 0.8 ms) carries kDerivedJiffies.
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  machine.UseRecordedTicks();
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 2, 0, 11, 11)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(800'000, 2, 11, 0)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(1'200'000, 0, 10, 500)).ok());
+  ASSERT_TRUE(machine.Tick(KernelTickAt(2 * kMs, 1, 0, 502)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(2'500'000, 0, 10, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0].tid, 11);
+  EXPECT_EQ(samples[0].jiffies, kDerivedJiffies);
+  EXPECT_TRUE(samples[1].tick);
+  EXPECT_EQ(samples[1].jiffies, 500);
+  EXPECT_FALSE(samples[2].tick);
+  EXPECT_EQ(samples[2].jiffies, 502);
+  EXPECT_FALSE(machine.Tick(KernelTickAt(3 * kMs, 0, 0, -1)).ok());
+}
+
+TEST(SchedStateMachine, GridTicksCarryDerivedJiffies) {
+  RecordingSink sink;
+  SchedStateMachine machine(/*hz=*/1000, sink);
+  ASSERT_TRUE(machine.Switch(Switch(kMs / 2, 0, 0, 10, 10)).ok());
+  ASSERT_TRUE(machine.Switch(Switch(kMs + kMs / 2, 0, 10, 0)).ok());
+  const std::vector<Sample> samples = sink.Samples();
+  ASSERT_EQ(samples.size(), 2u);  // the tick at 1 ms, the switch-out
+  for (const Sample& sample : samples) {
+    EXPECT_EQ(sample.jiffies, kDerivedJiffies);
+  }
 }
 
 TEST(SchedStateMachine, SwitchOnAGridPointReplacesTheTick) {

@@ -109,8 +109,7 @@ absl::Status LiveConverter::ConvertTick(const KernelTick& tick) {
     RETURN_IF_ERROR(machine_.AdvanceTo(tick.timestamp_ns));
     machine_.UseRecordedTicks();
   }
-  return machine_.Tick(tick.timestamp_ns, tick.cpu, tick.tid,
-                       TickAttributes{tick.numa_node, tick.footprint_pages});
+  return machine_.Tick(tick);
 }
 
 absl::Status LiveConverter::Finish() {

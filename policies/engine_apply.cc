@@ -62,6 +62,20 @@ absl::Status Engine::Impl::ClockError(int64_t timestamp_ns) const {
       options_.model.max_clock_jump_ns));
 }
 
+absl::Status Engine::Impl::JiffiesError(int64_t jiffies) const {
+  if (jiffies < 0 || jiffies > ModelContext::kMaxJiffies) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "jiffies ", jiffies, " is outside [0, ", ModelContext::kMaxJiffies,
+        "] (", kDerivedJiffies, ": derived from timestamp_ns)"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "jiffies ", jiffies, " is ", jiffies - jiffies_,
+      " jiffies ahead of the session's jiffy ", jiffies_,
+      "; max_clock_jump_ns allows ",
+      options_.model.max_clock_jump_ns / options_.model.tick_ns(),
+      " (does the session's clock anchor match the kernel's?)"));
+}
+
 absl::Status Engine::Impl::NumaNodeError(int32_t numa_node) const {
   return absl::InvalidArgumentError(absl::StrCat(
       "numa_node ", numa_node, " is not an online NUMA node of topology ",
@@ -130,17 +144,37 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
   }
 }
 
-void Engine::Impl::Tick(uint32_t slot, const ThreadRef& thread, int64_t now) {
-  // Kernel task_tick_cache; the scan runs at the tick's own jiffy.
+void Engine::Impl::Tick(uint32_t slot, ThreadState& t,
+                        const ThreadRef& thread, int64_t now,
+                        bool preempted) {
+  // Kernel task_tick_cache: task_cache_work is queued only when it is not
+  // pending, and the process's epoch moves only then; it runs at the
+  // return to user space, after the next switch-in for a preempted thread.
+  if (t.work_pending) return;
   ProcessState& p = processes_.process(slot);
   const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
   if (!TickScans(p.epoch, cpu_epoch)) return;
   p.epoch = cpu_epoch;
+  if (preempted) {
+    t.work_pending = true;
+    return;
+  }
+  RunWork(slot, thread, now);
+}
+
+void Engine::Impl::RunWork(uint32_t slot, const ThreadRef& thread,
+                           int64_t now) {
   const ProcessRef process = processes_.RefOf(slot);
   const int64_t jiffies = jiffies_;
   RunTrigger(slot, thread, now, [&](Policy& policy) {
     return policy.Scan(process, thread, jiffies);
   });
+}
+
+void Engine::Impl::RunPendingWork(uint32_t slot, ThreadState& t, int32_t cpu,
+                                  int64_t now) {
+  t.work_pending = false;
+  RunWork(slot, ThreadRef{t.tid, t.numa_node, cpu}, now);
 }
 
 // ApplySample, ApplyHandOver and ApplyBatch are `inline`: always_inline
@@ -166,7 +200,9 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     return InvalidField("footprint_pages", s.footprint_pages,
                         "must not be negative");
   }
+  RETURN_IF_ERROR(ValidateJiffies(s.jiffies));
 
+  if (s.jiffies != kDerivedJiffies) TakeKernelJiffies(s.jiffies);
   const int64_t now = Clock(s.timestamp_ns);
   EvictIdle(now);
   cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
@@ -178,6 +214,8 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     p.footprint_pages = s.footprint_pages;
   }
   if (!s.comm.empty()) p.comm = s.comm;
+  const ThreadState& before = processes_.thread(admission.thread);
+  const bool switched_in = !before.current || before.cpu != s.cpu;
   ThreadState& t =
       processes_.SwitchIn(slot, admission.thread, s.cpu, context_);
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
@@ -188,6 +226,9 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   context_.Advance(s.cpu, jiffies_);
   RqState& rq = context_.mutable_rq(s.cpu);
   processes_.NoteSample(slot, admission.thread, rq.cpu_epoch, now);
+  // Without a hand-over, a thread's first sample after it was switched out
+  // is where it is known to have been switched in again.
+  if (t.work_pending && switched_in) RunPendingWork(slot, t, s.cpu, now);
   const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   if (s.delta_ns > 0) {
@@ -206,7 +247,9 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     }
     rq.cpu_runtime = AddRuntime(rq.cpu_runtime, delta);
   }
-  if (s.tick && options_.trigger == ScanTrigger::kTick) Tick(slot, thread, now);
+  if (s.tick && options_.trigger == ScanTrigger::kTick) {
+    Tick(slot, t, thread, now, s.preempted);
+  }
   if (!s.tick) processes_.SwitchOut(s.cpu, context_);
   ++samples_applied_;
   return absl::OkStatus();
@@ -228,7 +271,12 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
     // The thread gets a record so rq.curr stays exact, but a hand-over
     // never starts its process (DESIGN §1).
     const ProcessTable::Admission admission = Admit(h.tgid, h.tid, now);
-    processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
+    ThreadState& t =
+        processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);
+    if (t.work_pending) {
+      context_.Advance(h.cpu, jiffies_);
+      RunPendingWork(admission.slot, t, h.cpu, now);
+    }
   }
   ++handovers_applied_;
   return absl::OkStatus();

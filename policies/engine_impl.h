@@ -168,17 +168,19 @@ class Engine::Impl {
       int32_t numa_node) const;
   // Clock moves the session's clock: the model's time is the latest
   // timestamp seen, so decay only ever moves forward and composes exactly.
-  // The clock's jiffy (jiffies_, the policies' `now`) follows it.
+  // The clock's jiffy (jiffies_, the policies' `now`) follows it until a
+  // sample carries the kernel's own jiffies (TakeKernelJiffies); from then
+  // on only those move it (docs/MODEL.md, Time in jiffies).
   // REQUIRES: ValidateClock(timestamp_ns) is OK.
   int64_t Clock(int64_t timestamp_ns) {
     if (!context_.started()) {
       now_ = timestamp_ns;
-      SetJiffies();
+      if (!kernel_jiffies_) SetJiffies();
       context_.Start(jiffies_);
     }
     if (timestamp_ns > now_) {
       now_ = timestamp_ns;
-      if (now_ >= next_jiffy_ns_) SetJiffies();
+      if (!kernel_jiffies_ && now_ >= next_jiffy_ns_) SetJiffies();
     }
     return now_;
   }
@@ -188,6 +190,31 @@ class Engine::Impl {
     const JiffyClock& clock = context_.jiffy_clock();
     jiffies_ = clock.JiffyAt(now_);
     next_jiffy_ns_ = clock.FirstTickAtOrAfter(now_ + 1);
+  }
+  // ValidateJiffies accepts a sample's `jiffies`: kDerivedJiffies, or in
+  // [0, ModelContext::kMaxJiffies] and at most max_clock_jump_ns' worth of
+  // jiffies ahead of the session's jiffy, as a timestamp may move the
+  // clock (a value behind it is taken as the session's jiffy: the kernel's
+  // counter is one and never goes back).
+  absl::Status ValidateJiffies(int64_t jiffies) const {
+    if (jiffies == kDerivedJiffies ||
+        (jiffies >= 0 && jiffies <= ModelContext::kMaxJiffies &&
+         (!context_.started() ||
+          jiffies - jiffies_ <=
+              options_.model.max_clock_jump_ns / options_.model.tick_ns()))) {
+      return absl::OkStatus();
+    }
+    return JiffiesError(jiffies);
+  }
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status JiffiesError(
+      int64_t jiffies) const;
+  // TakeKernelJiffies makes the kernel's `jiffies`, as a sample carries
+  // them, the session's jiffy, which never moves back; before the session
+  // starts, its first jiffy. REQUIRES: ValidateJiffies(jiffies) is OK and
+  // jiffies is not kDerivedJiffies.
+  void TakeKernelJiffies(int64_t jiffies) {
+    jiffies_ = std::max(jiffies_, jiffies);
+    kernel_jiffies_ = true;
   }
   // Admit finds or admits process `tgid` and its thread `tid` at `now`;
   // when the table is full, the least recently sampled process is evicted
@@ -256,11 +283,21 @@ class Engine::Impl {
   template <typename Fn>
   void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
                   Fn&& run);
-  // Tick is the kernel's task_tick_cache for `thread` of the process in
-  // `slot` (on thread.cpu): a scan trigger when the process's epoch is
-  // behind the CPU's. Out of line: one sample in hundreds is a tick.
-  ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, const ThreadRef& thread,
-                                    int64_t now);
+  // Tick is the kernel's task_tick_cache for `thread` (record `t`) of the
+  // process in `slot` (on thread.cpu): when the process's epoch is behind
+  // the CPU's and no work of the thread is pending, it queues the scan
+  // work, which runs at once, or at the thread's next switch-in when the
+  // tick `preempted` it. Out of line: one sample in hundreds is a tick.
+  ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, ThreadState& t,
+                                    const ThreadRef& thread, int64_t now,
+                                    bool preempted);
+  // RunWork is the kernel's task_cache_work for `thread` of the process in
+  // `slot`, at the session's jiffy: one scan trigger.
+  void RunWork(uint32_t slot, const ThreadRef& thread, int64_t now);
+  // RunPendingWork runs the work thread `t` of `slot` left pending when a
+  // tick preempted it, now that it is switched in on `cpu`.
+  void RunPendingWork(uint32_t slot, ThreadState& t, int32_t cpu,
+                      int64_t now);
 
   const EngineOptions options_;
   ModelContext context_;                 // outlives policies_
@@ -269,6 +306,8 @@ class Engine::Impl {
   int64_t now_ = 0;
   int64_t jiffies_ = 0;        // the jiffy of now_ (docs/MODEL.md)
   int64_t next_jiffy_ns_ = 0;  // when the jiffy after jiffies_ begins
+  // A sample carried the kernel's jiffies: jiffies_ no longer follows now_.
+  bool kernel_jiffies_ = false;
   ProcessTable processes_;
   // No process is idle while the clock is at or before this (see
   // EvictIdle); the first event sets it. The largest value: no timeout.

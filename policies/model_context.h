@@ -180,6 +180,9 @@ class ModelContext {
   // least 10 us, a period below 2^32 jiffies), jiffies, now +
   // epoch_period and the decay arithmetic then never overflow 64 bits.
   static constexpr int64_t kMaxTimestampNs = int64_t{1} << 62;
+  // kMaxJiffies bounds the kernel's jiffies a sample may carry, as the
+  // clock anchor's: no jiffy then exceeds that of kMaxTimestampNs.
+  static constexpr int64_t kMaxJiffies = int64_t{1} << 62;
 
  private:
   std::shared_ptr<const Topology> topology_;

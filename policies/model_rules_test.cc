@@ -182,6 +182,160 @@ TEST(ProcessStart, OnlySampledThreadsCountAsThreadsSeen) {
   EXPECT_EQ(engine->Report().policies[0].scans_aborted, 1u);
 }
 
+// KernelTick is a tick sample of `tid` (its own process) on `cpu` at `ts`
+// that carries the kernel's `jiffies` (docs/MODEL.md, Time in jiffies).
+Sample KernelTickAt(int64_t ts, int cpu, int32_t tid, int64_t jiffies) {
+  Sample sample = SampleAt(ts, cpu, tid, tid, 1000, true);
+  sample.jiffies = jiffies;
+  return sample;
+}
+
+// ScansRun is the first policy's scans past the next_scan gate, executed
+// or aborted (a process of one thread aborts; next_scan moves either way).
+uint64_t ScansRun(Engine& engine) {
+  const PolicyReport report = engine.Report().policies[0];
+  return report.scans + report.scans_aborted;
+}
+
+TEST(KernelJiffies, ASampleSJiffiesAreTheModelSNowInsteadOfTheTimestampS) {
+  // Process 1 ticks on CPU 0 at t = 0, 1, 2, 3 ms: all in jiffy 0 by the
+  // timestamps (no clock anchor), so the derived clock never leaves the
+  // first epoch and nothing scans. The kernel's jiffies 100, 103, 104, 105:
+  // the session starts at 100 (cpu_epoch_next 100, epoch 0, process epoch
+  // 0); at 103, 103 > 100: ceil(3 / 2) = 2 periods, cpu_epoch 2, next 104;
+  // 0 < 2 triggers, the gate is open (next_scan 0): scan 1, next_scan 105.
+  // At 104, 104 > 104 is false: no trigger. At 105, one period, epoch 3,
+  // next 106; 2 < 3 triggers and 105 >= 105 passes: scan 2.
+  auto kernel = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  auto derived =
+      MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  ASSERT_NE(kernel, nullptr);
+  ASSERT_NE(derived, nullptr);
+  const int64_t kMs = 1'000'000;
+  const int64_t jiffies[] = {100, 103, 104, 105};
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(kernel->ApplySample(KernelTickAt(i * kMs, 0, 1, jiffies[i])).ok());
+    ASSERT_TRUE(derived->ApplySample(SampleAt(i * kMs, 0, 1, 1, 1000, true)).ok());
+  }
+  EXPECT_EQ(ScansRun(*kernel), 2u);
+  EXPECT_EQ(ScansRun(*derived), 0u);
+}
+
+TEST(DeferredWork, APreemptedTickScansAtTheNextSwitchInAtItsJiffy) {
+  // Thread 1 ticks on CPU 0 at jiffies 100 (the start: epoch 0, no
+  // trigger) and 103 (cpu_epoch 2 > 0: a trigger), the second tick
+  // preempting it. `deferred` queues the work and scans nothing; `prompt`
+  // (same ticks, not preempted) scans at 103, next_scan 105. Process 2's
+  // first tick on CPU 1 at 106 moves the session to 106 and starts it
+  // at its CPU's epoch (no trigger). Thread 1's switch-in on CPU 0: the
+  // pending work runs at 106, next_scan 108. Thread 1's tick at 107
+  // (cpu_epoch 4 > 2: a trigger): 107 < 108 skips in `deferred`; in
+  // `prompt` 107 >= 105 scans again.
+  auto deferred =
+      MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  auto prompt = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  ASSERT_NE(deferred, nullptr);
+  ASSERT_NE(prompt, nullptr);
+  const int64_t kMs = 1'000'000;
+  for (Engine* engine : {deferred.get(), prompt.get()}) {
+    const bool preempt = engine == deferred.get();
+    ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+    Sample tick = KernelTickAt(kMs, 0, 1, 103);
+    tick.preempted = preempt;
+    ASSERT_TRUE(engine->ApplySample(tick).ok());
+    EXPECT_EQ(ScansRun(*engine), preempt ? 0u : 1u);
+    ASSERT_TRUE(engine->ApplySample(SampleAt(2 * kMs, 0, 1, 1, 1000, false))
+                    .ok());
+    ASSERT_TRUE(engine->ApplySample(KernelTickAt(3 * kMs, 1, 2, 106)).ok());
+    EXPECT_EQ(ScansRun(*engine), preempt ? 0u : 1u);
+    ASSERT_TRUE(engine->ApplyHandOver(HandOver{4 * kMs, 0, 1, 1}).ok());
+    EXPECT_EQ(ScansRun(*engine), 1u);
+    ASSERT_TRUE(engine->ApplySample(KernelTickAt(5 * kMs, 0, 1, 107)).ok());
+    EXPECT_EQ(ScansRun(*engine), preempt ? 1u : 2u);
+  }
+}
+
+TEST(DeferredWork, ATickWithWorkPendingQueuesNothing) {
+  // Thread 1's tick at 103 preempts it (work pending, process epoch 2).
+  // A client sends another tick of it at 105 with no switch between
+  // (cpu_epoch 3 > 2 would trigger): the work is pending, so nothing is
+  // queued and the process's epoch stays 2. Its first sample on CPU 1 is
+  // a switch-in: the pending work runs there, at 105 (scan 1, next_scan
+  // 107; CPU 1 decays from 100 to 105: 3 periods, epoch 3, next 106). Its
+  // tick on CPU 1 at 107: one period more, epoch 4; 2 < 4 triggers and
+  // 107 >= 107 scans: 2. Without the pending rule the tick at 105 would
+  // have scanned at once.
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  const int64_t kMs = 1'000'000;
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+  Sample tick = KernelTickAt(kMs, 0, 1, 103);
+  tick.preempted = true;
+  ASSERT_TRUE(engine->ApplySample(tick).ok());
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(2 * kMs, 0, 1, 105)).ok());
+  EXPECT_EQ(ScansRun(*engine), 0u);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(3 * kMs, 1, 1, 1, 1000, false)).ok());
+  EXPECT_EQ(ScansRun(*engine), 1u);
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(4 * kMs, 1, 1, 107)).ok());
+  EXPECT_EQ(ScansRun(*engine), 2u);
+}
+
+TEST(KernelJiffies, TheSessionSJiffyNeverMovesBack) {
+  // Process 1 starts on CPU 0 at jiffy 100 and scans at 103 (as above:
+  // process epoch 2, next_scan 105). Process 2 ticks on CPU 1 at 108:
+  // ceil(8 / 2) = 4 periods, CPU 1's epoch 4. Then process 1 ticks on CPU 1
+  // carrying 104, an older reading: CPU 1 stays at epoch 4 > 2, a trigger;
+  // at 104 the gate (next_scan 105) would skip, at the session's 108 it
+  // passes: scan 2 (and process 2's first tick did not trigger: it started
+  // at CPU 1's epoch).
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), {}, {"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(1, 0, 1, 103)).ok());
+  ASSERT_EQ(ScansRun(*engine), 1u);
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(2, 1, 2, 108)).ok());
+  ASSERT_EQ(ScansRun(*engine), 1u);
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(3, 1, 1, 104)).ok());
+  EXPECT_EQ(ScansRun(*engine), 2u);
+}
+
+TEST(KernelJiffies, ASampleWithoutJiffiesKeepsTheLastKernelJiffy) {
+  // Clock anchor: jiffy 100 at t = 0. Jiffies 100 then 103 (scan 1,
+  // next_scan 105, CPU 0's next boundary 104). A switch-out without
+  // jiffies at t = 40 J is jiffy 140 by the anchor; the session keeps 103.
+  // Then a tick carrying 104: CPU 0's epoch stays 2 (104 > 104 is false),
+  // no trigger. Had the switch-out moved the session to 140, CPU 0 would be
+  // in epoch 20 and the tick would scan.
+  EngineOptions options;
+  options.model.clock_anchor_jiffies = 100;
+  auto engine =
+      MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), options, {"full-scan"});
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(1, 0, 1, 103)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(40 * kJ, 0, 1, 1, 1000, false)).ok());
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(40 * kJ + 1, 0, 1, 104)).ok());
+  EXPECT_EQ(ScansRun(*engine), 1u);
+}
+
+TEST(KernelJiffies, JiffiesOutOfRangeOrTooFarAheadAreRejectedNamingThem) {
+  EngineOptions options;
+  options.model.max_clock_jump_ns = 10 * kJ;  // 10 jiffies
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 2}), options);
+  ASSERT_NE(engine, nullptr);
+  const absl::Status negative = engine->ApplySample(KernelTickAt(0, 0, 1, -2));
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(negative.message(), HasSubstr("jiffies -2"));
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(0, 0, 1, 100)).ok());
+  // 110 is exactly 10 jiffies ahead; 121 is 11 past 110.
+  ASSERT_TRUE(engine->ApplySample(KernelTickAt(1, 0, 1, 110)).ok());
+  const absl::Status far = engine->ApplySample(KernelTickAt(2, 0, 1, 121));
+  EXPECT_EQ(far.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(far.message(), HasSubstr("jiffies 121 is 11 jiffies ahead"));
+  EXPECT_THAT(far.message(), HasSubstr("session's jiffy 110"));
+  EXPECT_EQ(engine->Report().samples_applied, 2u);
+}
+
 TEST(SessionClock, ASampleTooFarAheadIsRejectedOnItsOwn) {
   EngineOptions options;
   options.model.max_clock_jump_ns = 100;

@@ -35,6 +35,9 @@ struct ThreadState {
   int32_t cpu = -1;        // the CPU it last ran or was switched in on
   bool sampled = false;    // a runtime sample named it (not only hand-overs)
   bool current = false;    // it is rq.curr of `cpu`
+  // Its task_cache_work is queued and waits for its next switch-in
+  // (docs/MODEL.md, Time in jiffies); its ticks queue nothing meanwhile.
+  bool work_pending = false;
 };
 
 // ProcessState is one process. A process known only from hand-overs has a

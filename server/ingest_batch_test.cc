@@ -392,12 +392,13 @@ v1::IngestBatch WithAttributes(
     // -Wrestrict overlap inside the string copy that add_comm(const char*)
     // inlines (GCC bug 105329), which fails a Release build.
     if (fields & 8) a.add_comm()->assign(1, 'x');
+    if (fields & 16) a.add_jiffies(5);
   }
   return batch;
 }
 
 TEST(CheckBatchForm, AttributeErrorsNameTheFieldAndValue) {
-  EXPECT_TRUE(CheckBatchForm(WithAttributes({{0, 1}, {2, 15}})).ok());
+  EXPECT_TRUE(CheckBatchForm(WithAttributes({{0, 1}, {2, 31}})).ok());
 
   EXPECT_THAT(CheckBatchForm(WithAttributes({{3, 1}})).message(),
               HasSubstr("columns.attributes.row[0] 3 is past the last row"));
@@ -405,8 +406,8 @@ TEST(CheckBatchForm, AttributeErrorsNameTheFieldAndValue) {
               HasSubstr("columns.attributes.row[1] 2 does not follow 2"));
   EXPECT_THAT(CheckBatchForm(WithAttributes({{0, 0}})).message(),
               HasSubstr("columns.attributes.fields[0] 0 is not a sum"));
-  EXPECT_THAT(CheckBatchForm(WithAttributes({{0, 16}})).message(),
-              HasSubstr("columns.attributes.fields[0] 16 is not a sum"));
+  EXPECT_THAT(CheckBatchForm(WithAttributes({{0, 32}})).message(),
+              HasSubstr("columns.attributes.fields[0] 32 is not a sum"));
 
   v1::IngestBatch missing_fields = WithAttributes({{0, 1}});
   missing_fields.mutable_columns()->mutable_attributes()->add_row(1);
@@ -423,9 +424,10 @@ TEST(CheckBatchForm, AttributeErrorsNameTheFieldAndValue) {
       {"footprint_pages",
        [](v1::SparseAttributes& a) { a.add_footprint_pages(1); }},
       {"comm", [](v1::SparseAttributes& a) { a.add_comm()->assign(1, 'y'); }},
+      {"jiffies", [](v1::SparseAttributes& a) { a.add_jiffies(6); }},
   };
   for (const auto& test : values) {
-    v1::IngestBatch batch = WithAttributes({{0, 15}});
+    v1::IngestBatch batch = WithAttributes({{0, 31}});
     test.extra(*batch.mutable_columns()->mutable_attributes());
     const absl::Status status = CheckBatchForm(batch);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -507,9 +509,9 @@ int FieldSize(const v1::EventColumns& columns, const ColumnField& column) {
 
 TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
   const std::vector<ColumnField> fields = EveryColumnField();
-  // 6 row columns, 6 attribute columns and 10 kernel decision columns
-  // today.
-  EXPECT_EQ(fields.size(), 22u);
+  // 6 row columns, 7 attribute columns (row, fields and five values) and
+  // 10 kernel decision columns today.
+  EXPECT_EQ(fields.size(), 23u);
   for (const ColumnField& column : fields) {
     v1::EventColumns columns;
     AddOneValue(columns, column);

@@ -64,6 +64,7 @@ Sample SampleFromEvent(const v1::Event& event) {
     sample.footprint_pages = event.footprint_pages();
   }
   if (!event.comm().empty()) sample.comm.Assign(event.comm());
+  if (event.has_jiffies()) sample.jiffies = event.jiffies();
   return sample;
 }
 
@@ -151,6 +152,7 @@ v1::Event EventToProto(const Sample& sample) {
     event.set_footprint_pages(sample.footprint_pages);
   }
   event.set_comm(std::string(sample.comm.view()));
+  if (sample.jiffies != kDerivedJiffies) event.set_jiffies(sample.jiffies);
   return event;
 }
 
@@ -198,7 +200,8 @@ absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
         " entries but columns.attributes.row has ", attributes.row_size()));
   }
   int64_t previous_row = -1;
-  int set[4] = {0, 0, 0, 0};  // entries setting each bit, low bit first
+  constexpr int kBits = 5;
+  int set[kBits] = {};  // entries setting each bit, low bit first
   for (int i = 0; i < attributes.row_size(); ++i) {
     const int64_t row = attributes.row(i);
     if (row >= rows) {
@@ -214,20 +217,21 @@ absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
     }
     previous_row = row;
     const uint32_t fields = attributes.fields(i);
-    if (fields == 0 || fields > 15) {
+    if (fields == 0 || fields >= (1u << kBits)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "columns.attributes.fields[", i, "] ", fields,
-          " is not a sum of AttributeBits (1, 2, 4, 8; at least one)"));
+          " is not a sum of AttributeBits (1, 2, 4, 8, 16; at least one)"));
     }
-    for (int bit = 0; bit < 4; ++bit) set[bit] += (fields >> bit) & 1;
+    for (int bit = 0; bit < kBits; ++bit) set[bit] += (fields >> bit) & 1;
   }
   const std::pair<const char*, int> values[] = {
       {"nr_threads", attributes.nr_threads_size()},
       {"numa_node", attributes.numa_node_size()},
       {"footprint_pages", attributes.footprint_pages_size()},
       {"comm", attributes.comm_size()},
+      {"jiffies", attributes.jiffies_size()},
   };
-  for (int bit = 0; bit < 4; ++bit) {
+  for (int bit = 0; bit < kBits; ++bit) {
     const auto& [name, count] = values[bit];
     if (count != set[bit]) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -106,6 +106,9 @@ class AttributeReader {
       const std::string& comm = attributes_.comm(comm_++);
       if (!comm.empty()) out.comm.Assign(comm);
     }
+    if (fields & v1::ATTRIBUTE_BIT_JIFFIES) {
+      out.jiffies = attributes_.jiffies(jiffies_++);
+    }
   }
 
   const v1::SparseAttributes& attributes_;
@@ -115,6 +118,7 @@ class AttributeReader {
   int numa_node_ = 0;
   int footprint_pages_ = 0;
   int comm_ = 0;
+  int jiffies_ = 0;
 };
 
 }  // namespace proto_convert_internal

@@ -39,6 +39,7 @@ Sample FullSample() {
   sample.numa_node = -1;  // "no preferred node", distinct from unchanged
   sample.footprint_pages = 0;
   sample.comm.Assign("redis-server");
+  sample.jiffies = 4294901485;
   return sample;
 }
 
@@ -53,6 +54,7 @@ void ExpectSameSample(const Sample& back, const Sample& sample) {
   EXPECT_EQ(back.numa_node, sample.numa_node);
   EXPECT_EQ(back.footprint_pages, sample.footprint_pages);
   EXPECT_EQ(back.comm.view(), sample.comm.view());
+  EXPECT_EQ(back.jiffies, sample.jiffies);
 }
 
 TEST(ColumnsRoundTrip, SampleWithEveryFieldSet) {
@@ -133,6 +135,7 @@ Sample Unchanged(Sample sample) {
   sample.numa_node = kUnchangedNumaNode;
   sample.footprint_pages = kUnchangedFootprint;
   sample.comm = Comm();
+  sample.jiffies = kDerivedJiffies;
   return sample;
 }
 
@@ -196,7 +199,46 @@ TEST(ColumnsRoundTrip, NumaNodeIsPerThreadTheRestPerProcess) {
   Sample thread_read = Unchanged(other_thread);
   thread_read.numa_node = -1;
   ExpectSameSample(std::get<Sample>(back[1]), thread_read);
-  ExpectSameSample(std::get<Sample>(back[2]), other_process);
+  // Jiffies are one counter: process 50's equal ones are not sent again.
+  Sample process_read = other_process;
+  process_read.jiffies = kDerivedJiffies;
+  ExpectSameSample(std::get<Sample>(back[2]), process_read);
+}
+
+TEST(ColumnsRoundTrip, JiffiesGoOnlyWhenTheyChangeWhateverTheProcess) {
+  // Rows: jiffies 100 (sent), none (nothing), 100 of another process (the
+  // batch sent 100 already), 101 (sent), and after Clear 101 again (a new
+  // batch sends afresh).
+  Sample sample;
+  sample.tgid = 1;
+  sample.tid = 1;
+  sample.tick = true;
+  sample.jiffies = 100;
+  Sample derived = sample;
+  derived.jiffies = kDerivedJiffies;
+  Sample other = sample;
+  other.tgid = 2;
+  other.tid = 2;
+  Sample later = sample;
+  later.jiffies = 101;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  for (const Sample& s : {sample, derived, other, later}) encoder.Add(s);
+  const v1::SparseAttributes& attributes = batch.columns().attributes();
+  ASSERT_EQ(attributes.row_size(), 2);
+  EXPECT_EQ(attributes.row(0), 0u);
+  EXPECT_EQ(attributes.row(1), 3u);
+  EXPECT_EQ(attributes.fields(1), uint32_t{v1::ATTRIBUTE_BIT_JIFFIES});
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 4u);
+  const int64_t want[] = {100, kDerivedJiffies, kDerivedJiffies, 101};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(std::get<Sample>(back[i]).jiffies, want[i]) << i;
+  }
+  encoder.Clear();
+  encoder.Add(later);
+  ASSERT_EQ(batch.columns().attributes().jiffies_size(), 1);
+  EXPECT_EQ(batch.columns().attributes().jiffies(0), 101);
 }
 
 TEST(ColumnsRoundTrip, AProcessExitForgetsWhatWasSent) {
@@ -211,7 +253,11 @@ TEST(ColumnsRoundTrip, AProcessExitForgetsWhatWasSent) {
   encoder.Add(reused);
   const std::vector<Event> back = RoundTrip(batch);
   ASSERT_EQ(back.size(), 3u);
-  ExpectSameSample(std::get<Sample>(back[2]), reused);
+  // The exit forgets the process's attributes, not the jiffies, which are
+  // no process's: the batch sent them already.
+  Sample reused_read = reused;
+  reused_read.jiffies = kDerivedJiffies;
+  ExpectSameSample(std::get<Sample>(back[2]), reused_read);
 }
 
 TEST(ColumnsRoundTrip, AProcessExitForgetsAllItsThreadsAndNoOtherOnes) {
@@ -242,7 +288,9 @@ TEST(ColumnsRoundTrip, AProcessExitForgetsAllItsThreadsAndNoOtherOnes) {
   EXPECT_EQ(attributes.fields(4), uint32_t{v1::ATTRIBUTE_BIT_NUMA_NODE});
   const std::vector<Event> back = RoundTrip(batch);
   ASSERT_EQ(back.size(), 7u);
-  ExpectSameSample(std::get<Sample>(back[4]), FullSample());
+  Sample again_read = FullSample();
+  again_read.jiffies = kDerivedJiffies;  // sent once, in row 0
+  ExpectSameSample(std::get<Sample>(back[4]), again_read);
   Sample second_thread_read = Unchanged(second_thread);
   second_thread_read.numa_node = second_thread.numa_node;
   ExpectSameSample(std::get<Sample>(back[5]), second_thread_read);
@@ -284,6 +332,9 @@ TEST(EventFromProto, EveryFieldAndUnsetOnes) {
   EXPECT_EQ(sample.nr_threads, kUnchangedNrThreads);
   EXPECT_EQ(sample.footprint_pages, kUnchangedFootprint);
   EXPECT_TRUE(sample.comm.empty());
+  EXPECT_EQ(sample.jiffies, kDerivedJiffies);
+  event.set_jiffies(0);  // set: jiffy 0, not derived
+  EXPECT_EQ(SampleFromEvent(event).jiffies, 0);
 }
 
 TEST(EventFromProto, LongCommIsTruncatedLikeTheKernel) {

@@ -195,6 +195,8 @@ class TraceReplayer {
       ASSIGN_OR_RETURN(decision.preferred_cpu, MapCpu(decision.preferred_cpu));
     }
     RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
+    // task_cache_work returned: its thread is back in user space.
+    RETURN_IF_ERROR(machine_.ReturnToUser(cpu));
     return sink_.OnKernelDecision(decision);
   }
 
@@ -205,9 +207,10 @@ class TraceReplayer {
       RETURN_IF_ERROR(machine_.AdvanceTo(line.timestamp_ns));
       machine_.UseRecordedTicks();
     }
-    return machine_.Tick(line.timestamp_ns, cpu, line.tick.tid,
-                         TickAttributes{ReplayableNode(line.tick.numa_node),
-                                        line.tick.footprint_pages});
+    KernelTick tick = line.tick;
+    tick.cpu = cpu;
+    tick.numa_node = ReplayableNode(tick.numa_node);
+    return machine_.Tick(tick);
   }
 
   // ReplayableNode is a tick's preferred node where the replay's topology

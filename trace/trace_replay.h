@@ -31,7 +31,8 @@
 // is malformed). Each schedcache_sched_tick line is a tick of the kernel:
 // from the first one on, the synthetic tick grid stops and the running
 // thread is ticked where the kernel ticked (SchedStateMachine, "Recorded
-// ticks"); a capture without them keeps the grid.
+// ticks"), and the line's jiffies become the model's (Sample::jiffies); a
+// capture without them keeps the grid and the clock anchor's jiffies.
 //
 // Time jumps: a scheduler line more than kMaxTraceGapNs after the latest
 // one before it is malformed too. No real trace goes an hour without a

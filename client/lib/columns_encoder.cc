@@ -45,6 +45,10 @@ uint32_t ColumnsEncoder::NewAttributes(const Sample& sample) {
       numa->second = sample.numa_node;
     }
   }
+  if (sample.jiffies != kDerivedJiffies && sample.jiffies != sent_jiffies_) {
+    fields |= v1::ATTRIBUTE_BIT_JIFFIES;
+    sent_jiffies_ = sample.jiffies;
+  }
   return fields;
 }
 
@@ -68,6 +72,9 @@ void ColumnsEncoder::Add(const Sample& sample) {
   if ((fields & v1::ATTRIBUTE_BIT_COMM) != 0) {
     const std::string_view comm = sample.comm.view();
     attributes.add_comm()->assign(comm.data(), comm.size());
+  }
+  if ((fields & v1::ATTRIBUTE_BIT_JIFFIES) != 0) {
+    attributes.add_jiffies(sample.jiffies);
   }
   attributes.add_row(static_cast<uint32_t>(row));
   attributes.add_fields(fields);
@@ -115,6 +122,7 @@ void ColumnsEncoder::Clear() {
   columns_.mutable_kernel_decisions()->Clear();
   last_timestamp_ns_ = 0;
   sent_.clear();
+  sent_jiffies_ = kDerivedJiffies;
 }
 
 }  // namespace schedcache::client

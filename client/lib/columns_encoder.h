@@ -11,7 +11,10 @@
 // it keeps the value. Every batch starts afresh (its first row of each
 // process sends what the sample sets), so a value the server lost (a row
 // rejected, a process evicted and seen again) is back with the next batch;
-// a process exit forgets the process at once.
+// a process exit forgets the process at once. A sample's jiffies, one
+// counter for all processes, go only when they differ from the batch's
+// last sent, as the server then runs at the session's jiffy, never behind
+// them (docs/MODEL.md, Time in jiffies).
 #ifndef SCHEDCACHE_CLIENT_LIB_COLUMNS_ENCODER_H_
 #define SCHEDCACHE_CLIENT_LIB_COLUMNS_ENCODER_H_
 
@@ -64,6 +67,9 @@ class ColumnsEncoder {
   v1::EventColumns& columns_;
   int64_t last_timestamp_ns_ = 0;  // of the last row; 0 before row 0
   absl::flat_hash_map<int32_t, SentAttributes> sent_;  // by tgid
+  // The last jiffies this batch sent: the kernel's one counter, so one
+  // value for every process.
+  int64_t sent_jiffies_ = kDerivedJiffies;
 };
 
 }  // namespace schedcache::client
