@@ -103,11 +103,11 @@ TEST(SchedStateMachine, RecordedTickSaysWhetherItsThreadWasPreempted) {
   // Thread 10 runs on CPU 0 from 1 ms. Its tick at 2 ms is followed on
   // CPU 0 by its tick at 3 ms: not preempted. The tick at 3 ms is followed
   // by a tick of CPU 1 at 3.5 ms (another CPU: the tick still waits), then
-  // by 10's switch-out runnable at 4 ms: preempted, and it goes out before
-  // that switch-out, after CPU 1's. Thread 10 runs again from 5 ms; its
-  // tick at 6 ms is followed by its blocking switch-out at 7 ms: not
-  // preempted. Order: 2 ms tick, CPU 1's 3.5 ms tick, 3 ms tick
-  // (preempted), 4 ms switch-out, 6 ms tick, 7 ms switch-out.
+  // by 10's switch-out runnable at 4 ms: preempted, and it goes out just
+  // before that switch-out. Thread 10 runs again from 5 ms; its tick at
+  // 6 ms is followed by its blocking switch-out at 7 ms: not preempted.
+  // CPU 1's tick has no next event on CPU 1 and goes out at Finish. Order:
+  // 2, 3 (preempted), 4, 6, 7, then 3.5 ms.
   RecordingSink sink;
   SchedStateMachine machine(/*hz=*/1000, sink);
   machine.UseRecordedTicks();
@@ -125,9 +125,9 @@ TEST(SchedStateMachine, RecordedTickSaysWhetherItsThreadWasPreempted) {
   ASSERT_TRUE(machine.Finish(8 * kMs).ok());
   const std::vector<Sample> samples = sink.Samples();
   ASSERT_EQ(samples.size(), 6u);
-  const int64_t want_t[] = {2 * kMs, 3 * kMs + kMs / 2, 3 * kMs,
-                            4 * kMs, 6 * kMs, 7 * kMs};
-  const bool want_preempted[] = {false, false, true, false, false, false};
+  const int64_t want_t[] = {2 * kMs, 3 * kMs, 4 * kMs,
+                            6 * kMs, 7 * kMs, 3 * kMs + kMs / 2};
+  const bool want_preempted[] = {false, true, false, false, false, false};
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(samples[i].timestamp_ns, want_t[i]) << i;
     EXPECT_EQ(samples[i].preempted, want_preempted[i]) << i;
