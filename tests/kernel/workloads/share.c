@@ -5,8 +5,6 @@
  * places it at wake-up, not only when its slice ends; busy 4/5 of the time,
  * a process of THREADS threads keeps about 0.8 * THREADS CPUs busy. The
  * closed loop's workload (docs/KERNEL.md, "The closed loop"). */
-#include <pthread.h>
-#include <stdlib.h>
 #include <time.h>
 
 #include "workload.h"
@@ -44,12 +42,6 @@ static void *Share(void *unused) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) workload_usage(kUsage, "wrong number of arguments", NULL);
-  const int threads = parse_count(kUsage, "THREADS", argv[1], 1, 1024);
-  deadline_ns = now_ns() + parse_seconds(kUsage, "SECONDS", argv[2]);
-  pthread_t ids[1024];
-  start_threads(ids, threads - 1, Share, NULL, 0);
-  Share(NULL);
-  join_threads(ids, threads - 1);
+  run_threads_for(kUsage, argc, argv, Share, &deadline_ns);
   return 0;
 }

@@ -74,3 +74,14 @@ void start_threads(pthread_t *threads, int count, void *(*body)(void *),
 void join_threads(pthread_t *threads, int count) {
   for (int i = 0; i < count; ++i) pthread_join(threads[i], NULL);
 }
+
+void run_threads_for(const char *usage, int argc, char **argv,
+                     void *(*body)(void *), long long *deadline_ns) {
+  if (argc != 3) workload_usage(usage, "wrong number of arguments", NULL);
+  const int threads = parse_count(usage, "THREADS", argv[1], 1, 1024);
+  *deadline_ns = now_ns() + parse_seconds(usage, "SECONDS", argv[2]);
+  pthread_t ids[1024];
+  start_threads(ids, threads - 1, body, NULL, 0);
+  body(NULL);
+  join_threads(ids, threads - 1);
+}

@@ -35,4 +35,11 @@ void start_threads(pthread_t *threads, int count, void *(*body)(void *),
 /* join_threads waits for COUNT threads started by start_threads. */
 void join_threads(pthread_t *threads, int count);
 
+/* run_threads_for is the whole main of a `THREADS SECONDS` workload: it
+ * parses both arguments (a usage error names the bad one), sets
+ * *DEADLINE_NS to now plus SECONDS, runs BODY(NULL) on THREADS threads, the
+ * calling one among them, and returns when every one has returned. */
+void run_threads_for(const char *usage, int argc, char **argv,
+                     void *(*body)(void *), long long *deadline_ns);
+
 #endif /* SCHEDCACHE_TESTS_KERNEL_WORKLOADS_WORKLOAD_H_ */
