@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 16 target 1: `schedcache ab` end to end, as a whole process.
+"""docs/PERFORMANCE.md, ab end to end: `schedcache ab` as a whole process.
 
 Runs the Release `schedcache ab` pinned to one core (taskset -c 0) with its
 default policies on three inputs of at least 10 M samples each and prints

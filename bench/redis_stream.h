@@ -39,7 +39,7 @@ struct RecordedStream {
 // RedisOptions are the benchmarks' Redis-like workload: `duration_ns` of
 // simulated time, with enough threads that the server visits about 16 CPUs
 // within the affinity timeout on the 384-CPU shape, as the seed's Redis
-// trace does (DESIGN §1).
+// trace does (docs/EVALUATION.md).
 WorkloadOptions RedisOptions(int64_t duration_ns);
 
 // RecordStream generates `options` (any workload kind) on the topology named

@@ -12,7 +12,7 @@
 // iteration, so that a burst of machine noise lands on both, and report
 // each kind's time per scan and their `ratio`:
 //  - BM_ScanSideBySide/<state>: full-scan over visited-scan on one state
-//    (issue 16 target 3: >= 15x on redis384);
+//    (docs/PERFORMANCE.md target: >= 15x on redis384);
 //  - BM_ScanScaling/<policy>: one policy on redis4096 over redis384
 //    (visited-scan within 1.1x; full-scan linear, about 4096 / 384).
 #include <chrono>

@@ -1,4 +1,4 @@
-// PinnedMaps keeps the three pinned BPF maps of DESIGN.md §5.3 (prefs,
+// PinnedMaps keeps the three pinned BPF maps of docs/INTEGRATION.md (prefs,
 // llcs, meta; layout in host/schedcache_maps.h) under a bpffs directory,
 // through libbpf's low-level bpf() wrappers.
 //

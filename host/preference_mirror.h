@@ -1,4 +1,4 @@
-// PreferenceMirror keeps the pinned maps of DESIGN.md §5.3 (host/
+// PreferenceMirror keeps the pinned maps of docs/INTEGRATION.md (host/
 // pinned_maps.h) equal to one policy's preferences in one server session,
 // as a WatchPreferences stream reports them: `llcs` and `meta` first, then
 // a snapshot, then each change.

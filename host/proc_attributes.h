@@ -1,4 +1,4 @@
-// ProcAttributes reads the per-process attributes DESIGN §5.1 gives a live
+// ProcAttributes reads the per-process attributes docs/LIVE.md gives a live
 // sample from /proc, at most once per epoch per process:
 //  - nr_threads: the `Threads:` line of /proc/PID/status;
 //  - footprint_pages: what the kernel's SCHED_CACHE keeps in

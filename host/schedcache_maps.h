@@ -1,5 +1,5 @@
 /* schedcache_maps.h: the layout of the pinned BPF maps schedcache keeps
- * (DESIGN.md §5.3), shared by BPF programs and userspace.
+ * (docs/INTEGRATION.md), shared by BPF programs and userspace.
  *
  * One C header, three readers: a BPF scheduler (clang -target bpf), the C++
  * writer (host/pinned_maps.h) and any C tool. Every field is a fixed-width

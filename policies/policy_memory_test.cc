@@ -44,7 +44,7 @@ namespace schedcache {
 namespace {
 
 constexpr int kProcesses = 256;
-// Issue 16 target 5: at most 1 KiB per tracked process per policy.
+// docs/PERFORMANCE.md target: at most 1 KiB per tracked process per policy.
 constexpr int64_t kBudgetBytes = 1024;
 
 // BytesPerProcess feeds kProcesses processes, each running on 16 CPUs,

@@ -237,8 +237,8 @@ class ProcessTable {
   // Touch marks `slot` most recently sampled at `now`. The list is kept
   // in order of the period of each process's last move, so a process moves
   // at most once per period (relinking it at every sample cost 15-20% of
-  // the engine in stalls, issue 16); within the tail's period the order is
-  // repaired by SettleTail when it is asked for.
+  // the engine in stalls, docs/PERFORMANCE.md); within the tail's period
+  // the order is repaired by SettleTail when it is asked for.
   void Touch(uint32_t slot, int64_t now) {
     if (Stamp(slot, now) && lru_head_ != slot) {
       Unlink(slot);

@@ -72,7 +72,7 @@ struct ModelTunables {
   // this far in one step (DESIGN §1, one session clock): 3,600 s.
   int64_t max_clock_jump_ns = int64_t{3'600} * 1'000'000'000;
   // A process with no runtime sample for longer than this on the sample
-  // clock is evicted (DESIGN §5.2); 0: never. The service's, not the
+  // clock is evicted (docs/SERVICE.md); 0: never. The service's, not the
   // kernel's: an exit the collector missed must not leave a preference
   // behind for ever.
   int64_t process_idle_timeout_ns = 0;

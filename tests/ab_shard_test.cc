@@ -1,6 +1,6 @@
 // `schedcache ab --inputs-file LIST --shard K/N` on 4 shards, then
 // `schedcache ab-merge`, gives the report of one unsharded run over the same
-// list (DESIGN §6), run in-process through RunCli.
+// list (docs/OPERATIONS.md), run in-process through RunCli.
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>

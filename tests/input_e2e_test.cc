@@ -1,5 +1,5 @@
 // End-to-end tests of `schedcache ab` and `schedcache feed` on inputs that
-// must never crash, hang or mislead (issue 10): truncated gzip files,
+// must never crash, hang or mislead (docs/SERVICE.md): truncated gzip files,
 // /dev/zero, a directory, a FIFO without a writer, a 10 MB header, rows the
 // session refuses, values at the int64 limits. Each runs the built binary
 // and checks its exit code, its message and how long it took.

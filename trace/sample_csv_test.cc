@@ -156,7 +156,7 @@ TEST(SampleCsvReader, HeaderIsNotSeenAfterAWrongFirstLine) {
 }
 
 TEST(ParseSampleCsvRow, ExtremeButRepresentableValuesParse) {
-  // The reproducer rows of issue 10: every value fits its column, so the
+  // Reproducer rows of extreme inputs: every value fits its column, so the
   // parser accepts them and the engine rules on them (a negative delta is
   // the engine's "must not be negative").
   absl::StatusOr<CsvEvent> max_time =

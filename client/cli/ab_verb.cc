@@ -1,7 +1,7 @@
 // `schedcache ab`: one input through several policies in one session
-// (DESIGN §4), and `schedcache sweep`: that for every combination of --vary
-// values. Flag parsing only, the work is schedcache::ab's. Both verbs are
-// this one class, so they take the flags they share the same way.
+// (docs/EVALUATION.md), and `schedcache sweep`: that for every combination of
+// --vary values. Flag parsing only, the work is schedcache::ab's. Both verbs
+// are this one class, so they take the flags they share the same way.
 #include <unistd.h>
 
 #include <array>

@@ -1,4 +1,4 @@
-// `schedcache mirror`: keep the pinned BPF maps of DESIGN §5.3 equal to
+// `schedcache mirror`: keep the pinned BPF maps of docs/INTEGRATION.md equal to
 // one policy's preferences in one session, for a sched_ext scheduler to
 // read. The work is host/preference_mirror.h's; this verb only connects,
 // reads the topology, and feeds it the watch stream.

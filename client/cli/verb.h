@@ -19,7 +19,7 @@
 
 namespace schedcache::cli {
 
-// Exit codes of the CLI, as DESIGN §3 fixes them.
+// Exit codes of the CLI, as docs/SERVICE.md fixes them.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;  // the operation failed
 inline constexpr int kExitUsage = 2;  // unknown verb or flag, bad value
@@ -30,7 +30,7 @@ inline constexpr int kExitUsage = 2;  // unknown verb or flag, bad value
 inline constexpr absl::string_view kDefaultServer(
     kDefaultServerAddress, sizeof(kDefaultServerAddress) - 1);
 
-// CommonFlags are the flags DESIGN §3 gives every verb that needs them. A
+// CommonFlags are the flags docs/SERVICE.md gives every verb that needs them. A
 // verb defines only the ones it uses, so its --help stays truthful.
 struct CommonFlags {
   std::string server = std::string(kDefaultServer);

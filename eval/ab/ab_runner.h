@@ -1,4 +1,4 @@
-// RunAb: one A/B evaluation (`schedcache ab`, DESIGN §4). It reads one
+// RunAb: one A/B evaluation (`schedcache ab`, docs/EVALUATION.md). It reads one
 // input (a scheduler trace, a sample CSV, or a generated workload), feeds
 // its events to one session that runs every policy, and assembles the
 // AbResult the report writers print.

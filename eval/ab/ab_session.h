@@ -1,10 +1,10 @@
-// AbSession: the backend of an A/B evaluation (`schedcache ab`, DESIGN §4),
-// one session that takes the input's events (it is an EventSink), runs every
-// policy on them, and gives back the report. While it runs it tells an
-// AbObserver of every preference change and, when the backend can see them,
-// of every executed scan. Two implementations: in-process (an Engine, see
-// in_process_session.h) and remote (a schedcached session over gRPC, see
-// remote_session.h).
+// AbSession: the backend of an A/B evaluation (`schedcache ab`,
+// docs/EVALUATION.md), one session that takes the input's events (it is an
+// EventSink), runs every policy on them, and gives back the report. While it
+// runs it tells an AbObserver of every preference change and, when the backend
+// can see them, of every executed scan. Two implementations: in-process (an
+// Engine, see in_process_session.h) and remote (a schedcached session over
+// gRPC, see remote_session.h).
 //
 // A session is described by client::SessionSpec, in the terms of
 // `schedcache session create`; the same tunable names resolve the same way

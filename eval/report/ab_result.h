@@ -1,4 +1,4 @@
-// The data an A/B evaluation (`schedcache ab`, DESIGN.md §4) hands to the
+// The data an A/B evaluation (`schedcache ab`, docs/EVALUATION.md) hands to the
 // report writers: what was replayed, and what each policy did with it. Plain
 // values with no behaviour, so that whoever runs the evaluation (the CLI over
 // gRPC, or a test by hand) fills them in and the writers depend on nothing
