@@ -318,6 +318,15 @@ TEST(KernelTickLine, NumaAttributesRoundTripEachOnItsOwn) {
   }
 }
 
+// ReplayAtHz1000 replays the capture `text` at HZ 1000, without a cpu map
+// or a topology, into `sink`.
+absl::StatusOr<ReplayStats> ReplayAtHz1000(const std::string& text,
+                                           EventSink& sink) {
+  TraceOptions options;
+  options.hz = 1000;
+  return ReplayTraceText(text, options, sink);
+}
+
 // OrderSink keeps what arrives, in order: "S<tid>@t", "D<tid>@t".
 class OrderSink : public EventSink {
  public:
@@ -414,11 +423,8 @@ TEST(KernelLinesReplay, RecordedTicksTickWhereTheKernelTicked) {
       "               w-11      (     10) [000] 0.009500000: sched_switch: "
       "prev_comm=w prev_pid=11 prev_prio=120 prev_state=S ==> "
       "next_comm=swapper/0 next_pid=0 next_prio=120\n";
-  TraceOptions options;
-  options.hz = 1000;
   RecordingSink sink;
-  const absl::StatusOr<ReplayStats> stats =
-      ReplayTraceText(text, options, sink);
+  const absl::StatusOr<ReplayStats> stats = ReplayAtHz1000(text, sink);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->malformed_lines, 0);
   EXPECT_EQ(stats->kernel_ticks, 4);
@@ -452,11 +458,8 @@ TEST(KernelLinesReplay, TickSamplesCarryTheTickLinesNumaAttributes) {
       "footprint=16095\n"
       "               w-11      (     10) [000] 0.004200000: "
       "schedcache_sched_tick: pid=11 tgid=10 jiffies=5\n";
-  TraceOptions options;
-  options.hz = 1000;
   RecordingSink sink;
-  const absl::StatusOr<ReplayStats> stats =
-      ReplayTraceText(text, options, sink);
+  const absl::StatusOr<ReplayStats> stats = ReplayAtHz1000(text, sink);
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->malformed_lines, 0);
   const std::vector<Sample> samples = sink.Samples();
