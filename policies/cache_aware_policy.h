@@ -1,6 +1,6 @@
-// CacheAwarePolicy: the kernel model of DESIGN.md §1 as a Policy, with its
-// per-process MmState. full-scan and visited-scan are this class with a
-// different ScanScope (their folders only name and register it).
+// CacheAwarePolicy: the kernel model of docs/MODEL.md, The model as a Policy,
+// with its per-process MmState. full-scan and visited-scan are this class with
+// a different ScanScope (their folders only name and register it).
 //
 // Thread contract: thread-compatible (one writer: the session).
 #ifndef SCHEDCACHE_POLICIES_CACHE_AWARE_POLICY_H_

@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   }
   RETURN_IF_ERROR(ValidateRecommendTime(request.timestamp_ns));
   outcomes_.assign(policies_.size(), ScanOutcome{});
-  // A scan request stands in for the tick (DESIGN §1): decay the thread's
+  // A scan request stands in for the tick (docs/MODEL.md): decay the thread's
   // CPU, raise the process's epoch to that CPU's (never lower it), scan.
   // The process's record is final before the scan, so one ProcessRef
   // serves the scan and the decisions.

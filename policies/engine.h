@@ -1,7 +1,7 @@
 // Engine: one session's model. It owns the per-CPU runqueue state of
-// DESIGN.md §1 (shared by every policy of the session), one instance of each
-// policy, and the statistics behind GetReport. Samples are applied in order,
-// so a replay is deterministic.
+// docs/MODEL.md, The model (shared by every policy of the session), one
+// instance of each policy, and the statistics behind GetReport. Samples are
+// applied in order, so a replay is deterministic.
 //
 // Thread contract: thread-compatible. A session serialises all calls (one
 // writer); the Engine itself takes no locks.
@@ -40,7 +40,7 @@ struct PolicyChoice {
 };
 
 struct EngineOptions {
-  ModelTunables model;                 // DESIGN §1 tunables
+  ModelTunables model;                 // docs/MODEL.md tunables
   ScanTrigger trigger = ScanTrigger::kTick;
   // Beyond this many processes the least recently sampled one is evicted.
   int64_t max_processes = 1'000'000;
@@ -49,7 +49,8 @@ struct EngineOptions {
 // RecommendRequest asks for the preference of process `tgid`; with `tid`
 // (and optionally `cpu`, the CPU that thread is on) the answer is for that
 // thread (NUMA preference, scan mask). With `scan`, a fresh scan runs first
-// (in kQuery mode it stands in for the tick, DESIGN "Details pinned down").
+// (in kQuery mode it stands in for the tick, docs/MODEL.md, "Details pinned
+// down").
 struct RecommendRequest {
   int32_t tgid = 0;
   std::optional<int32_t> tid;

@@ -221,7 +221,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   if (s.numa_node != kUnchangedNumaNode) t.numa_node = s.numa_node;
 
   // Every sample decays its CPU to its time: a process starts at its first
-  // sample, whatever the delta, with that CPU's epoch (DESIGN §1); decay
+  // sample, whatever the delta, with that CPU's epoch (docs/MODEL.md); decay
   // composes exactly, so this changes no other result.
   context_.Advance(s.cpu, jiffies_);
   RqState& rq = context_.mutable_rq(s.cpu);
@@ -269,7 +269,7 @@ inline absl::Status Engine::Impl::ApplyHandOver(const HandOver& h) {
     processes_.SwitchOut(h.cpu, context_);
   } else {
     // The thread gets a record so rq.curr stays exact, but a hand-over
-    // never starts its process (DESIGN §1).
+    // never starts its process (docs/MODEL.md).
     const ProcessTable::Admission admission = Admit(h.tgid, h.tid, now);
     ThreadState& t =
         processes_.SwitchIn(admission.slot, admission.thread, h.cpu, context_);

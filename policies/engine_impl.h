@@ -148,7 +148,7 @@ class Engine::Impl {
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD absl::Status CpuError(
       int32_t cpu, int64_t timestamp_ns) const;
   // ValidateClock accepts an event's timestamp: within the model's range,
-  // and at most max_clock_jump_ns ahead of the session clock (DESIGN §1,
+  // and at most max_clock_jump_ns ahead of the session clock (docs/MODEL.md,
   // one session clock), so one bad value cannot age the whole session.
   absl::Status ValidateClock(int64_t timestamp_ns) const {
     if (timestamp_ns >= 0 && timestamp_ns <= ModelContext::kMaxTimestampNs &&
@@ -351,7 +351,7 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
     }
     NotePreference(policy, slot, preference, now);
   }
-  // A decision is a trigger where the reference did not skip (DESIGN §1);
+  // A decision is a trigger where the reference did not skip (docs/MODEL.md);
   // a reference that never scans (`none`) decides at every trigger.
   if (outcomes_[0].skipped()) return;
   const int reference_llc = policies_[0].pref_llc[slot];

@@ -1,5 +1,5 @@
-// The kernel model of DESIGN.md §1: decay, occupancy, account, tick, scan,
-// scan_mask, invalid_nr and exceeds_capacity, mirrored from
+// The kernel model of docs/MODEL.md, The model: decay, occupancy, account,
+// tick, scan, scan_mask, invalid_nr and exceeds_capacity, mirrored from
 // kernel/sched/fair.c (CONFIG_SCHED_CACHE). This is the only implementation;
 // full-scan and visited-scan are this model with a different ScanScope, and
 // other policies may reuse its pieces.

@@ -1,5 +1,5 @@
-// Golden values for the arithmetic of DESIGN.md §1, derived by hand in the
-// comments (never taken from a run of the code).
+// Golden values for the arithmetic of docs/MODEL.md, The model, derived by hand
+// in the comments (never taken from a run of the code).
 #include "policies/kernel_model.h"
 
 #include <cstdint>

@@ -2,8 +2,8 @@
 // the topology tables the kernel model reads (LLC spans, sizes, SMT
 // siblings, NUMA nodes, all restricted to online CPUs as the kernel's
 // sched domains are), the model tunables, and the per-CPU runqueue state
-// ("rq" in DESIGN.md §1). The engine owns one; every policy of the session
-// reads it.
+// ("rq" in docs/MODEL.md, The model). The engine owns one; every policy of the
+// session reads it.
 //
 // Decay composes exactly (advancing an rq to t1 then to t2 equals advancing
 // it to t2 directly), so any policy may advance an rq and it does not matter
@@ -125,8 +125,8 @@ class ModelContext {
 
   const Topology& topology() const { return *topology_; }
   const ModelTunables& tunables() const { return tunables_; }
-  // enabled is DESIGN's `enable`: on, or auto on a machine where some NUMA
-  // node has two LLCs.
+  // enabled is the `enable` tunable (docs/MODEL.md): on, or auto on a machine
+  // where some NUMA node has two LLCs.
   bool enabled() const { return enabled_; }
 
   // Topology tables, indexed by CPU os index / LLC id. REQUIRES: valid ids.

@@ -1,9 +1,9 @@
-// Golden tests for DESIGN.md §1 "Details pinned down" that decide where a
-// process starts, which clock it runs on, which SMT width invalid_nr uses
-// and what counts as a decision. Derivations in the comments, in jiffies
-// (HZ 250: jiffy j is [jJ, (j + 1)J) with J = 4 ms); P = 2 jiffies (HZ /
-// 100), the session's first jiffy is every CPU's first cpu_epoch_next,
-// aggr_tolerance 1, timeout 5 epochs (the defaults) unless a test says.
+// Golden tests for docs/MODEL.md, The model, "Details pinned down" that decide
+// where a process starts, which clock it runs on, which SMT width invalid_nr
+// uses and what counts as a decision. Derivations in the comments, in jiffies
+// (HZ 250: jiffy j is [jJ, (j + 1)J) with J = 4 ms); P = 2 jiffies (HZ / 100),
+// the session's first jiffy is every CPU's first cpu_epoch_next, aggr_tolerance
+// 1, timeout 5 epochs (the defaults) unless a test says.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -89,8 +89,8 @@ TEST(SmtThreads, InvalidNrUsesTheMachineWideWidthOnAHybridPart) {
   // clamp(4 >> 2, 2, 8) = 2: nr_running_avg = 0 + (4 - 0) / 2 = 2.
   // t = 2J: an account on CPU 5 checks invalid_nr on LLC 1 (4 CPUs):
   // valid iff 2 * smt * 1280 < 1 * 4 * 1024 = 4096.
-  //  - cpu_smt_num_threads (the kernel, DESIGN): smt = 2 for every CPU, so
-  //    5120 < 4096 fails: too many threads, no preference.
+  //  - cpu_smt_num_threads (the kernel, docs/MODEL.md): smt = 2 for every
+  //    CPU, so 5120 < 4096 fails: too many threads, no preference.
   //  - the E-core's own width (the old reading): smt = 1, 2560 < 4096
   //    holds and LLC 1 would stay preferred.
   auto engine = MustMakeEngine(MakeHybrid());

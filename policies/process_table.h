@@ -43,7 +43,7 @@ struct ThreadState {
 // ProcessState is one process. A process known only from hand-overs has a
 // record (its threads' CPUs keep rq.curr exact) but has not started: it is
 // not tracked, policies hear nothing of it, and Recommend does not find it.
-// It starts at its first runtime sample, whatever the delta (DESIGN §1).
+// It starts at its first runtime sample, whatever the delta (docs/MODEL.md).
 struct ProcessState {
   int32_t tgid = 0;
   bool started = false;

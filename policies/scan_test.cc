@@ -1,7 +1,7 @@
-// Golden values for scan(), account() and the scan trigger of DESIGN.md §1,
-// through the engine. Derivations in the comments, in jiffies: HZ 250, so
-// jiffy j is [4j, 4j + 4) ms; P = 2 jiffies = 8 ms (HZ / 100); the session
-// starts at jiffy 0, where every CPU's cpu_epoch_next starts.
+// Golden values for scan(), account() and the scan trigger of docs/MODEL.md,
+// The model, through the engine. Derivations in the comments, in jiffies: HZ
+// 250, so jiffy j is [4j, 4j + 4) ms; P = 2 jiffies = 8 ms (HZ / 100); the
+// session starts at jiffy 0, where every CPU's cpu_epoch_next starts.
 #include <memory>
 #include <utility>
 

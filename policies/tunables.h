@@ -1,4 +1,4 @@
-// Tunables: the model's own (DESIGN.md §1 table) and each policy's, described
+// Tunables: the model's own (docs/MODEL.md table) and each policy's, described
 // with defaults and ranges so they can be listed and validated before any
 // instance exists.
 #ifndef SCHEDCACHE_POLICIES_TUNABLES_H_
@@ -44,10 +44,10 @@ absl::Status ValidateTunables(const std::vector<TunableSpec>& specs,
 absl::StatusOr<int64_t> ParseTunableValue(const TunableSpec& spec,
                                           absl::string_view text);
 
-// Enable is DESIGN's `enable` tunable.
+// Enable is the `enable` tunable (docs/MODEL.md).
 enum class Enable { kAuto = 0, kOn = 1, kOff = 2 };
 
-// ModelTunables are DESIGN.md §1's per-session tunables, with its defaults.
+// ModelTunables are docs/MODEL.md's per-session tunables, with its defaults.
 // The model keeps time as the kernel does, in jiffies (docs/MODEL.md, "Time
 // in jiffies"): `hz` ticks a second, epochs of epoch_period_jiffies, and a
 // timestamp's jiffy given by the clock anchor.
@@ -69,7 +69,7 @@ struct ModelTunables {
   bool numa_balancing = false;
   Enable enable = Enable::kAuto;
   // A sample, hand-over or Recommend may move the session clock at most
-  // this far in one step (DESIGN §1, one session clock): 3,600 s.
+  // this far in one step (docs/MODEL.md, one session clock): 3,600 s.
   int64_t max_clock_jump_ns = int64_t{3'600} * 1'000'000'000;
   // A process with no runtime sample for longer than this on the sample
   // clock is evicted (docs/SERVICE.md); 0: never. The service's, not the

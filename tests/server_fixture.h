@@ -51,7 +51,7 @@ v1::CreateSessionRequest TwoLlcSessionRequest(const std::string& name);
 
 // PreferLlc0Events makes process `tgid` (2 threads) prefer LLC 0 under the
 // cache-aware policies, in a session with default tunables on
-// kTwoLlcTopology. Derivation (DESIGN §1): the first tick at t0 sets the
+// kTwoLlcTopology. Derivation (docs/MODEL.md): the first tick at t0 sets the
 // process's epoch to CPU 0's epoch 0 and next_scan = t0; the second tick,
 // 20 ms later, is 5 jiffies on (HZ 250) and decays CPU 0 by at least
 // ceil(5 / 2) = 3 epochs of 2 jiffies, so mm.epoch 0 < cpu_epoch and the

@@ -25,7 +25,7 @@ using ::testing::StartsWith;
 const std::string kBin = std::string(SCHEDCACHE_BINARY_DIR) + "/bin/";
 
 // Process 4242 (2 threads) ticks on CPUs 0 and 1 (LLC 0) for 20 ms: the
-// scan at the first tick after an epoch boundary (DESIGN §1 tick) makes
+// scan at the first tick after an epoch boundary (docs/MODEL.md, tick) makes
 // LLC 0 preferred, as in PreferLlc0Events. The last row is bad (no CPU 99).
 constexpr char kCsv[] =
     "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"

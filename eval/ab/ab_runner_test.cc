@@ -1,7 +1,7 @@
 // The seed's claims as properties of short runs (docs/EVALUATION.md has the
 // long ones). The thresholds are the acceptance criteria, not
 // figures measured from this code: full-scan examines every CPU of its scan
-// mask (DESIGN §1 scan(): 384 with NUMA balancing off on the 2 x 12 x 16
+// mask (docs/MODEL.md, scan(): 384 with NUMA balancing off on the 2 x 12 x 16
 // EPYC shape, one 192-CPU node for a thread whose preferred node holds it
 // and its process's preferred CPU); visited-scan examines only the CPUs a
 // process ran on lately (seed: 13-16 for Redis; median <= 16, p99 <= 32);

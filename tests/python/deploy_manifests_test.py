@@ -2,7 +2,8 @@
 """The deployment files under deploy/, checked without a cluster.
 
 Kubernetes manifests are parsed (Debian's python3-yaml) and checked for what
-the API server and the kubelet would refuse or what DESIGN §6 requires:
+the API server and the kubelet would refuse or what docs/OPERATIONS.md
+("Deploying") requires:
 every object has apiVersion, kind and metadata; every container an image
 and a command; every volume mount names a declared volume; each container
 has exactly the capabilities docs/OPERATIONS.md gives it; the DaemonSet

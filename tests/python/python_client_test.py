@@ -73,7 +73,7 @@ class PythonClientTest(unittest.TestCase):
 
         # Two ticks of process 100 (2 threads) on CPU 0, 20 ms apart: the
         # second crosses two epoch boundaries and scans; only LLC 0 has
-        # runtime, so it becomes preferred (DESIGN §1 tick and scan). The
+        # runtime, so it becomes preferred (docs/MODEL.md: tick and scan). The
         # third event names a CPU the topology lacks and is rejected.
         events = [
             pb.Event(timestamp_ns=1000, cpu=0, tgid=100, tid=101,

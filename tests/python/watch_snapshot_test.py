@@ -37,7 +37,7 @@ def process_events(k):
     """Two ticks of process 1000 + k (2 threads) 20 ms apart on CPU 0 (LLC
     0) for even k, CPU 2 (LLC 1) for odd k: the second tick crosses two
     epoch boundaries and scans, and only that CPU's LLC has runtime, so
-    full-scan and visited-scan each change -1 -> that LLC (DESIGN §1)."""
+    full-scan and visited-scan each change -1 -> that LLC (docs/MODEL.md)."""
     tgid = 1000 + k
     cpu = 0 if k % 2 == 0 else 2
     t0 = 1000 + 30 * MS * k
