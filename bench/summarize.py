@@ -41,13 +41,13 @@ def fmt(values, unit, digits=1):
 # would close it. bench/run cannot profile on a loaded machine, so the
 # profiles are callgrind counts kept with their method in these sections.
 PROFILES = {
-    "16.1 ab": "\"Issue 16 target 1: ab end to end\"",
-    "16.2 engine": "\"Issue 16 target 2: the engine\"",
-    "16.3 scan": "\"Issue 16 targets 3a and 5: visited-scan and memory\"",
-    "16.4 server": "\"Issue 16: server\"",
-    "16.5 memory": "\"Issue 16 targets 3a and 5: visited-scan and memory\"",
+    "16.1 ab": "\"Performance target 1: ab end to end\"",
+    "16.2 engine": "\"Performance target 2: the engine\"",
+    "16.3 scan": "\"Performance targets 3a and 5: visited-scan and memory\"",
+    "16.4 server": "\"Performance: server\"",
+    "16.5 memory": "\"Performance targets 3a and 5: visited-scan and memory\"",
     "16.6 live": "\"Live collector\"",
-    "2 ingest": "\"Issue 16: server\" (the same ingest path)",
+    "2 ingest": "\"Performance: server\" (the same ingest path)",
 }
 
 
@@ -62,7 +62,7 @@ def main():
         rows.append((target, name, value, spread, goal, f"{ratio:.2f}",
                      "pass" if ok(ratio) else "MISS"))
 
-    # Issue 16 target 3, scan. Each ratio comes from one side-by-side
+    # Performance target 3, scan. Each ratio comes from one side-by-side
     # benchmark (blocks of the two kinds of scans alternate within a run).
     scan = [load(raw, "scan", i) for i in r]
     side = "BM_ScanSideBySide/redis384"
@@ -93,7 +93,7 @@ def main():
         f"{statistics.median(f384):.0f} ns per scan",
         per_cpu, "x", "<= 1.2x (linear)", per_cpu, lambda x: x <= 1.2, 2)
 
-    # Issue 16 target 1: `schedcache ab` as a whole process on one core
+    # Performance target 1: `schedcache ab` as a whole process on one core
     # (bench/ab_end_to_end.py): the report's samples over wall time.
     ab = [load(raw, "ab", i) for i in r]
     for key, what, goal in (("redis", "workload:redis", 10),
@@ -120,7 +120,7 @@ def main():
     row("2 ingest", "absolute, full+visited, samples/s (hand-overs sent beside, not counted)",
         samples, "M/s", ">= 4 M samples/s", [s / 4 for s in samples], lambda x: x >= 1, 2)
 
-    # Issue 16 target 4, server (block of serverperf). Server CPU: utime +
+    # Performance target 4, server (block of serverperf). Server CPU: utime +
     # stime of schedcached, all threads, over the ingest run, per sample
     # sent (all applied: rejected must be 0); engine: the same stream in
     # the same batches applied in-process by the load tool before the run
@@ -150,14 +150,14 @@ def main():
         f"cores + generator {statistics.median([t['load_cpu_seconds'] / t['seconds'] for t in two]):.2f}",
         scaling, "x", ">= 1.7x", scaling, lambda x: x >= 1.7, 2)
 
-    # Issue 16 target 2 (issue 6 target 3): in-process engine, both
+    # Performance target 2: in-process engine, both
     # policies, tick scans.
     eng = [bench(load(raw, "engine", i), "BM_Replay/full-scan+visited-scan", "samples_per_second") / 1e6 for i in r]
     ev = [bench(load(raw, "engine", i), "BM_Replay/full-scan+visited-scan", "events_per_second") / 1e6 for i in r]
     row("16.2 engine", f"samples/s on one core, both policies ({statistics.median(ev):.1f} M events/s with hand-overs)",
         eng, "M/s", ">= 20 M samples/s", [e / 20 for e in eng], lambda x: x >= 1)
 
-    # Issue 16 target 6: the live collector, recorded sub-buffers through
+    # Performance target 6: the live collector, recorded sub-buffers through
     # LiveConverter (bench/tracefs_parse_benchmark: root and tracefs).
     live = [next(b for b in load(raw, "live", i)["benchmarks"]
                  if b["name"] == "BM_ConvertSubbuffers/real") for i in r]
@@ -190,7 +190,7 @@ def main():
     row("5 memory", f"server RSS with {m[0]['processes']:,} processes tracked",
         rss, "MiB", "<= 512 MiB", [x / 512 for x in rss], lambda x: x <= 1)
 
-    # Issue 16 target 5: 1,000,000 processes, each scanned.
+    # Performance target 5: 1,000,000 processes, each scanned.
     big = [load(raw, "memory-1m", i) for i in r]
     big_per = [x["bytes_per_process"] / 2 for x in big]
     row("16.5 memory", f"server RSS growth per tracked process, per policy, {big[0]['processes']:,} processes "

@@ -276,8 +276,8 @@ int ServeUntilStopped(schedcache::TlsCredentials* tls) {
 // batch's buffers in their own malloc arenas; at the default, the free
 // hands the arena's top back to the kernel (madvise) and the next
 // socket read into it faults every page in afresh: 6.5 page faults per
-// 1000 samples ingested, about 0.5 with this (docs/PERFORMANCE.md, "Issue 16:
-// server, second round"). At most 16 MiB per arena stays resident unused.
+// 1000 samples ingested, about 0.5 with this (docs/PERFORMANCE.md,
+// "Performance: server, second round"). At most 16 MiB per arena stays resident unused.
 void KeepFreedMemoryForReuse() {
   constexpr int kTrimThresholdBytes = 16 << 20;
   mallopt(M_TRIM_THRESHOLD, kTrimThresholdBytes);
