@@ -122,17 +122,17 @@ class CheckLayeringTest(unittest.TestCase):
             "tool/main.cc:2: includes api/v1/api.grpc.pb.h (library "
             "schedcache::proto) but target tool does not depend on it")
 
-    def test_server_include_under_client_fails_even_when_declared(self):
+    def test_server_include_under_cli_fails_even_when_declared(self):
         self.write("server/server.h", "#pragma once\n")
         self.write("server/server.cc", '#include "server/server.h"\n')
         self.target("library", "schedcache::server", "server", "server.cc")
-        self.write("client/cli/cli.cc", "// uses the server\n"
+        self.write("cli/cli.cc", "// uses the server\n"
                    '#include "server/server.h"\n')
-        self.target("library", "schedcache::cli", "client/cli", "cli.cc",
+        self.target("library", "schedcache::cli", "cli", "cli.cc",
                     "schedcache::server")
         self.assert_violations(
-            "client/cli/cli.cc:2: includes server/server.h, but nothing "
-            "under client/ may include server/")
+            "cli/cli.cc:2: includes server/server.h, but nothing "
+            "under cli/ may include server/")
 
     def test_header_of_a_folder_with_two_libraries_and_no_rule_is_reported(self):
         self.shared_folder(left_sources="left.cc")

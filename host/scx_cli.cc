@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "client/cli/flag_set.h"
-#include "client/cli/stop_signals.h"
+#include "cli/flag_set.h"
+#include "cli/stop_signals.h"
 
 namespace schedcache {
 namespace {

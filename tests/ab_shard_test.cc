@@ -13,9 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "client/cli/cli.h"
-#include "client/cli/testing/cli_capture.h"
-#include "client/cli/verb.h"
+#include "cli/cli.h"
+#include "cli/testing/cli_capture.h"
+#include "cli/verb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/subprocess.h"
