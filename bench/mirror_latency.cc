@@ -33,8 +33,8 @@
 #include "absl/time/time.h"
 #include "bench/server_process.h"
 #include "common/status_macros.h"
-#include "host/pinned_maps.h"
-#include "host/schedcache_maps.h"
+#include "bpfmaps/pinned_maps.h"
+#include "bpfmaps/schedcache_maps.h"
 #include "schedcache/client.h"
 
 ABSL_FLAG(std::string, bin_dir, "build/bin",

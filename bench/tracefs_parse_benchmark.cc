@@ -28,11 +28,11 @@
 #include "benchmark/benchmark.h"
 #include "common/status_macros.h"
 #include "events/event_sink.h"
-#include "host/live_converter.h"
-#include "host/raw_event_parser.h"
-#include "host/sched_event.h"
-#include "host/tracefs_reader.h"
-#include "host/tracefs_session.h"
+#include "collector/live_converter.h"
+#include "collector/raw_event_parser.h"
+#include "collector/sched_event.h"
+#include "collector/tracefs_reader.h"
+#include "collector/tracefs_session.h"
 
 namespace schedcache {
 namespace {

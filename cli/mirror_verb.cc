@@ -1,6 +1,6 @@
 // `schedcache mirror`: keep the pinned BPF maps of docs/INTEGRATION.md equal to
 // one policy's preferences in one session, for a sched_ext scheduler to
-// read. The work is host/preference_mirror.h's; this verb only connects,
+// read. The work is bpfmaps/preference_mirror.h's; this verb only connects,
 // reads the topology, and feeds it the watch stream.
 #include <sys/types.h>
 
@@ -16,7 +16,7 @@
 #include "cli/stop_signals.h"
 #include "cli/verb.h"
 #include "common/status_macros.h"
-#include "host/preference_mirror.h"
+#include "bpfmaps/preference_mirror.h"
 
 namespace schedcache::cli {
 namespace {
@@ -36,7 +36,7 @@ LlcCpuLists LlcLists(const v1::Topology& topology) {
 }
 
 // ToMirroredChange takes what a PreferenceChange says. Its reason codes
-// are the map header's (host/schedcache_maps_reason_test checks each).
+// are the map header's (bpfmaps/schedcache_maps_reason_test checks each).
 MirroredChange ToMirroredChange(const v1::PreferenceChange& change) {
   return {.tgid = static_cast<uint32_t>(change.tgid()),
           .llc = change.new_llc(),

@@ -1,5 +1,5 @@
 // `schedcache record`: live collection from the host kernel's scheduler
-// tracepoints (host/recorder.h) into a server session and/or an ftrace text
+// tracepoints (collector/recorder.h) into a server session and/or an ftrace text
 // file that `ab --input trace:` replays.
 #include <unistd.h>
 
@@ -18,9 +18,9 @@
 #include "cli/service_verb_support.h"
 #include "cli/stop_signals.h"
 #include "cli/verb.h"
-#include "host/proc_attributes.h"
-#include "host/recorder.h"
-#include "host/session_feed.h"
+#include "collector/proc_attributes.h"
+#include "collector/recorder.h"
+#include "collector/session_feed.h"
 #include "trace/ftrace_writer.h"
 
 namespace schedcache::cli {

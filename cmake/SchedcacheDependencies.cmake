@@ -14,23 +14,25 @@ find_package(OpenSSL REQUIRED)
 find_package(prometheus-cpp CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc>=2.9)
-# host/'s pinned BPF maps: Debian 12's libbpf 1.1.
+# bpfmaps/, collector/ (kernel decisions) and scx/: Debian 12's libbpf 1.1.
 pkg_check_modules(LIBBPF REQUIRED IMPORTED_TARGET libbpf>=1.1)
-# clang -target bpf builds host/'s BPF programs, and bpftool embeds the
-# one `schedcache record --kernel-decisions` loads into the binary
+# clang -target bpf builds the BPF programs of bpfmaps/ (a test's probe),
+# collector/ (kernel decisions) and scx/, and bpftool embeds the last two
+# into their binaries
 # (`bpftool gen skeleton`), so both are build tools.
 find_program(SCHEDCACHE_BPF_CLANG NAMES clang-14 clang)
 find_program(SCHEDCACHE_BPFTOOL NAMES bpftool PATHS /usr/sbin /sbin)
 if(NOT SCHEDCACHE_BPF_CLANG OR NOT SCHEDCACHE_BPFTOOL)
-  message(FATAL_ERROR "host/ builds BPF programs with clang -target bpf and "
-                      "bpftool gen skeleton: install clang and bpftool")
+  message(FATAL_ERROR "bpfmaps/, collector/ and scx/ build BPF programs with "
+                      "clang -target bpf and bpftool gen skeleton: install "
+                      "clang and bpftool")
 endif()
 find_package(ZLIB REQUIRED)
 # eval/ab reads back the shard results of `ab --shard` (`ab-merge`) with
 # Debian 12's nlohmann-json 3.11: exact 64-bit integers, which a parser into
 # doubles would round.
 find_package(nlohmann_json 3.11 CONFIG REQUIRED)
-# host/'s live collector: Debian 12's libtracefs 1.6 and libtraceevent 1.7.
+# collector/: Debian 12's libtracefs 1.6 and libtraceevent 1.7.
 pkg_check_modules(TRACEFS REQUIRED IMPORTED_TARGET libtracefs>=1.6)
 pkg_check_modules(TRACEEVENT REQUIRED IMPORTED_TARGET libtraceevent>=1.7)
 # trace/'s .dat reader: Debian 12's libtracecmd 1.3 (package libtracecmd-dev).

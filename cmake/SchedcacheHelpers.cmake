@@ -159,6 +159,30 @@ function(schedcache_test name)
   endif()
 endfunction()
 
+# bpf_skeleton(NAME DEPENDS FILE...), for collector/ and scx/: compiles
+# NAME.bpf.c with clang -target bpf into ${CMAKE_CURRENT_BINARY_DIR}/NAME/ and embeds it with
+# `bpftool gen skeleton` as NAME.skel.h there (skeleton name NAME_bpf), so a
+# binary needs no object file beside it; target NAME_skeleton builds both.
+function(bpf_skeleton name)
+  cmake_parse_arguments(ARG "" "" "DEPENDS" ${ARGN})
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  add_custom_command(OUTPUT ${dir}/${name}.bpf.o ${dir}/${name}.skel.h
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+    COMMAND ${SCHEDCACHE_BPF_CLANG} -target bpf -O2 -g -Wall -Werror
+            # asm/types.h, which linux/types.h includes, is in the
+            # multiarch directory clang -target bpf does not search.
+            -I/usr/include/${CMAKE_LIBRARY_ARCHITECTURE}
+            -I${PROJECT_SOURCE_DIR}
+            -c ${CMAKE_CURRENT_SOURCE_DIR}/${name}.bpf.c
+            -o ${dir}/${name}.bpf.o
+    COMMAND ${SCHEDCACHE_BPFTOOL} gen skeleton ${dir}/${name}.bpf.o
+            name ${name}_bpf > ${dir}/${name}.skel.h
+    DEPENDS ${name}.bpf.c ${ARG_DEPENDS}
+    COMMENT "clang -target bpf + bpftool gen skeleton: ${name}"
+    VERBATIM)
+  add_custom_target(${name}_skeleton DEPENDS ${dir}/${name}.skel.h)
+endfunction()
+
 # schedcache_fuzzer(NAME SRCS ... DEPS ... [DICT FILE])
 # A libFuzzer target, built only with SCHEDCACHE_FUZZ; NAME ends in _fuzzer,
 # which is how .ci/fuzz finds it in build/bin. DICT, a libFuzzer dictionary

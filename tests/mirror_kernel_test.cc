@@ -1,6 +1,6 @@
 // `schedcache mirror` on the real kernel: a schedcached process, the
 // mirror as a process writing pinned maps on a private bpffs, and a BPF
-// program (host/testing/pref_probe.bpf.c, through the layout header's
+// program (bpfmaps/testing/pref_probe.bpf.c, through the layout header's
 // helper, run with BPF_PROG_TEST_RUN) that must answer what `recommend`
 // says. Skipped, saying what is missing, without root, a bpffs or bpf();
 // the refusal of a directory that is not on a bpffs runs everywhere.
@@ -18,8 +18,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "host/testing/pref_probe_runner.h"
-#include "host/testing/private_bpffs_suite.h"
+#include "bpfmaps/testing/pref_probe_runner.h"
+#include "bpfmaps/testing/private_bpffs_suite.h"
 #include "schedcache/client.h"
 #include "tests/server_fixture.h"
 #include "tests/subprocess.h"
