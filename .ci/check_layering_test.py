@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tests of .ci/check-layering on tiny fake trees: each writes a layering
-file and a few sources into a temporary folder, runs the script and checks
-its exit status and output."""
+file, a few sources and a README with a layout table into a temporary
+folder, runs the script and checks its exit status and output."""
 
 import os
 import subprocess
@@ -20,6 +20,7 @@ class CheckLayeringTest(unittest.TestCase):
         self._dir = tempfile.TemporaryDirectory()
         self.root = self._dir.name
         self.records = []
+        self.folders = set()
 
     def tearDown(self):
         self._dir.cleanup()
@@ -31,11 +32,26 @@ class CheckLayeringTest(unittest.TestCase):
             f.write(textwrap.dedent(text))
 
     def target(self, kind, name, folder, sources="", deps="", include_dirs=""):
+        self.folders.add(folder.split("/")[0])
         self.records.append("\t".join(
             [kind, name, os.path.join(self.root, folder), sources, deps,
              include_dirs]))
 
+    def layout(self, rows):
+        """Writes README.md with a layout table: rows maps a top-level folder
+        to its ("may depend on", "its tests also") cells."""
+        table = "".join(f"| `{folder}/` | fake | {deps} | {tests} |\n"
+                        for folder, (deps, tests) in rows.items())
+        self.write("README.md",
+                   "# fake\n\n## Layout\n\n"
+                   "| folder | what | may depend on | its tests also |\n"
+                   "|---|---|---|---|\n" + table + "\nAfter the table.\n")
+
     def run_check(self, first_line=None):
+        if not os.path.exists(os.path.join(self.root, "README.md")):
+            # No folder rule under test: every folder may use anything.
+            self.layout({f: ("anything", "anything")
+                         for f in sorted(self.folders)})
         layering = os.path.join(self.root, "layering.txt")
         with open(layering, "w", encoding="utf-8") as f:
             f.write((first_line or f"root\t{self.root}") + "\n")
@@ -130,9 +146,85 @@ class CheckLayeringTest(unittest.TestCase):
                    '#include "server/server.h"\n')
         self.target("library", "schedcache::cli", "cli", "cli.cc",
                     "schedcache::server")
+        # An orphan file no target lists is scanned too.
+        self.write("cli/old/orphan.h", '#include "server/server.h"\n')
+        self.layout({"server": ("nothing", "nothing"),
+                     "cli": ("`client/`", "nothing")})
         self.assert_violations(
+            "cli/CMakeLists.txt: library schedcache::cli declares "
+            "schedcache::server (in server/), but README.md's layout table "
+            "does not let cli/ depend on server/",
             "cli/cli.cc:2: includes server/server.h, but nothing "
+            "under cli/ may include server/",
+            "cli/old/orphan.h:1: includes server/server.h, but nothing "
             "under cli/ may include server/")
+
+    def test_library_of_a_folder_its_row_does_not_list_is_reported(self):
+        # a declares b, and every include is declared: only the folder rule,
+        # which lets a/ use c/ but not b/, is broken.
+        self.two_libraries(a_deps="schedcache::b")
+        self.layout({"a": ("`c/`", "nothing"), "b": ("nothing", "nothing")})
+        self.assert_violations(
+            "a/CMakeLists.txt: library schedcache::a declares schedcache::b "
+            "(in b/), but README.md's layout table does not let a/ depend "
+            "on b/")
+
+    def test_tests_column_lets_tests_but_not_libraries_use_a_folder(self):
+        self.two_libraries(a_deps="schedcache::b")
+        self.write("a/a_test.cc", '#include "b/b.h"\n')
+        self.target("test", "a_test", "a", "a_test.cc", "schedcache::b")
+        self.write("a/a_fuzzer.cc", '#include "b/b.h"\n')
+        self.target("fuzzer", "a_fuzzer", "a", "a_fuzzer.cc", "schedcache::b")
+        self.layout({"a": ("nothing", "`b/`"), "b": ("nothing", "nothing")})
+        self.assert_violations(
+            "a/CMakeLists.txt: library schedcache::a declares schedcache::b "
+            "(in b/), but README.md's layout table does not let a/ depend "
+            "on b/")
+
+    def test_test_beyond_both_columns_is_reported_as_a_tests_rule(self):
+        self.two_libraries(a_deps="")
+        self.write("a/a_test.cc", '#include "b/b.h"\n')
+        self.target("test", "a_test", "a", "a_test.cc", "schedcache::b")
+        self.write("a/a.cc", '#include "a/a.h"\n')
+        self.layout({"a": ("nothing", "nothing"), "b": ("nothing", "nothing")})
+        self.assert_violations(
+            "a/CMakeLists.txt: test a_test declares schedcache::b (in b/), "
+            "but README.md's layout table does not let a/'s tests depend "
+            "on b/")
+
+    def test_declared_arrows_within_the_rules_pass(self):
+        self.two_libraries(a_deps="schedcache::b")
+        self.layout({"a": ("`b/`, `c/`", "nothing"), "b": ("nothing", "nothing")})
+        result = self.run_check()
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(result.stdout, "")
+
+    def test_folder_with_targets_but_no_row_is_reported(self):
+        self.two_libraries(a_deps="schedcache::b")
+        self.layout({"b": ("nothing", "nothing")})
+        self.assert_violations(
+            "a/CMakeLists.txt: declares schedcache::a, but README.md's layout "
+            "table has no row for a/")
+
+    def test_rule_cell_that_is_not_a_folder_list_exits_2(self):
+        self.two_libraries(a_deps="schedcache::b")
+        self.layout({"a": ("`b/`; never `server/`", "nothing"),
+                     "b": ("nothing", "nothing")})
+        result = self.run_check()
+        self.assertEqual(result.returncode, 2)
+        # README line 7: the heading, a blank line, the header, the rule.
+        self.assertIn(os.path.join(self.root, "README.md") + ":7: expected "
+                      "`folder/`, ... or nothing or anything, got "
+                      "'`b/`; never `server/`'", result.stderr)
+
+    def test_readme_without_the_rule_column_exits_2(self):
+        self.two_libraries(a_deps="schedcache::b")
+        self.write("README.md", "## Layout\n\n| folder | what |\n|---|---|\n"
+                   "| `a/` | fake |\n")
+        result = self.run_check()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("README.md:3: the layout table has no column "
+                      "'may depend on', 'its tests also'", result.stderr)
 
     def test_header_of_a_folder_with_two_libraries_and_no_rule_is_reported(self):
         self.shared_folder(left_sources="left.cc")
