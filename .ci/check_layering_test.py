@@ -194,7 +194,8 @@ class CheckLayeringTest(unittest.TestCase):
 
     def test_declared_arrows_within_the_rules_pass(self):
         self.two_libraries(a_deps="schedcache::b")
-        self.layout({"a": ("`b/`, `c/`", "nothing"), "b": ("nothing", "nothing")})
+        self.layout({"a": ("`b/`, `c/`", "nothing"),
+                     "b": ("nothing", "nothing")})
         result = self.run_check()
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertEqual(result.stdout, "")

@@ -1,6 +1,6 @@
 // `schedcache record`: live collection from the host kernel's scheduler
-// tracepoints (collector/recorder.h) into a server session and/or an ftrace text
-// file that `ab --input trace:` replays.
+// tracepoints (collector/recorder.h) into a server session and/or an ftrace
+// text file that `ab --input trace:` replays.
 #include <unistd.h>
 
 #include <cstdint>

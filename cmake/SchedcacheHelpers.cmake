@@ -160,9 +160,10 @@ function(schedcache_test name)
 endfunction()
 
 # bpf_skeleton(NAME DEPENDS FILE...), for collector/ and scx/: compiles
-# NAME.bpf.c with clang -target bpf into ${CMAKE_CURRENT_BINARY_DIR}/NAME/ and embeds it with
-# `bpftool gen skeleton` as NAME.skel.h there (skeleton name NAME_bpf), so a
-# binary needs no object file beside it; target NAME_skeleton builds both.
+# NAME.bpf.c with clang -target bpf into ${CMAKE_CURRENT_BINARY_DIR}/NAME/
+# and embeds it with `bpftool gen skeleton` as NAME.skel.h there (skeleton
+# name NAME_bpf), so a binary needs no object file beside it; target
+# NAME_skeleton builds both.
 function(bpf_skeleton name)
   cmake_parse_arguments(ARG "" "" "DEPENDS" ${ARGN})
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${name})
