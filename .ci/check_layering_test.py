@@ -218,6 +218,13 @@ class CheckLayeringTest(unittest.TestCase):
                       "`folder/`, ... or nothing or anything, got "
                       "'`b/`; never `server/`'", result.stderr)
 
+    def test_layout_heading_without_a_table_exits_2(self):
+        self.two_libraries(a_deps="schedcache::b")
+        self.write("README.md", "# fake\n\n## Layout\n\nNo table.\n")
+        result = self.run_check()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("README.md:3: no table after '## Layout'", result.stderr)
+
     def test_readme_without_the_rule_column_exits_2(self):
         self.two_libraries(a_deps="schedcache::b")
         self.write("README.md", "## Layout\n\n| folder | what |\n|---|---|\n"
