@@ -18,6 +18,7 @@
 #include "client/cli/service_verb_support.h"
 #include "client/cli/stop_signals.h"
 #include "client/cli/verb.h"
+#include "common/model_defaults.h"
 #include "host/proc_attributes.h"
 #include "host/recorder.h"
 #include "host/session_feed.h"
@@ -136,7 +137,7 @@ class RecordVerb : public Verb {
   std::string pids_;
   std::string comm_;
   int64_t duration_s_ = 10;
-  int64_t hz_ = 250;
+  int64_t hz_ = kDefaultHz;
   int64_t buffer_size_kb_ = 4096;
   bool kernel_decisions_ = false;
 };
