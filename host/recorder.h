@@ -104,9 +104,6 @@ class Recorder {
   // (async-signal-safe: it sets an atomic flag).
   void RequestStop();
 
-  const std::string& instance_directory() const {
-    return session_->directory();
-  }
   // exact_tgids says whether new tasks' processes come from the trace
   // (task:task_newtask); false on a kernel without it, where every thread
   // is asked of /proc and one that exits first is filed as its own process.

@@ -32,12 +32,6 @@ ProcessExit ProcessExitFromEvent(const v1::Event& event);
 // KernelDecisionFromEvent reads a kernel decision
 // (event.has_kernel_decision()).
 KernelDecision KernelDecisionFromEvent(const v1::Event& event);
-// EventToProto is the Event message that the readers above read back as
-// the value given (the form that python and grpcurl clients send).
-v1::Event EventToProto(const Sample& sample);
-v1::Event EventToProto(const HandOver& handover);
-v1::Event EventToProto(const ProcessExit& exit);
-v1::Event EventToProto(const KernelDecision& decision);
 
 // UnreadableRow is an event of no kind: a row of EventColumns whose kind is
 // not an EventKind, or an Event of two kinds (two of hand-over, process

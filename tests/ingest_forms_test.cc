@@ -15,10 +15,10 @@
 #include "gtest/gtest.h"
 #include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
+#include "events/event.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
-#include "server/proto_convert.h"
 #include "tests/server_fixture.h"
 
 namespace schedcache::test_support {
@@ -51,6 +51,70 @@ std::vector<Event> Workload() {
   return events;
 }
 
+// EventMessage is `sample` as the Event message a python or grpcurl client
+// writes, field by field (only the attributes it changes).
+v1::Event EventMessage(const Sample& sample) {
+  v1::Event event;
+  event.set_timestamp_ns(sample.timestamp_ns);
+  event.set_cpu(sample.cpu);
+  event.set_tgid(sample.tgid);
+  event.set_tid(sample.tid);
+  event.set_delta_ns(sample.delta_ns);
+  event.set_tick(sample.tick);
+  if (sample.nr_threads != kUnchangedNrThreads) {
+    event.set_nr_threads(sample.nr_threads);
+  }
+  if (sample.numa_node != kUnchangedNumaNode) {
+    event.set_numa_node(sample.numa_node);
+  }
+  if (sample.footprint_pages != kUnchangedFootprint) {
+    event.set_footprint_pages(sample.footprint_pages);
+  }
+  event.set_comm(std::string(sample.comm.view()));
+  return event;
+}
+
+// EventMessage is `handover` as the Event message a client writes.
+v1::Event EventMessage(const HandOver& handover) {
+  v1::Event event;
+  event.set_timestamp_ns(handover.timestamp_ns);
+  event.set_cpu(handover.cpu);
+  event.set_tgid(handover.tgid);
+  event.set_tid(handover.tid);
+  event.set_handover(true);
+  return event;
+}
+
+// EventMessage is `exit` as the Event message a client writes.
+v1::Event EventMessage(const ProcessExit& exit) {
+  v1::Event event;
+  event.set_timestamp_ns(exit.timestamp_ns);
+  event.set_tgid(exit.tgid);
+  event.set_process_exit(true);
+  return event;
+}
+
+// EventMessage is `decision` as the Event message a client writes.
+v1::Event EventMessage(const KernelDecision& decision) {
+  v1::Event event;
+  event.set_timestamp_ns(decision.timestamp_ns);
+  event.set_cpu(decision.cpu);
+  event.set_tgid(decision.tgid);
+  event.set_tid(decision.tid);
+  v1::KernelDecisionFields& fields = *event.mutable_kernel_decision();
+  fields.set_preferred_cpu(decision.preferred_cpu);
+  fields.set_scanned(decision.scanned);
+  fields.set_nr_running_avg(decision.nr_running_avg);
+  fields.set_footprint(decision.footprint);
+  fields.set_group(decision.group);
+  fields.set_jiffies(decision.jiffies);
+  fields.set_group_epoch(decision.group_epoch);
+  fields.set_next_scan(decision.next_scan);
+  fields.set_cpu_epoch(decision.cpu_epoch);
+  fields.set_cpu_epoch_next(decision.cpu_epoch_next);
+  return event;
+}
+
 // IngestEvents sends `events` in batches of `batch` Event messages.
 absl::StatusOr<v1::IngestSummary> IngestEvents(
     const std::string& address, const std::string& session,
@@ -65,7 +129,7 @@ absl::StatusOr<v1::IngestSummary> IngestEvents(
     if (first == 0) message.set_session(session);
     for (size_t i = first; i < events.size() && i < first + batch; ++i) {
       *message.add_events() =
-          std::visit([](const auto& e) { return EventToProto(e); }, events[i]);
+          std::visit([](const auto& e) { return EventMessage(e); }, events[i]);
     }
     if (!writer->Write(message)) break;
   }
@@ -301,7 +365,7 @@ TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
 TEST_F(IngestFormsTest, BothFormsInOneBatchEndTheStream) {
   v1::IngestBatch first = Columns({SampleAt(1, 0, 1, 1, 1, true)});
   v1::IngestBatch both = Columns({SampleAt(2, 0, 1, 1, 1, true)});
-  *both.add_events() = EventToProto(SampleAt(3, 0, 1, 1, 1, true));
+  *both.add_events() = EventMessage(SampleAt(3, 0, 1, 1, 1, true));
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches(address(), {first, both});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
