@@ -50,6 +50,30 @@ void DistributionToProto(const Distribution& from, v1::Distribution& to) {
 
 }  // namespace
 
+namespace proto_convert_internal {
+
+absl::Status SampleAttributeError(const Sample& sample, uint32_t present) {
+  if ((present & v1::ATTRIBUTE_BIT_NR_THREADS) && sample.nr_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nr_threads ", sample.nr_threads, " must be >= 1"));
+  }
+  if ((present & v1::ATTRIBUTE_BIT_NUMA_NODE) && sample.numa_node < -1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("numa_node ", sample.numa_node,
+                     " is not a NUMA node (-1: no preferred node)"));
+  }
+  if ((present & v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES) &&
+      sample.footprint_pages < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "footprint_pages ", sample.footprint_pages, " must not be negative"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("jiffies ", sample.jiffies, " is outside [0, ",
+                   ModelContext::kMaxJiffies, "]"));
+}
+
+}  // namespace proto_convert_internal
+
 Sample SampleFromEvent(const v1::Event& event) {
   Sample sample;
   sample.timestamp_ns = event.timestamp_ns();

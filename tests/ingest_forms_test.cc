@@ -3,7 +3,10 @@
 // send them) give the same summary and report; a batch's form errors end
 // the stream with INVALID_ARGUMENT naming the fields; bad rows are rejected
 // one by one, counted across batches.
+#include <cstdint>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -503,6 +506,128 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
     EXPECT_THAT(summary->first_rejections(i).reason(),
                 HasSubstr(expected[i].reason))
         << i;
+  }
+}
+
+// WireSample is one sample row at the wire's level, every attribute
+// optional, so that a test can send values the client library never would.
+struct WireSample {
+  int64_t timestamp_ns = kMs;
+  int32_t cpu = 0;
+  int32_t tgid = 10;
+  int32_t tid = 11;
+  int64_t delta_ns = 1000;
+  std::optional<int32_t> nr_threads = std::nullopt;
+  std::optional<int32_t> numa_node = std::nullopt;
+  std::optional<int64_t> footprint_pages = std::nullopt;
+  std::optional<int64_t> jiffies = std::nullopt;
+};
+
+// AsEvents is `rows` as Event messages (ticks), set field by field.
+v1::IngestBatch AsEvents(const std::vector<WireSample>& rows) {
+  v1::IngestBatch batch;
+  for (const WireSample& row : rows) {
+    v1::Event& event = *batch.add_events();
+    event.set_timestamp_ns(row.timestamp_ns);
+    event.set_cpu(row.cpu);
+    event.set_tgid(row.tgid);
+    event.set_tid(row.tid);
+    event.set_delta_ns(row.delta_ns);
+    event.set_tick(true);
+    if (row.nr_threads) event.set_nr_threads(*row.nr_threads);
+    if (row.numa_node) event.set_numa_node(*row.numa_node);
+    if (row.footprint_pages) event.set_footprint_pages(*row.footprint_pages);
+    if (row.jiffies) event.set_jiffies(*row.jiffies);
+  }
+  return batch;
+}
+
+// AsColumns is `rows` as EventColumns (ticks), the attributes as sparse
+// entries, column by column.
+v1::IngestBatch AsColumns(const std::vector<WireSample>& rows) {
+  v1::IngestBatch batch;
+  v1::EventColumns& c = *batch.mutable_columns();
+  int64_t previous = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const WireSample& row = rows[i];
+    c.add_timestamp_delta_ns(row.timestamp_ns - previous);
+    previous = row.timestamp_ns;
+    c.add_cpu(row.cpu);
+    c.add_tgid(row.tgid);
+    c.add_tid(row.tid);
+    c.add_delta_ns(row.delta_ns);
+    c.add_kind(v1::EVENT_KIND_TICK);
+    uint32_t fields = 0;
+    v1::SparseAttributes& a = *c.mutable_attributes();
+    if (row.nr_threads) {
+      fields |= v1::ATTRIBUTE_BIT_NR_THREADS;
+      a.add_nr_threads(*row.nr_threads);
+    }
+    if (row.numa_node) {
+      fields |= v1::ATTRIBUTE_BIT_NUMA_NODE;
+      a.add_numa_node(*row.numa_node);
+    }
+    if (row.footprint_pages) {
+      fields |= v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES;
+      a.add_footprint_pages(*row.footprint_pages);
+    }
+    if (row.jiffies) {
+      fields |= v1::ATTRIBUTE_BIT_JIFFIES;
+      a.add_jiffies(*row.jiffies);
+    }
+    if (fields != 0) {
+      a.add_row(static_cast<uint32_t>(i));
+      a.add_fields(fields);
+    }
+  }
+  return batch;
+}
+
+// Every bound the proto documents for a sample holds in both forms, with a
+// reason naming the field and the value. nr_threads -1, numa_node -2,
+// footprint_pages -1 and jiffies -1 are the values Sample uses for "not
+// sent" (events/event.h): sent, they break the proto's bounds and must not
+// read as "unchanged" (server/proto_convert.h, CheckSampleAttributes).
+TEST_F(IngestFormsTest, EveryBadSampleValueIsRejectedInBothForms) {
+  struct Case {
+    WireSample row;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {{.timestamp_ns = -1}, "timestamp_ns -1 "},
+      {{.cpu = 99}, "cpu 99 "},
+      {{.tgid = 0}, "tgid 0 "},
+      {{.tid = -3}, "tid -3 "},
+      {{.delta_ns = -1}, "delta_ns -1 "},
+      {{.nr_threads = 0}, "nr_threads 0 "},
+      {{.nr_threads = -1}, "nr_threads -1 "},
+      {{.numa_node = -2}, "numa_node -2 "},
+      {{.numa_node = 5}, "numa_node 5 "},
+      {{.footprint_pages = -1}, "footprint_pages -1 "},
+      {{.footprint_pages = -2}, "footprint_pages -2 "},
+      {{.jiffies = -1}, "jiffies -1 "},
+      {{.jiffies = (int64_t{1} << 62) + 1}, "jiffies 4611686018427387905 "},
+  };
+  std::vector<WireSample> rows;
+  for (const Case& c : cases) rows.push_back(c.row);
+  rows.push_back(WireSample{});  // a good row: the stream goes on
+  ASSERT_LE(rows.size(), 16u);   // every rejection is in first_rejections
+  for (const bool columns : {false, true}) {
+    SCOPED_TRACE(columns ? "columns" : "events");
+    const std::string session = columns ? "columns" : "events";
+    CreateSession(session);
+    v1::IngestBatch batch = columns ? AsColumns(rows) : AsEvents(rows);
+    batch.set_session(session);
+    absl::StatusOr<v1::IngestSummary> summary =
+        IngestBatches(address(), {batch});
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->accepted(), 1u);
+    ASSERT_EQ(summary->first_rejections_size(), std::size(cases));
+    for (size_t i = 0; i < std::size(cases); ++i) {
+      EXPECT_EQ(summary->first_rejections(i).index(), i);
+      EXPECT_THAT(summary->first_rejections(i).reason(),
+                  HasSubstr(cases[i].reason));
+    }
   }
 }
 
