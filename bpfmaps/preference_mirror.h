@@ -113,7 +113,6 @@ class PreferenceMirror {
   bool reused() const { return maps_.reused(); }
   const std::string& dir() const { return maps_.dir(); }
   uint64_t incarnation() const { return incarnation_; }
-  uint64_t last_sequence() const { return last_sequence_; }
   const MirrorCounters& counters() const { return counters_; }
   const PinnedMapsCounters& map_counters() const { return maps_.counters(); }
 

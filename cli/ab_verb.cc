@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cli/verb.h"
+#include "common/model_defaults.h"
 #include "common/service_defaults.h"
 #include "common/status_macros.h"
 #include "eval/ab/ab_command.h"
@@ -434,7 +435,7 @@ class AbVerb : public Verb {
       absl::StrCat(WorkloadOptions{}.spill_probability);
   std::string policies_ = kDefaultPolicies;
   bool numa_balancing_ = false;
-  int64_t hz_ = 250;
+  int64_t hz_ = kDefaultHz;
   int64_t seed_ = 1;
   int64_t duration_ms_ = 1000;
   // 0: the input's own size (RedisShapeOf).

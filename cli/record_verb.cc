@@ -21,6 +21,7 @@
 #include "collector/proc_attributes.h"
 #include "collector/recorder.h"
 #include "collector/session_feed.h"
+#include "common/model_defaults.h"
 #include "trace/ftrace_writer.h"
 
 namespace schedcache::cli {
@@ -136,7 +137,7 @@ class RecordVerb : public Verb {
   std::string pids_;
   std::string comm_;
   int64_t duration_s_ = 10;
-  int64_t hz_ = 250;
+  int64_t hz_ = kDefaultHz;
   int64_t buffer_size_kb_ = 4096;
   bool kernel_decisions_ = false;
 };

@@ -34,7 +34,7 @@ inline constexpr absl::string_view kDefaultServer(
 // verb defines only the ones it uses, so its --help stays truthful.
 struct CommonFlags {
   std::string server = std::string(kDefaultServer);
-  std::string session = "default";
+  std::string session = kDefaultSessionName;
   std::string format = "table";
   // PEM files of --tls-ca, --tls-cert, --tls-key, and --tls-server-name:
   // any of them given, the channel uses TLS.

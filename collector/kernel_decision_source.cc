@@ -20,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/errno_status.h"
 #include "common/status_macros.h"
 #include "collector/kernel_decisions.h"
 #include "kernel_decisions.skel.h"  // generated from kernel_decisions.bpf.c
@@ -50,10 +51,12 @@ int CollectLibbpfMessage(libbpf_print_level level, const char* format,
 
 // LibbpfError is Internal naming the call, errno and libbpf's messages.
 absl::Status LibbpfError(absl::string_view call, int error) {
+  const absl::Status failed = ErrnoError(absl::StatusCode::kInternal,
+                                         absl::StrCat(call, " failed"), error);
   std::string said(absl::StripTrailingAsciiWhitespace(LibbpfMessages()));
-  return absl::InternalError(absl::StrCat(
-      call, " failed: ", std::strerror(error),
-      said.empty() ? "" : absl::StrCat("; libbpf said: ", said)));
+  if (said.empty()) return failed;
+  return absl::Status(failed.code(),
+                      absl::StrCat(failed.message(), "; libbpf said: ", said));
 }
 
 // kKernelEnotsupp is the kernel's internal ENOTSUPP (524), which bpf()

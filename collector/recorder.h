@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/model_defaults.h"
 #include "events/event.h"
 #include "events/event_sink.h"
 #include "collector/kernel_decision_source.h"
@@ -41,7 +42,7 @@ namespace schedcache::host {
 
 struct RecordOptions {
   absl::Duration duration = absl::Seconds(10);
-  int hz = 250;  // tick rate of the samples, as trace replay's default
+  int hz = kDefaultHz;  // tick rate of the samples
   int buffer_size_kb = 4096;
   absl::Duration read_period = absl::Milliseconds(100);
   bool kernel_decisions = false;  // also the kernel's task_cache_work results
@@ -103,9 +104,6 @@ class Recorder {
   // (async-signal-safe: it sets an atomic flag).
   void RequestStop();
 
-  const std::string& instance_directory() const {
-    return session_->directory();
-  }
   // exact_tgids says whether new tasks' processes come from the trace
   // (task:task_newtask); false on a kernel without it, where every thread
   // is asked of /proc and one that exits first is filed as its own process.

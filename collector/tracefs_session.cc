@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -14,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/errno_status.h"
 #include "common/status_macros.h"
 #include "collector/internal/libtracefs.h"
 
@@ -23,14 +23,6 @@ namespace {
 constexpr const char* kEvents[] = {"sched_switch", "sched_migrate_task",
                                    "sched_process_fork", "sched_process_exit",
                                    "sched_process_exec"};
-
-// CallFailed is the status of a failed libtracefs call: `what` names the
-// call's object and value, `error` is the errno it left (read before
-// anything else can overwrite it).
-absl::Status CallFailed(int error, absl::string_view what) {
-  return absl::FailedPreconditionError(
-      absl::StrCat(what, ": ", std::strerror(error)));
-}
 
 // InstanceDir is the instance's directory, for messages (libtracefs returns
 // it malloc'ed).
@@ -47,8 +39,10 @@ absl::Status WriteInstanceFile(tracefs_instance* instance, const char* file,
                                const std::string& value) {
   if (tracefs_instance_file_write(instance, file, value.c_str()) < 0) {
     const int error = errno;
-    return CallFailed(error, absl::StrCat("cannot write \"", value, "\" to ",
-                                          InstanceDir(instance), "/", file));
+    return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                      absl::StrCat("cannot write \"", value, "\" to ",
+                                   InstanceDir(instance), "/", file),
+                      error);
   }
   return absl::OkStatus();
 }
@@ -72,9 +66,11 @@ absl::StatusOr<bool> Configure(tracefs_instance* instance,
   if (tracefs_instance_set_buffer_size(instance, options.buffer_size_kb, -1) <
       0) {
     const int error = errno;
-    return CallFailed(error, absl::StrCat("cannot set buffer_size_kb to ",
-                                          options.buffer_size_kb, " in ",
-                                          InstanceDir(instance)));
+    return ErrnoError(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat("cannot set buffer_size_kb to ", options.buffer_size_kb,
+                     " in ", InstanceDir(instance)),
+        error);
   }
   RETURN_IF_ERROR(WriteInstanceFile(instance, "buffer_percent",
                                     absl::StrCat(options.wake_percent)));
@@ -83,10 +79,11 @@ absl::StatusOr<bool> Configure(tracefs_instance* instance,
   for (const char* event : kEvents) {
     if (tracefs_event_enable(instance, "sched", event) < 0) {
       const int error = errno;
-      return CallFailed(error,
+      return ErrnoError(absl::StatusCode::kFailedPrecondition,
                         absl::StrCat("cannot enable sched/", event, " in ",
                                      InstanceDir(instance),
-                                     " (is the tracepoint in this kernel?)"));
+                                     " (is the tracepoint in this kernel?)"),
+                        error);
     }
   }
   // Optional: without it the tgid of a new thread comes from /proc.
@@ -94,8 +91,10 @@ absl::StatusOr<bool> Configure(tracefs_instance* instance,
       tracefs_event_enable(instance, "task", "task_newtask") == 0;
   if (tracefs_trace_on(instance) < 0) {
     const int error = errno;
-    return CallFailed(error, absl::StrCat("cannot turn tracing on in ",
-                                          InstanceDir(instance)));
+    return ErrnoError(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat("cannot turn tracing on in ", InstanceDir(instance)),
+        error);
   }
   return new_task;
 }
@@ -114,10 +113,11 @@ std::vector<int> CpusWithBuffers(tracefs_instance* instance) {
 absl::Status Remove(tracefs_instance* instance) {
   if (tracefs_instance_destroy(instance) < 0) {
     const int error = errno;
-    return CallFailed(
-        error, absl::StrCat("cannot remove ", InstanceDir(instance),
-                            " (is a reader still holding one of its files "
-                            "open?)"));
+    return ErrnoError(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat("cannot remove ", InstanceDir(instance),
+                     " (is a reader still holding one of its files open?)"),
+        error);
   }
   return absl::OkStatus();
 }
@@ -149,8 +149,9 @@ absl::StatusOr<std::vector<std::string>> OurInstanceNames(
   std::vector<std::string> names;
   if (tracefs_instances_walk(AddIfOurs, &names) < 0) {
     const int error = errno;
-    return CallFailed(error,
-                      absl::StrCat("cannot list ", tracing_dir, "/instances"));
+    return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                      absl::StrCat("cannot list ", tracing_dir, "/instances"),
+                      error);
   }
   return names;
 }
@@ -165,12 +166,14 @@ absl::StatusOr<std::string> EnsureTracefsMounted() {
   const char* path = tracefs_tracing_dir();
   if (path == nullptr) {
     const int error = errno;
-    return CallFailed(
-        error, absl::StrCat("tracefs is not mounted, and mounting it at "
-                            "/sys/kernel/tracing failed (euid ",
-                            geteuid(),
-                            "; mounting needs root, or mount it yourself: "
-                            "mount -t tracefs nodev /sys/kernel/tracing)"));
+    return ErrnoError(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat("tracefs is not mounted, and mounting it at "
+                     "/sys/kernel/tracing failed (euid ",
+                     geteuid(),
+                     "; mounting needs root, or mount it yourself: mount -t "
+                     "tracefs nodev /sys/kernel/tracing)"),
+        error);
   }
   return std::string(path);
 }
@@ -182,9 +185,10 @@ absl::StatusOr<std::unique_ptr<TracefsSession>> TracefsSession::Start(
   tracefs_instance* instance = tracefs_instance_create(name.c_str());
   if (instance == nullptr) {
     const int error = errno;
-    return CallFailed(
-        error, absl::StrCat("cannot create tracefs instance ", name, " in ",
-                            tracefs_tracing_dir(), "/instances"));
+    return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                      absl::StrCat("cannot create tracefs instance ", name,
+                                   " in ", tracefs_tracing_dir(), "/instances"),
+                      error);
   }
   const absl::StatusOr<bool> new_task = Configure(instance, options);
   if (!new_task.ok()) {
@@ -218,8 +222,9 @@ absl::Status TracefsSession::TurnOff() {
   if (instance_ == nullptr) return absl::OkStatus();
   if (tracefs_trace_off(instance_) < 0) {
     const int error = errno;
-    return CallFailed(error,
-                      absl::StrCat("cannot turn tracing off in ", directory_));
+    return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                      absl::StrCat("cannot turn tracing off in ", directory_),
+                      error);
   }
   return absl::OkStatus();
 }
@@ -256,7 +261,9 @@ absl::StatusOr<RingBufferStats> TracefsSession::ReadLostEvents() {
     const ssize_t size = fd < 0 ? -1 : read(fd, text, sizeof(text));
     const int error = errno;
     if (fd >= 0) close(fd);
-    if (size < 0) return CallFailed(error, absl::StrCat("cannot read ", path));
+    if (size < 0)
+      return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                        absl::StrCat("cannot read ", path), error);
     ASSIGN_OR_RETURN(const RingBufferStats stats,
                      ParseRingBufferStats(
                          absl::string_view(text, static_cast<size_t>(size)),
@@ -282,8 +289,9 @@ absl::StatusOr<int> RemoveStaleInstances() {
     tracefs_instance* instance = tracefs_instance_alloc(nullptr, name.c_str());
     if (instance == nullptr) {
       const int error = errno;
-      return CallFailed(error,
-                        absl::StrCat("cannot open stale instance ", name));
+      return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                        absl::StrCat("cannot open stale instance ", name),
+                        error);
     }
     RETURN_IF_ERROR(RemoveAndFree(instance));
     ++removed;

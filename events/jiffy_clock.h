@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "common/model_defaults.h"
+
 namespace schedcache {
 
 // TickNs is the length of one jiffy at `hz`, 1e9 / hz ns rounded down (4
@@ -27,7 +29,7 @@ constexpr int64_t FloorDiv(int64_t a, int64_t b) {
 }
 
 struct JiffyClock {
-  int64_t tick_ns = TickNs(250);
+  int64_t tick_ns = TickNs(kDefaultHz);
   int64_t anchor_ns = 0;       // jiffies became anchor_jiffies at this time
   int64_t anchor_jiffies = 0;
 

@@ -150,7 +150,7 @@ class SchedStateMachine {
   // InvalidArgument when the time is negative or goes backwards, or the
   // sink's error. Times are 0..INT64_MAX: no delta, grid point or sum of
   // runtimes can then overflow. The machine ticks through any gap it is
-  // given; its producer bounds gaps (trace replay: kMaxTraceGapNs).
+  // given; its producer bounds gaps (trace replay: kMaxClockJumpNs).
   absl::Status AdvanceTo(int64_t timestamp_ns);
 
   // UseRecordedTicks stops the grid for good: from now on only Tick ticks.

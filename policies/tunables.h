@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/model_defaults.h"
 #include "events/event.h"
 #include "events/jiffy_clock.h"
 
@@ -53,7 +54,7 @@ enum class Enable { kAuto = 0, kOn = 1, kOff = 2 };
 // timestamp's jiffy given by the clock anchor.
 struct ModelTunables {
   // The tick rate (kernel CONFIG_HZ).
-  int64_t hz = 250;
+  int64_t hz = kDefaultHz;
   // The epoch length in jiffies (kernel llc_epoch_period); 0: HZ / 100 as
   // the kernel's default, at least 1 (see epoch_period()).
   int64_t epoch_period_jiffies = 0;
@@ -69,8 +70,8 @@ struct ModelTunables {
   bool numa_balancing = false;
   Enable enable = Enable::kAuto;
   // A sample, hand-over or Recommend may move the session clock at most
-  // this far in one step (docs/MODEL.md, one session clock): 3,600 s.
-  int64_t max_clock_jump_ns = int64_t{3'600} * 1'000'000'000;
+  // this far in one step (docs/MODEL.md, one session clock).
+  int64_t max_clock_jump_ns = kMaxClockJumpNs;
   // A process with no runtime sample for longer than this on the sample
   // clock is evicted (docs/SERVICE.md); 0: never. The service's, not the
   // kernel's: an exit the collector missed must not leave a preference

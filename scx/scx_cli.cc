@@ -7,6 +7,7 @@
 #include "absl/time/time.h"
 #include "cli/flag_set.h"
 #include "cli/stop_signals.h"
+#include "common/service_defaults.h"
 
 namespace schedcache {
 namespace {
@@ -34,7 +35,7 @@ constexpr absl::Duration kStatsPeriod = absl::Seconds(1);
 int RunScxCli(const std::vector<std::string>& args, const ScxOptions& base,
               std::ostream& out, std::ostream& err) {
   ScxOptions options = base;
-  std::string session = "default";
+  std::string session = kDefaultSessionName;
   bool stats = false;
   bool help = false;
   cli::FlagSet flags;

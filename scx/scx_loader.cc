@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/errno_status.h"
 #include "common/status_macros.h"
 #include "bpfmaps/pinned_maps.h"
 #include "scx/schedcache_scx.h"
@@ -53,8 +54,9 @@ std::string Bounded(const char (&text)[N]) {
 
 absl::Status LibbpfError(int error, absl::string_view call) {
   const int err = error < 0 ? -error : error;
-  return absl::ErrnoToStatus(
-      err, absl::StrCat(call, " failed (libbpf's messages above)"));
+  return ErrnoError(absl::ErrnoToStatusCode(err),
+                    absl::StrCat(call, " failed (libbpf's messages above)"),
+                    err);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "server/proto_convert.h"
 
@@ -252,46 +253,41 @@ TEST(CheckBatchForm, NamesAKernelColumnWithoutOneEntryPerDecisionRow) {
               HasSubstr("columns.kernel_decisions.jiffies has 3 entries"));
 }
 
+// EventFromText is the Event message `text` (text format), as a python or
+// grpcurl client writes one field by field.
+v1::Event EventFromText(const std::string& text) {
+  v1::Event event;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &event))
+      << text;
+  return event;
+}
+
 TEST(ForEachBatchEvent, EventsCarryKernelDecisionsButNotAsExitsToo) {
-  KernelDecision decision;
-  decision.timestamp_ns = 77;
-  decision.cpu = 1;
-  decision.tgid = 10;
-  decision.tid = 11;
-  decision.preferred_cpu = 5;
-  decision.scanned = true;
-  decision.nr_running_avg = 2;
-  decision.footprint = 3;
-  decision.group = 4;
-  decision.jiffies = 5;
-  decision.group_epoch = 6;
-  decision.next_scan = 7;
-  decision.cpu_epoch = 8;
-  decision.cpu_epoch_next = 9;
+  const std::string decision =
+      "timestamp_ns: 77 cpu: 1 tgid: 10 tid: 11 kernel_decision { "
+      "preferred_cpu: 5 scanned: true nr_running_avg: 2 footprint: 3 "
+      "group: 4 jiffies: 5 group_epoch: 6 next_scan: 7 cpu_epoch: 8 "
+      "cpu_epoch_next: 9 }";
   v1::IngestBatch batch;
-  *batch.add_events() = EventToProto(decision);
-  v1::Event* both = batch.add_events();
-  *both = EventToProto(decision);
-  both->set_process_exit(true);
+  *batch.add_events() = EventFromText(decision);
+  *batch.add_events() = EventFromText(decision + " process_exit: true");
   const std::vector<Read> rows = ReadAll(batch);
   ASSERT_EQ(rows.size(), 2u);
   const KernelDecision& back = std::get<KernelDecision>(rows[0]);
-  const auto fields = [](const KernelDecision& d) {
-    return std::make_tuple(d.timestamp_ns, d.cpu, d.tgid, d.tid,
-                           d.preferred_cpu, d.scanned, d.nr_running_avg,
-                           d.footprint, d.group, d.jiffies, d.group_epoch,
-                           d.next_scan, d.cpu_epoch, d.cpu_epoch_next);
-  };
-  EXPECT_EQ(fields(back), fields(decision));
+  EXPECT_EQ(std::make_tuple(back.timestamp_ns, back.cpu, back.tgid, back.tid,
+                            back.preferred_cpu, back.scanned,
+                            back.nr_running_avg, back.footprint, back.group,
+                            back.jiffies, back.group_epoch, back.next_scan,
+                            back.cpu_epoch, back.cpu_epoch_next),
+            std::make_tuple(int64_t{77}, 1, 10, 11, 5, true, 2, 3, 4, 5, 6, 7,
+                            8, 9));
   EXPECT_THAT(std::get<absl::Status>(rows[1]).message(),
               HasSubstr("kernel_decision is set and handover or process_exit"));
 }
 
-TEST(EventToProto, ProcessExitFromEventReadsEveryFieldBack) {
-  const v1::Event event = EventToProto(ProcessExit{.timestamp_ns = 9,
-                                                   .tgid = 42});
-  EXPECT_TRUE(event.process_exit());
-  EXPECT_FALSE(event.handover());
+TEST(ProcessExitFromEvent, ReadsEveryField) {
+  const v1::Event event =
+      EventFromText("timestamp_ns: 9 tgid: 42 process_exit: true");
   const ProcessExit back = ProcessExitFromEvent(event);
   EXPECT_EQ(std::make_pair(back.timestamp_ns, back.tgid),
             std::make_pair(int64_t{9}, 42));
@@ -304,28 +300,25 @@ auto SampleFields(const Sample& s) {
                          std::string(s.comm.view()));
 }
 
-// Every field differs from its default, so one the conversion drops in
-// either direction shows.
-TEST(EventToProto, SampleFromEventReadsEveryFieldBack) {
-  const Sample sample{.timestamp_ns = 7, .cpu = 3, .tgid = 10, .tid = 11,
-                      .delta_ns = 500, .tick = true, .nr_threads = 4,
-                      .numa_node = -1, .footprint_pages = 99,
-                      .comm = Comm("worker")};
-  const v1::Event event = EventToProto(sample);
-  EXPECT_FALSE(event.handover());
-  EXPECT_EQ(SampleFields(SampleFromEvent(event)), SampleFields(sample));
-  // Unset attributes stay unset: no field is sent for them.
-  const v1::Event plain = EventToProto(Sample{});
-  EXPECT_FALSE(plain.has_nr_threads() || plain.has_numa_node() ||
-               plain.has_footprint_pages());
-  EXPECT_EQ(SampleFields(SampleFromEvent(plain)), SampleFields(Sample{}));
+// Every field differs from its default, so one the reader drops shows.
+TEST(SampleFromEvent, ReadsEveryField) {
+  const Sample expected{.timestamp_ns = 7, .cpu = 3, .tgid = 10, .tid = 11,
+                        .delta_ns = 500, .tick = true, .nr_threads = 4,
+                        .numa_node = -1, .footprint_pages = 99,
+                        .comm = Comm("worker")};
+  EXPECT_EQ(SampleFields(SampleFromEvent(EventFromText(
+                "timestamp_ns: 7 cpu: 3 tgid: 10 tid: 11 delta_ns: 500 "
+                "tick: true nr_threads: 4 numa_node: -1 footprint_pages: 99 "
+                "comm: 'worker'"))),
+            SampleFields(expected));
+  // Attributes not sent read as unchanged (Sample's defaults).
+  EXPECT_EQ(SampleFields(SampleFromEvent(v1::Event())),
+            SampleFields(Sample{}));
 }
 
-TEST(EventToProto, HandOverFromEventReadsEveryFieldBack) {
-  const HandOver handover{.timestamp_ns = 8, .cpu = 2, .tgid = 20, .tid = 21};
-  const v1::Event event = EventToProto(handover);
-  EXPECT_TRUE(event.handover());
-  const HandOver back = HandOverFromEvent(event);
+TEST(HandOverFromEvent, ReadsEveryField) {
+  const HandOver back = HandOverFromEvent(
+      EventFromText("timestamp_ns: 8 cpu: 2 tgid: 20 tid: 21 handover: true"));
   EXPECT_EQ(std::make_tuple(back.timestamp_ns, back.cpu, back.tgid, back.tid),
             std::make_tuple(8, 2, 20, 21));
 }

@@ -50,6 +50,30 @@ void DistributionToProto(const Distribution& from, v1::Distribution& to) {
 
 }  // namespace
 
+namespace proto_convert_internal {
+
+absl::Status SampleAttributeError(const Sample& sample, uint32_t present) {
+  if ((present & v1::ATTRIBUTE_BIT_NR_THREADS) && sample.nr_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nr_threads ", sample.nr_threads, " must be >= 1"));
+  }
+  if ((present & v1::ATTRIBUTE_BIT_NUMA_NODE) && sample.numa_node < -1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("numa_node ", sample.numa_node,
+                     " is not a NUMA node (-1: no preferred node)"));
+  }
+  if ((present & v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES) &&
+      sample.footprint_pages < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "footprint_pages ", sample.footprint_pages, " must not be negative"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("jiffies ", sample.jiffies, " is outside [0, ",
+                   ModelContext::kMaxJiffies, "]"));
+}
+
+}  // namespace proto_convert_internal
+
 Sample SampleFromEvent(const v1::Event& event) {
   Sample sample;
   sample.timestamp_ns = event.timestamp_ns();
@@ -120,72 +144,6 @@ KernelDecision KernelDecisionOfRow(const v1::EventColumns& columns, int row,
   d.cpu_epoch = k.cpu_epoch(entry);
   d.cpu_epoch_next = k.cpu_epoch_next(entry);
   return d;
-}
-
-namespace {
-
-// EventAt is an Event with the fields a sample and a hand-over share.
-v1::Event EventAt(int64_t timestamp_ns, int32_t cpu, int32_t tgid,
-                  int32_t tid) {
-  v1::Event event;
-  event.set_timestamp_ns(timestamp_ns);
-  event.set_cpu(cpu);
-  event.set_tgid(tgid);
-  event.set_tid(tid);
-  return event;
-}
-
-}  // namespace
-
-v1::Event EventToProto(const Sample& sample) {
-  v1::Event event =
-      EventAt(sample.timestamp_ns, sample.cpu, sample.tgid, sample.tid);
-  event.set_delta_ns(sample.delta_ns);
-  event.set_tick(sample.tick);
-  if (sample.nr_threads != kUnchangedNrThreads) {
-    event.set_nr_threads(sample.nr_threads);
-  }
-  if (sample.numa_node != kUnchangedNumaNode) {
-    event.set_numa_node(sample.numa_node);
-  }
-  if (sample.footprint_pages != kUnchangedFootprint) {
-    event.set_footprint_pages(sample.footprint_pages);
-  }
-  event.set_comm(std::string(sample.comm.view()));
-  if (sample.jiffies != kDerivedJiffies) event.set_jiffies(sample.jiffies);
-  return event;
-}
-
-v1::Event EventToProto(const HandOver& handover) {
-  v1::Event event = EventAt(handover.timestamp_ns, handover.cpu,
-                            handover.tgid, handover.tid);
-  event.set_handover(true);
-  return event;
-}
-
-v1::Event EventToProto(const ProcessExit& exit) {
-  v1::Event event;
-  event.set_timestamp_ns(exit.timestamp_ns);
-  event.set_tgid(exit.tgid);
-  event.set_process_exit(true);
-  return event;
-}
-
-v1::Event EventToProto(const KernelDecision& decision) {
-  v1::Event event = EventAt(decision.timestamp_ns, decision.cpu,
-                            decision.tgid, decision.tid);
-  v1::KernelDecisionFields& fields = *event.mutable_kernel_decision();
-  fields.set_preferred_cpu(decision.preferred_cpu);
-  fields.set_scanned(decision.scanned);
-  fields.set_nr_running_avg(decision.nr_running_avg);
-  fields.set_footprint(decision.footprint);
-  fields.set_group(decision.group);
-  fields.set_jiffies(decision.jiffies);
-  fields.set_group_epoch(decision.group_epoch);
-  fields.set_next_scan(decision.next_scan);
-  fields.set_cpu_epoch(decision.cpu_epoch);
-  fields.set_cpu_epoch_next(decision.cpu_epoch_next);
-  return event;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -18,6 +19,7 @@
 #include "events/event.h"
 #include "policies/decision.h"
 #include "policies/engine.h"
+#include "policies/model_context.h"
 #include "policies/tunables.h"
 #include "schedcache/v1/schedcache.pb.h"
 
@@ -32,16 +34,12 @@ ProcessExit ProcessExitFromEvent(const v1::Event& event);
 // KernelDecisionFromEvent reads a kernel decision
 // (event.has_kernel_decision()).
 KernelDecision KernelDecisionFromEvent(const v1::Event& event);
-// EventToProto is the Event message that the readers above read back as
-// the value given (the form that python and grpcurl clients send).
-v1::Event EventToProto(const Sample& sample);
-v1::Event EventToProto(const HandOver& handover);
-v1::Event EventToProto(const ProcessExit& exit);
-v1::Event EventToProto(const KernelDecision& decision);
 
 // UnreadableRow is an event of no kind: a row of EventColumns whose kind is
 // not an EventKind, or an Event of two kinds (two of hand-over, process
-// exit and kernel decision). It is rejected with `reason`, like an event the engine refuses.
+// exit and kernel decision); or a sample whose attribute breaks its bound
+// (CheckSampleAttributes). It is rejected with `reason`, like an event the
+// engine refuses.
 struct UnreadableRow {
   absl::Status reason;
 };
@@ -63,7 +61,40 @@ int BatchEventCount(const v1::IngestBatch& batch);
 // the rows, one kernel_decisions entry per kernel decision row. InvalidArgument names the fields and their values.
 absl::Status CheckBatchForm(const v1::IngestBatch& batch);
 
+// CheckSampleAttributes is the one check, for both forms of a batch, of the
+// bounds proto/schedcache/v1/schedcache.proto documents for a sample's
+// optional attributes: nr_threads > 0, numa_node >= -1, footprint_pages
+// >= 0, jiffies in [0, 2^62]. `present` is the sum of the AttributeBits
+// the sample was sent with (an Event's set fields, an attribute entry's
+// `fields`); `sample` holds their values as sent. It must run on the wire's
+// values: Sample stores "unchanged" as an out-of-range value (events/
+// event.h: nr_threads -1, numa_node -2, footprint_pages -1, jiffies -1), so
+// the engine cannot tell those sent from those not sent. The engine checks
+// the rest, with the values as sent in either form: the fields that have no
+// such sentinel (timestamp_ns, cpu, tgid, tid, delta_ns, preferred_cpu) and
+// what needs the session (a CPU or NUMA node of its topology, its clock).
+// Returns InvalidArgument naming the field and its value. It lives with the
+// conversions of server/ until the wire conversions get a library of their
+// own, which the server and eval/ can both use.
+inline absl::Status CheckSampleAttributes(const Sample& sample,
+                                          uint32_t present);
+
 namespace proto_convert_internal {
+
+// SampleAttributeError is CheckSampleAttributes' failure, out of line.
+absl::Status SampleAttributeError(const Sample& sample, uint32_t present);
+
+// PresentAttributes is the sum of the AttributeBits of the attributes
+// `event` sets.
+inline uint32_t PresentAttributes(const v1::Event& event) {
+  uint32_t bits = 0;
+  if (event.has_nr_threads()) bits |= v1::ATTRIBUTE_BIT_NR_THREADS;
+  if (event.has_numa_node()) bits |= v1::ATTRIBUTE_BIT_NUMA_NODE;
+  if (event.has_footprint_pages()) bits |= v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES;
+  if (!event.comm().empty()) bits |= v1::ATTRIBUTE_BIT_COMM;
+  if (event.has_jiffies()) bits |= v1::ATTRIBUTE_BIT_JIFFIES;
+  return bits;
+}
 
 // AttributeReader walks the SparseAttributes of checked columns along
 // their rows.
@@ -73,12 +104,12 @@ class AttributeReader {
       : attributes_(attributes), next_row_(RowOfEntry(0)) {}
 
   // Read consumes the entry of `row`, if it has one, setting its fields in
-  // `sample` (nullptr: a hand-over row, whose values are skipped). Rows
-  // come in increasing order. Inline, with the entry's row at hand: most
-  // rows have no entry, and a call per row was 7% of the server's
-  // instructions.
-  void Read(int row, Sample* sample) {
-    if (static_cast<int64_t>(row) == next_row_) ReadEntry(sample);
+  // `sample` (nullptr: a hand-over row, whose values are skipped), and
+  // returns the entry's `fields` (0: none). Rows come in increasing order.
+  // Inline, with the entry's row at hand: most rows have no entry, and a
+  // call per row was 7% of the server's instructions.
+  uint32_t Read(int row, Sample* sample) {
+    return static_cast<int64_t>(row) == next_row_ ? ReadEntry(sample) : 0;
   }
 
  private:
@@ -87,8 +118,9 @@ class AttributeReader {
     return entry < attributes_.row_size() ? int64_t{attributes_.row(entry)}
                                           : -1;
   }
-  // ReadEntry consumes the next entry into `sample` (nullptr: skipped).
-  void ReadEntry(Sample* sample) {
+  // ReadEntry consumes the next entry into `sample` (nullptr: skipped) and
+  // returns its `fields`.
+  uint32_t ReadEntry(Sample* sample) {
     const uint32_t fields = attributes_.fields(entry_++);
     next_row_ = RowOfEntry(entry_);
     Sample ignored;
@@ -109,6 +141,7 @@ class AttributeReader {
     if (fields & v1::ATTRIBUTE_BIT_JIFFIES) {
       out.jiffies = attributes_.jiffies(jiffies_++);
     }
+    return fields;
   }
 
   const v1::SparseAttributes& attributes_;
@@ -122,6 +155,19 @@ class AttributeReader {
 };
 
 }  // namespace proto_convert_internal
+
+inline absl::Status CheckSampleAttributes(const Sample& sample,
+                                          uint32_t present) {
+  const bool bad =
+      ((present & v1::ATTRIBUTE_BIT_NR_THREADS) && sample.nr_threads < 1) ||
+      ((present & v1::ATTRIBUTE_BIT_NUMA_NODE) && sample.numa_node < -1) ||
+      ((present & v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES) &&
+       sample.footprint_pages < 0) ||
+      ((present & v1::ATTRIBUTE_BIT_JIFFIES) &&
+       (sample.jiffies < 0 || sample.jiffies > ModelContext::kMaxJiffies));
+  if (!bad) return absl::OkStatus();
+  return proto_convert_internal::SampleAttributeError(sample, present);
+}
 
 // KernelDecisionOfRow is entry `entry` of `columns`' kernel_decisions for
 // a row at `timestamp_ns` (its time, cpu, tgid and tid from `row`).
@@ -151,7 +197,14 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     } else if (event.process_exit()) {
       visit(ProcessExitFromEvent(event));
     } else {
-      visit(SampleFromEvent(event));
+      const Sample sample = SampleFromEvent(event);
+      absl::Status bad = CheckSampleAttributes(
+          sample, proto_convert_internal::PresentAttributes(event));
+      if (bad.ok()) {
+        visit(sample);
+      } else {
+        visit(UnreadableRow{std::move(bad)});
+      }
     }
   }
   const v1::EventColumns& columns = batch.columns();
@@ -173,8 +226,14 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
       sample.tid = columns.tid(row);
       sample.delta_ns = columns.delta_ns(row);
       sample.tick = kind == v1::EVENT_KIND_TICK;
-      attributes.Read(row, &sample);
-      visit(sample);
+      const uint32_t present = attributes.Read(row, &sample);
+      absl::Status bad = present == 0 ? absl::OkStatus()
+                                      : CheckSampleAttributes(sample, present);
+      if (bad.ok()) {
+        visit(sample);
+      } else {
+        visit(UnreadableRow{std::move(bad)});
+      }
       continue;
     }
     attributes.Read(row, nullptr);

@@ -8,26 +8,19 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/errno_status.h"
 
 namespace schedcache {
 namespace {
 
 constexpr absl::string_view kSuffix = ".session";
 constexpr absl::string_view kTemporaryMark = ".session.tmp.";
-
-// SystemError says which call failed on which path, and errno's reason.
-absl::Status SystemError(absl::StatusCode code, absl::string_view call,
-                         absl::string_view path, int err) {
-  return absl::Status(code, absl::StrCat(path, ": ", call, " failed: ",
-                                         std::strerror(err)));
-}
 
 // WriteAll writes `bytes` to `fd`, resuming after short writes.
 absl::Status WriteAll(int fd, absl::string_view bytes,
@@ -36,7 +29,8 @@ absl::Status WriteAll(int fd, absl::string_view bytes,
     const ssize_t written = ::write(fd, bytes.data(), bytes.size());
     if (written < 0 && errno == EINTR) continue;
     if (written < 0) {
-      return SystemError(absl::StatusCode::kInternal, "write", path, errno);
+      return ErrnoError(absl::StatusCode::kInternal,
+                        absl::StrCat(path, ": write failed"), errno);
     }
     bytes.remove_prefix(static_cast<size_t>(written));
   }
@@ -47,8 +41,8 @@ absl::Status WriteAll(int fd, absl::string_view bytes,
 absl::StatusOr<std::string> ReadAll(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
-    return SystemError(absl::StatusCode::kFailedPrecondition, "open", path,
-                       errno);
+    return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                      absl::StrCat(path, ": open failed"), errno);
   }
   const absl::Cleanup close_fd = [fd] { ::close(fd); };
   std::string bytes;
@@ -57,8 +51,8 @@ absl::StatusOr<std::string> ReadAll(const std::string& path) {
     const ssize_t got = ::read(fd, buffer, sizeof(buffer));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
-      return SystemError(absl::StatusCode::kFailedPrecondition, "read", path,
-                         errno);
+      return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                        absl::StrCat(path, ": read failed"), errno);
     }
     if (got == 0) return bytes;
     bytes.append(buffer, static_cast<size_t>(got));
@@ -92,13 +86,15 @@ absl::StatusOr<std::unique_ptr<StateDir>> StateDir::Open(std::string path) {
     return absl::InvalidArgumentError("state directory: the path is empty");
   }
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
-    return SystemError(absl::StatusCode::kFailedPrecondition,
-                       "creating the state directory (mkdir)", path, errno);
+    return ErrnoError(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat(path, ": creating the state directory (mkdir) failed"),
+        errno);
   }
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) {
-    return SystemError(absl::StatusCode::kFailedPrecondition, "stat", path,
-                       errno);
+    return ErrnoError(absl::StatusCode::kFailedPrecondition,
+                      absl::StrCat(path, ": stat failed"), errno);
   }
   if (!S_ISDIR(info.st_mode)) {
     return absl::InvalidArgumentError(
@@ -110,9 +106,12 @@ absl::StatusOr<std::unique_ptr<StateDir>> StateDir::Open(std::string path) {
   std::string probe = absl::StrCat(path, "/.write-probe.XXXXXX");
   const int fd = ::mkstemp(probe.data());
   if (fd < 0) {
-    return SystemError(absl::StatusCode::kFailedPrecondition,
-                       "the state directory is not writable: creating a file",
-                       path, errno);
+    return ErrnoError(
+        absl::StatusCode::kFailedPrecondition,
+        absl::StrCat(
+            path,
+            ": the state directory is not writable: creating a file failed"),
+        errno);
   }
   ::close(fd);
   ::unlink(probe.c_str());
@@ -128,11 +127,13 @@ std::string StateDir::FileOf(absl::string_view name) const {
 absl::Status StateDir::SyncDirectory() const {
   const int fd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    return SystemError(absl::StatusCode::kInternal, "open", path_, errno);
+    return ErrnoError(absl::StatusCode::kInternal,
+                      absl::StrCat(path_, ": open failed"), errno);
   }
   const absl::Cleanup close_fd = [fd] { ::close(fd); };
   if (::fsync(fd) != 0) {
-    return SystemError(absl::StatusCode::kInternal, "fsync", path_, errno);
+    return ErrnoError(absl::StatusCode::kInternal,
+                      absl::StrCat(path_, ": fsync failed"), errno);
   }
   return absl::OkStatus();
 }
@@ -147,8 +148,9 @@ absl::Status StateDir::Save(const v1::CreateSessionRequest& definition) const {
   std::string temporary = absl::StrCat(file, ".tmp.XXXXXX");
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) {
-    return SystemError(absl::StatusCode::kInternal, "creating a temporary file",
-                       file, errno);
+    return ErrnoError(absl::StatusCode::kInternal,
+                      absl::StrCat(file, ": creating a temporary file failed"),
+                      errno);
   }
   bool renamed = false;
   const absl::Cleanup remove_temporary = [&] {
@@ -160,13 +162,14 @@ absl::Status StateDir::Save(const v1::CreateSessionRequest& definition) const {
       return written;
     }
     if (::fsync(fd) != 0) {
-      return SystemError(absl::StatusCode::kInternal, "fsync", temporary,
-                         errno);
+      return ErrnoError(absl::StatusCode::kInternal,
+                        absl::StrCat(temporary, ": fsync failed"), errno);
     }
   }
   if (::rename(temporary.c_str(), file.c_str()) != 0) {
-    return SystemError(absl::StatusCode::kInternal,
-                       absl::StrCat("rename from ", temporary), file, errno);
+    return ErrnoError(
+        absl::StatusCode::kInternal,
+        absl::StrCat(file, ": rename from ", temporary, " failed"), errno);
   }
   renamed = true;
   return SyncDirectory();
@@ -176,7 +179,8 @@ absl::Status StateDir::Remove(absl::string_view name) const {
   const std::string file = FileOf(name);
   if (::unlink(file.c_str()) != 0) {
     if (errno == ENOENT) return absl::OkStatus();
-    return SystemError(absl::StatusCode::kInternal, "unlink", file, errno);
+    return ErrnoError(absl::StatusCode::kInternal,
+                      absl::StrCat(file, ": unlink failed"), errno);
   }
   return SyncDirectory();
 }
@@ -185,8 +189,9 @@ std::vector<StateDir::StoredDefinition> StateDir::Load() const {
   std::vector<StoredDefinition> stored;
   DIR* dir = ::opendir(path_.c_str());
   if (dir == nullptr) {
-    stored.push_back({path_, SystemError(absl::StatusCode::kFailedPrecondition,
-                                         "opendir", path_, errno)});
+    stored.push_back(
+        {path_, ErrnoError(absl::StatusCode::kFailedPrecondition,
+                           absl::StrCat(path_, ": opendir failed"), errno)});
     return stored;
   }
   std::vector<std::string> names;

@@ -1,6 +1,12 @@
 #include "server/tls_credentials.h"
 
 #include <fcntl.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,14 +17,8 @@
 #include <sstream>
 #include <utility>
 
-#include <grpcpp/security/tls_certificate_provider.h>
-#include <grpcpp/security/tls_credentials_options.h>
-#include <openssl/bio.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include "absl/strings/str_cat.h"
+#include "common/errno_status.h"
 #include "common/status_macros.h"
 
 namespace schedcache {
@@ -99,17 +99,13 @@ absl::Status CheckPair(const TlsFiles& files, const std::string& cert,
   return absl::OkStatus();
 }
 
-absl::Status ErrnoError(absl::string_view what, const std::string& path,
-                        int err) {
-  return absl::UnavailableError(
-      absl::StrCat(what, " ", path, ": ", std::strerror(err)));
-}
-
 // WriteNewFile creates `path` with mode 0600 (it may hold a private key).
 absl::Status WriteNewFile(const std::string& path, const std::string& text) {
   const int fd =
       ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return ErrnoError("cannot create", path, errno);
+  if (fd < 0)
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot create ", path), errno);
   size_t written = 0;
   while (written < text.size()) {
     const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
@@ -117,11 +113,14 @@ absl::Status WriteNewFile(const std::string& path, const std::string& text) {
     if (n < 0) {
       const int err = errno;
       ::close(fd);
-      return ErrnoError("cannot write", path, err);
+      return ErrnoError(absl::StatusCode::kUnavailable,
+                        absl::StrCat("cannot write ", path), err);
     }
     written += static_cast<size_t>(n);
   }
-  if (::close(fd) != 0) return ErrnoError("cannot write", path, errno);
+  if (::close(fd) != 0)
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot write ", path), errno);
   return absl::OkStatus();
 }
 
@@ -148,8 +147,11 @@ absl::StatusOr<std::unique_ptr<TlsCredentials>> TlsCredentials::Create(
       absl::StrCat(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp",
                    "/schedcached-tls.XXXXXX");
   if (::mkdtemp(pattern.data()) == nullptr) {
-    return ErrnoError("cannot create the private certificate directory",
-                      pattern, errno);
+    return ErrnoError(
+        absl::StatusCode::kUnavailable,
+        absl::StrCat("cannot create the private certificate directory ",
+                     pattern),
+        errno);
   }
   std::unique_ptr<TlsCredentials> tls(
       new TlsCredentials(std::move(files), std::move(pattern)));
@@ -209,7 +211,8 @@ absl::Status TlsCredentials::Install(const std::string& cert,
   const int next = generation_ + 1;
   const std::string dir = absl::StrCat(private_dir_, "/", next);
   if (::mkdir(dir.c_str(), 0700) != 0) {
-    return ErrnoError("cannot create", dir, errno);
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot create ", dir), errno);
   }
   absl::Status written = WriteNewFile(absl::StrCat(dir, "/", kCertName), cert);
   if (written.ok()) {
@@ -224,10 +227,12 @@ absl::Status TlsCredentials::Install(const std::string& cert,
   const std::string staged = link + ".new";
   if (written.ok() &&
       ::symlink(absl::StrCat(next).c_str(), staged.c_str()) != 0) {
-    written = ErrnoError("cannot create", staged, errno);
+    written = ErrnoError(absl::StatusCode::kUnavailable,
+                         absl::StrCat("cannot create ", staged), errno);
   }
   if (written.ok() && ::rename(staged.c_str(), link.c_str()) != 0) {
-    written = ErrnoError("cannot rename onto", link, errno);
+    written = ErrnoError(absl::StatusCode::kUnavailable,
+                         absl::StrCat("cannot rename onto ", link), errno);
     ::unlink(staged.c_str());
   }
   if (!written.ok()) {

@@ -20,15 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/errno_status.h"
 
 namespace schedcache {
 namespace {
-
-absl::Status ErrnoStatus(absl::string_view what, const std::string& path,
-                         int err) {
-  return absl::UnavailableError(
-      absl::StrCat(what, " ", path, ": ", std::strerror(err)));
-}
 
 // MakeParents creates every missing directory above `path` with mode 0700,
 // not only the socket's own: a directory others can list would show where
@@ -39,7 +34,9 @@ absl::Status MakeParents(const std::string& path) {
        std::filesystem::path(path).parent_path()) {
     parent /= part;
     if (::mkdir(parent.c_str(), S_IRWXU) != 0 && errno != EEXIST) {
-      return ErrnoStatus("cannot create directory", parent.string(), errno);
+      return ErrnoError(
+          absl::StatusCode::kUnavailable,
+          absl::StrCat("cannot create directory ", parent.string()), errno);
     }
   }
   return absl::OkStatus();
@@ -51,7 +48,9 @@ absl::StatusOr<int> LockBeside(const std::string& path) {
   const int fd =
       ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
              S_IRUSR | S_IWUSR);
-  if (fd < 0) return ErrnoStatus("cannot open lock file", lock_path, errno);
+  if (fd < 0)
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot open lock file ", lock_path), errno);
   struct stat info;
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
@@ -66,7 +65,8 @@ absl::StatusOr<int> LockBeside(const std::string& path) {
                                                    " (it holds the lock ",
                                                    lock_path, ")"));
     }
-    return ErrnoStatus("cannot lock", lock_path, err);
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot lock ", lock_path), err);
   }
   return fd;
 }
@@ -91,7 +91,8 @@ absl::Status CheckReplaceable(const std::string& path) {
   struct stat info;
   if (::lstat(path.c_str(), &info) != 0) {
     if (errno == ENOENT) return absl::OkStatus();
-    return ErrnoStatus("cannot inspect", path, errno);
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot inspect ", path), errno);
   }
   if (!S_ISSOCK(info.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -151,7 +152,9 @@ absl::StatusOr<std::unique_ptr<UnixSocketClaim>> UnixSocketClaim::Claim(
   if (::mkdtemp(pattern.data()) == nullptr) {
     const int err = errno;
     ::close(*lock_fd);
-    return ErrnoStatus("cannot create a private directory beside", path, err);
+    return ErrnoError(
+        absl::StatusCode::kUnavailable,
+        absl::StrCat("cannot create a private directory beside ", path), err);
   }
   std::unique_ptr<UnixSocketClaim> claim(
       new UnixSocketClaim(path, access, *lock_fd, std::move(pattern)));
@@ -177,21 +180,27 @@ absl::Status UnixSocketClaim::Publish() {
   if (access_.group.has_value() &&
       ::chown(bind_path_.c_str(), static_cast<uid_t>(-1), *access_.group) !=
           0) {
-    return ErrnoStatus(
-        absl::StrCat("cannot give group ", *access_.group, " to"), bind_path_,
+    return ErrnoError(
+        absl::StatusCode::kUnavailable,
+        absl::StrCat("cannot give group ", *access_.group, " to ", bind_path_),
         errno);
   }
   if (::chmod(bind_path_.c_str(), access_.mode) != 0) {
-    return ErrnoStatus(absl::StrFormat("cannot chmod %04o", access_.mode),
-                       bind_path_, errno);
+    return ErrnoError(
+        absl::StatusCode::kUnavailable,
+        absl::StrCat(absl::StrFormat("cannot chmod %04o", access_.mode), " ",
+                     bind_path_),
+        errno);
   }
   if (::rename(bind_path_.c_str(), path_.c_str()) != 0) {
-    return ErrnoStatus(absl::StrCat("cannot rename ", bind_path_, " to"), path_,
-                       errno);
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot rename ", bind_path_, " to ", path_),
+                      errno);
   }
   struct stat info;
   if (::lstat(path_.c_str(), &info) != 0) {
-    return ErrnoStatus("cannot inspect", path_, errno);
+    return ErrnoError(absl::StatusCode::kUnavailable,
+                      absl::StrCat("cannot inspect ", path_), errno);
   }
   published_ = true;
   published_device_ = info.st_dev;

@@ -3,7 +3,10 @@
 // send them) give the same summary and report; a batch's form errors end
 // the stream with INVALID_ARGUMENT naming the fields; bad rows are rejected
 // one by one, counted across batches.
+#include <cstdint>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,10 +18,10 @@
 #include "gtest/gtest.h"
 #include "client/lib/columns_encoder.h"
 #include "common/grpc_status.h"
+#include "events/event.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
-#include "server/proto_convert.h"
 #include "tests/server_fixture.h"
 
 namespace schedcache::test_support {
@@ -51,6 +54,70 @@ std::vector<Event> Workload() {
   return events;
 }
 
+// EventMessage is `sample` as the Event message a python or grpcurl client
+// writes, field by field (only the attributes it changes).
+v1::Event EventMessage(const Sample& sample) {
+  v1::Event event;
+  event.set_timestamp_ns(sample.timestamp_ns);
+  event.set_cpu(sample.cpu);
+  event.set_tgid(sample.tgid);
+  event.set_tid(sample.tid);
+  event.set_delta_ns(sample.delta_ns);
+  event.set_tick(sample.tick);
+  if (sample.nr_threads != kUnchangedNrThreads) {
+    event.set_nr_threads(sample.nr_threads);
+  }
+  if (sample.numa_node != kUnchangedNumaNode) {
+    event.set_numa_node(sample.numa_node);
+  }
+  if (sample.footprint_pages != kUnchangedFootprint) {
+    event.set_footprint_pages(sample.footprint_pages);
+  }
+  event.set_comm(std::string(sample.comm.view()));
+  return event;
+}
+
+// EventMessage is `handover` as the Event message a client writes.
+v1::Event EventMessage(const HandOver& handover) {
+  v1::Event event;
+  event.set_timestamp_ns(handover.timestamp_ns);
+  event.set_cpu(handover.cpu);
+  event.set_tgid(handover.tgid);
+  event.set_tid(handover.tid);
+  event.set_handover(true);
+  return event;
+}
+
+// EventMessage is `exit` as the Event message a client writes.
+v1::Event EventMessage(const ProcessExit& exit) {
+  v1::Event event;
+  event.set_timestamp_ns(exit.timestamp_ns);
+  event.set_tgid(exit.tgid);
+  event.set_process_exit(true);
+  return event;
+}
+
+// EventMessage is `decision` as the Event message a client writes.
+v1::Event EventMessage(const KernelDecision& decision) {
+  v1::Event event;
+  event.set_timestamp_ns(decision.timestamp_ns);
+  event.set_cpu(decision.cpu);
+  event.set_tgid(decision.tgid);
+  event.set_tid(decision.tid);
+  v1::KernelDecisionFields& fields = *event.mutable_kernel_decision();
+  fields.set_preferred_cpu(decision.preferred_cpu);
+  fields.set_scanned(decision.scanned);
+  fields.set_nr_running_avg(decision.nr_running_avg);
+  fields.set_footprint(decision.footprint);
+  fields.set_group(decision.group);
+  fields.set_jiffies(decision.jiffies);
+  fields.set_group_epoch(decision.group_epoch);
+  fields.set_next_scan(decision.next_scan);
+  fields.set_cpu_epoch(decision.cpu_epoch);
+  fields.set_cpu_epoch_next(decision.cpu_epoch_next);
+  return event;
+}
+
 // IngestEvents sends `events` in batches of `batch` Event messages.
 absl::StatusOr<v1::IngestSummary> IngestEvents(
     const std::string& address, const std::string& session,
@@ -65,7 +132,7 @@ absl::StatusOr<v1::IngestSummary> IngestEvents(
     if (first == 0) message.set_session(session);
     for (size_t i = first; i < events.size() && i < first + batch; ++i) {
       *message.add_events() =
-          std::visit([](const auto& e) { return EventToProto(e); }, events[i]);
+          std::visit([](const auto& e) { return EventMessage(e); }, events[i]);
     }
     if (!writer->Write(message)) break;
   }
@@ -301,7 +368,7 @@ TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
 TEST_F(IngestFormsTest, BothFormsInOneBatchEndTheStream) {
   v1::IngestBatch first = Columns({SampleAt(1, 0, 1, 1, 1, true)});
   v1::IngestBatch both = Columns({SampleAt(2, 0, 1, 1, 1, true)});
-  *both.add_events() = EventToProto(SampleAt(3, 0, 1, 1, 1, true));
+  *both.add_events() = EventMessage(SampleAt(3, 0, 1, 1, 1, true));
   absl::StatusOr<v1::IngestSummary> summary =
       IngestBatches(address(), {first, both});
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kInvalidArgument);
@@ -439,6 +506,128 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
     EXPECT_THAT(summary->first_rejections(i).reason(),
                 HasSubstr(expected[i].reason))
         << i;
+  }
+}
+
+// WireSample is one sample row at the wire's level, every attribute
+// optional, so that a test can send values the client library never would.
+struct WireSample {
+  int64_t timestamp_ns = kMs;
+  int32_t cpu = 0;
+  int32_t tgid = 10;
+  int32_t tid = 11;
+  int64_t delta_ns = 1000;
+  std::optional<int32_t> nr_threads = std::nullopt;
+  std::optional<int32_t> numa_node = std::nullopt;
+  std::optional<int64_t> footprint_pages = std::nullopt;
+  std::optional<int64_t> jiffies = std::nullopt;
+};
+
+// AsEvents is `rows` as Event messages (ticks), set field by field.
+v1::IngestBatch AsEvents(const std::vector<WireSample>& rows) {
+  v1::IngestBatch batch;
+  for (const WireSample& row : rows) {
+    v1::Event& event = *batch.add_events();
+    event.set_timestamp_ns(row.timestamp_ns);
+    event.set_cpu(row.cpu);
+    event.set_tgid(row.tgid);
+    event.set_tid(row.tid);
+    event.set_delta_ns(row.delta_ns);
+    event.set_tick(true);
+    if (row.nr_threads) event.set_nr_threads(*row.nr_threads);
+    if (row.numa_node) event.set_numa_node(*row.numa_node);
+    if (row.footprint_pages) event.set_footprint_pages(*row.footprint_pages);
+    if (row.jiffies) event.set_jiffies(*row.jiffies);
+  }
+  return batch;
+}
+
+// AsColumns is `rows` as EventColumns (ticks), the attributes as sparse
+// entries, column by column.
+v1::IngestBatch AsColumns(const std::vector<WireSample>& rows) {
+  v1::IngestBatch batch;
+  v1::EventColumns& c = *batch.mutable_columns();
+  int64_t previous = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const WireSample& row = rows[i];
+    c.add_timestamp_delta_ns(row.timestamp_ns - previous);
+    previous = row.timestamp_ns;
+    c.add_cpu(row.cpu);
+    c.add_tgid(row.tgid);
+    c.add_tid(row.tid);
+    c.add_delta_ns(row.delta_ns);
+    c.add_kind(v1::EVENT_KIND_TICK);
+    uint32_t fields = 0;
+    v1::SparseAttributes& a = *c.mutable_attributes();
+    if (row.nr_threads) {
+      fields |= v1::ATTRIBUTE_BIT_NR_THREADS;
+      a.add_nr_threads(*row.nr_threads);
+    }
+    if (row.numa_node) {
+      fields |= v1::ATTRIBUTE_BIT_NUMA_NODE;
+      a.add_numa_node(*row.numa_node);
+    }
+    if (row.footprint_pages) {
+      fields |= v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES;
+      a.add_footprint_pages(*row.footprint_pages);
+    }
+    if (row.jiffies) {
+      fields |= v1::ATTRIBUTE_BIT_JIFFIES;
+      a.add_jiffies(*row.jiffies);
+    }
+    if (fields != 0) {
+      a.add_row(static_cast<uint32_t>(i));
+      a.add_fields(fields);
+    }
+  }
+  return batch;
+}
+
+// Every bound the proto documents for a sample holds in both forms, with a
+// reason naming the field and the value. nr_threads -1, numa_node -2,
+// footprint_pages -1 and jiffies -1 are the values Sample uses for "not
+// sent" (events/event.h): sent, they break the proto's bounds and must not
+// read as "unchanged" (server/proto_convert.h, CheckSampleAttributes).
+TEST_F(IngestFormsTest, EveryBadSampleValueIsRejectedInBothForms) {
+  struct Case {
+    WireSample row;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {{.timestamp_ns = -1}, "timestamp_ns -1 "},
+      {{.cpu = 99}, "cpu 99 "},
+      {{.tgid = 0}, "tgid 0 "},
+      {{.tid = -3}, "tid -3 "},
+      {{.delta_ns = -1}, "delta_ns -1 "},
+      {{.nr_threads = 0}, "nr_threads 0 "},
+      {{.nr_threads = -1}, "nr_threads -1 "},
+      {{.numa_node = -2}, "numa_node -2 "},
+      {{.numa_node = 5}, "numa_node 5 "},
+      {{.footprint_pages = -1}, "footprint_pages -1 "},
+      {{.footprint_pages = -2}, "footprint_pages -2 "},
+      {{.jiffies = -1}, "jiffies -1 "},
+      {{.jiffies = (int64_t{1} << 62) + 1}, "jiffies 4611686018427387905 "},
+  };
+  std::vector<WireSample> rows;
+  for (const Case& c : cases) rows.push_back(c.row);
+  rows.push_back(WireSample{});  // a good row: the stream goes on
+  ASSERT_LE(rows.size(), 16u);   // every rejection is in first_rejections
+  for (const bool columns : {false, true}) {
+    SCOPED_TRACE(columns ? "columns" : "events");
+    const std::string session = columns ? "columns" : "events";
+    CreateSession(session);
+    v1::IngestBatch batch = columns ? AsColumns(rows) : AsEvents(rows);
+    batch.set_session(session);
+    absl::StatusOr<v1::IngestSummary> summary =
+        IngestBatches(address(), {batch});
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->accepted(), 1u);
+    ASSERT_EQ(summary->first_rejections_size(), std::size(cases));
+    for (size_t i = 0; i < std::size(cases); ++i) {
+      EXPECT_EQ(summary->first_rejections(i).index(), i);
+      EXPECT_THAT(summary->first_rejections(i).reason(),
+                  HasSubstr(cases[i].reason));
+    }
   }
 }
 

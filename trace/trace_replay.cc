@@ -7,6 +7,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "common/model_defaults.h"
 #include "common/status_macros.h"
 #include "events/sched_state_machine.h"
 #include "events/thread_table.h"
@@ -114,9 +115,11 @@ class TraceReplayer {
     // Trace timestamps are below 10^18 ns (9 digits of seconds), so the
     // difference cannot overflow.
     if (seen_any_ &&
-        line.timestamp_ns - stats_.last_timestamp_ns > kMaxTraceGapNs) {
-      CountMalformed("timestamp jumps more than 3600 s past the previous "
-                     "scheduler event (a corrupted timestamp?)",
+        line.timestamp_ns - stats_.last_timestamp_ns > kMaxClockJumpNs) {
+      CountMalformed(absl::StrCat("timestamp jumps more than ",
+                                  kMaxClockJumpNs / 1'000'000'000,
+                                  " s past the previous scheduler event (a "
+                                  "corrupted timestamp?)"),
                      show);
       return absl::OkStatus();
     }

@@ -34,11 +34,12 @@
 // ticks"), and the line's jiffies become the model's (Sample::jiffies); a
 // capture without them keeps the grid and the clock anchor's jiffies.
 //
-// Time jumps: a scheduler line more than kMaxTraceGapNs after the latest
-// one before it is malformed too. No real trace goes an hour without a
-// context switch, but one corrupted digit of the seconds does, and replaying
-// it would tick every running thread through the whole gap (1/HZ apart);
-// the engine's max_clock_jump_ns (default also 3600 s) would refuse it.
+// Time jumps: a scheduler line more than kMaxClockJumpNs (3600 s,
+// common/model_defaults.h) after the latest one before it is malformed
+// too. No real trace goes an hour without a context switch, but one
+// corrupted digit of the seconds does, and replaying it would tick every
+// running thread through the whole gap (1/HZ apart); the engine's
+// max_clock_jump_ns (the same default) would refuse it.
 //
 // Streaming: one pass through LineReader (line_reader.h: the line limit,
 // gzip, truncated files), memory bounded by CPUs and live threads.
@@ -56,6 +57,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/model_defaults.h"
 #include "events/event.h"
 #include "events/event_sink.h"
 #include "topology/cpu_set.h"
@@ -64,13 +66,9 @@
 
 namespace schedcache {
 
-// kMaxTraceGapNs is the longest step forward in time between two scheduler
-// lines of a trace: 3600 s.
-inline constexpr int64_t kMaxTraceGapNs = int64_t{3600} * 1'000'000'000;
-
 struct TraceOptions {
   // hz is the scheduler tick rate: ticks every 1e9 / hz ns (kernel CONFIG_HZ).
-  int hz = 250;
+  int hz = kDefaultHz;
   // tick_anchor_ns is a time at which a jiffy began (the model's
   // clock_anchor_ns, docs/MODEL.md): ticks fall at tick_anchor_ns + k * 1e9
   // / hz, where the recording kernel's did. In [0, 2^62].

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/model_defaults.h"
 #include "eval/ab/ab_session.h"
 #include "eval/report/ab_result.h"
 #include "eval/workload/workload.h"
@@ -63,7 +64,7 @@ struct AbOptions {
                           .policies = {"full-scan", "visited-scan", "none"},
                           .trigger = "tick",
                           .settings = {}};
-  int hz = 250;                // tick rate for traces and workloads
+  int hz = kDefaultHz;  // tick rate for traces and workloads
   // kernel_clock is a capture's clock header (docs/MODEL.md, "Time in
   // jiffies"): RunAb sets the model's hz, epoch_period_jiffies and clock
   // and epoch anchors from it, each unless the settings name it already,

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/model_defaults.h"
 #include "eval/workload/burst_queue.h"
 #include "eval/workload/random.h"
 #include "events/sched_state_machine.h"
@@ -82,7 +83,7 @@ class Simulator {
     int64_t end_ns = 0;
     int64_t slice_ns = 3'000'000;
     double spill_probability = 0.02;
-    int hz = 250;
+    int hz = kDefaultHz;
   };
 
   // All references must outlive the simulator; `preferred_llc` may be empty

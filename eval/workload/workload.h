@@ -48,6 +48,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/model_defaults.h"
 #include "eval/workload/simulator.h"
 #include "events/event_sink.h"
 #include "topology/topology.h"
@@ -68,7 +69,7 @@ struct WorkloadOptions {
   uint64_t seed = 1;
   int64_t start_ns = 0;                  // timestamp of the first event
   int64_t duration_ns = 1'000'000'000;   // simulated time, > 0
-  int hz = 250;                          // tick rate, as TraceOptions::hz
+  int hz = kDefaultHz;                   // tick rate, as TraceOptions::hz
   double spill_probability = 0.02;       // per wake-up, 0..1; simulator.h
   int64_t slice_ns = 3'000'000;          // time slice before preemption
   // numa_preferred_node: every Sample carries its thread's preferred NUMA
