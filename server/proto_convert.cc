@@ -81,6 +81,10 @@ ProcessExit ProcessExitFromEvent(const v1::Event& event) {
   return ProcessExit{event.timestamp_ns(), event.tgid()};
 }
 
+ProcessStart ProcessStartFromEvent(const v1::Event& event) {
+  return ProcessStart{event.timestamp_ns(), event.tgid()};
+}
+
 KernelDecision KernelDecisionFromEvent(const v1::Event& event) {
   const v1::KernelDecisionFields& fields = event.kernel_decision();
   KernelDecision d;
@@ -168,6 +172,14 @@ v1::Event EventToProto(const ProcessExit& exit) {
   event.set_timestamp_ns(exit.timestamp_ns);
   event.set_tgid(exit.tgid);
   event.set_process_exit(true);
+  return event;
+}
+
+v1::Event EventToProto(const ProcessStart& start) {
+  v1::Event event;
+  event.set_timestamp_ns(start.timestamp_ns);
+  event.set_tgid(start.tgid);
+  event.set_process_start(true);
   return event;
 }
 

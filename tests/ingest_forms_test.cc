@@ -264,6 +264,36 @@ TEST_F(IngestFormsTest, ProcessExitsEndTheirProcessesInBothForms) {
   }
 }
 
+TEST_F(IngestFormsTest, ProcessStartsRestartTheirProcessesInBothForms) {
+  // Process 10 comes to prefer LLC 0, then execs: the session replaces it
+  // with a new group; 30 forks. Both starts are accepted and counted, and
+  // both processes are tracked.
+  CreateSession("columns");
+  CreateSession("events");
+  std::vector<Event> events;
+  for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
+  events.push_back(ProcessStart{.timestamp_ns = 30 * kMs, .tgid = 10});
+  events.push_back(ProcessStart{.timestamp_ns = 31 * kMs, .tgid = 30});
+  v1::IngestBatch batch = Columns(events);
+  batch.set_session("columns");
+  ASSERT_EQ(batch.columns().kind(2), v1::EVENT_KIND_PROCESS_START);
+  absl::StatusOr<v1::IngestSummary> columns =
+      IngestBatches(address(), {batch});
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  absl::StatusOr<v1::IngestSummary> plain =
+      IngestEvents(address(), "events", events, 2);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (const char* session : {"columns", "events"}) {
+    SCOPED_TRACE(session);
+    absl::StatusOr<v1::Report> report = client().GetReport(session);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->process_starts_applied(), 2u);
+    EXPECT_EQ(report->samples_applied(), 2u);
+    EXPECT_EQ(report->processes_tracked(), 2u);
+    EXPECT_EQ(report->events_rejected(), 0u);
+  }
+}
+
 TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
   CreateSession("s");
   // Row 0 says the process has 1 thread (no preference: single thread);
