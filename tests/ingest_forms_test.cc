@@ -439,7 +439,7 @@ TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
 }
 
 // Unreadable rows never reach the engine, yet each rejection keeps its
-// row's index: rows 0 (cpu 9), 1 and 2 (kinds 6, 7), 4 (negative delta)
+// row's index: rows 0 (cpu 9), 1 and 2 (kinds 9, 7), 4 (negative delta)
 // and 5 (kind 8) are rejected, rows 3 and 6 accepted.
 TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
   v1::IngestBatch batch = Columns(
@@ -448,7 +448,7 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
        SampleAt(2000, 0, 10, 11, -1, true), SampleAt(2000, 0, 10, 11, 5, true),
        SampleAt(3000, 0, 10, 11, 5, true)});
   v1::EventColumns& columns = *batch.mutable_columns();
-  columns.set_kind(1, static_cast<v1::EventKind>(6));
+  columns.set_kind(1, static_cast<v1::EventKind>(9));
   columns.set_kind(2, static_cast<v1::EventKind>(7));
   columns.set_kind(5, static_cast<v1::EventKind>(8));
   absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
@@ -460,7 +460,7 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
     uint64_t index;
     const char* reason;
   } expected[] = {{0, "cpu 9"},
-                  {1, "kind 6 is not an EventKind"},
+                  {1, "kind 9 is not an EventKind"},
                   {2, "kind 7 is not an EventKind"},
                   {4, "delta_ns -1"},
                   {5, "kind 8 is not an EventKind"}};
