@@ -95,7 +95,7 @@ struct ProcessExit {
 // a new sched_cache_group (docs/MODEL.md, Time in jiffies: a group starts
 // when its mm does). The session forgets what it knew of the process (an
 // exec replaces the group: every preference it held ends with reason
-// `exited`), and the process starts at its next sample with the epoch the
+// `exited`), and the process starts there, tracked, with the epoch the
 // kernel gives a new group. A process that never gets one starts at its
 // first sample as before.
 struct ProcessStart {

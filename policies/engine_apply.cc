@@ -312,8 +312,7 @@ absl::Status Engine::Impl::ApplyProcessStart(const ProcessStart& start) {
   // The group exists from here, as the kernel's does: the process is
   // tracked, and a kernel decision before its first sample (the work a
   // tick queued before the exec runs at its return, on the new group)
-  // counts for it.
-  // Kernel sched_cache_group_init: the group's epoch is the cpu_epoch of
+  // counts for it. Kernel sched_cache_group_init: the group's epoch is the cpu_epoch of
   // the last possible CPU as that rq holds it, not brought up to date
   // (stale on an idle CPU); its next_scan is `jiffies`, which the
   // policies' start value 0 matches, since every later trigger runs at a
