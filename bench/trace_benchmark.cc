@@ -36,6 +36,10 @@ class CountingSink : public EventSink {
     ++events_;
     return absl::OkStatus();
   }
+  absl::Status OnProcessStart(const ProcessStart&) override {
+    ++events_;
+    return absl::OkStatus();
+  }
   int64_t events() const { return events_; }
 
  private:

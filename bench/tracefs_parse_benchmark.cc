@@ -162,6 +162,11 @@ class SampleCounter : public EventSink {
     checksum += static_cast<std::uint64_t>(exit.tgid);
     return absl::OkStatus();
   }
+  absl::Status OnProcessStart(const ProcessStart& start) override {
+    ++events;
+    checksum += static_cast<std::uint64_t>(start.tgid);
+    return absl::OkStatus();
+  }
   std::uint64_t events = 0;
   std::uint64_t checksum = 0;
 };

@@ -208,6 +208,9 @@ absl::Status LiveConverter::ConvertNewTask(const RawSchedEvent& event,
     // The kernel's rule, in trace order: no /proc read, whatever the lag.
     machine_.threads().LearnNewTask(event.child_pid, event.clone_flags,
                                     creator.tgid, event.child_comm.data());
+    if (NewTaskStartsGroup(event.clone_flags)) {
+      return machine_.StartProcess(t, event.child_pid);
+    }
   }
   return machine_.AdvanceTo(t);
 }
@@ -223,6 +226,7 @@ absl::Status LiveConverter::ConvertExec(const RawSchedEvent& event,
     trace_->Write(FormatExecLine(t, event.cpu, Task(event.pid),
                                  event.filename, event.old_pid));
   }
+  if (event.pid > 0) return machine_.StartProcess(t, event.pid);
   return machine_.AdvanceTo(t);
 }
 

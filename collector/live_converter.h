@@ -20,7 +20,9 @@
 // its own pid, as trace replay does without a TGID column).
 // sched_process_fork files the child, sched_process_exec renames the
 // process, sched_process_exit ends a thread and, with group_dead, its
-// process.
+// process. A task_newtask without CLONE_VM and every sched_process_exec
+// start the process's group (SchedStateMachine::StartProcess), as trace
+// replay does.
 //
 // Optionally every converted record is also written as ftrace text
 // (trace/ftrace_writer.h), so the capture replays through `ab`.

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -271,6 +272,15 @@ std::map<int32_t, std::set<int32_t>> ProcessesOf(const RecordingSink& sink) {
   return processes;
 }
 
+// StartsOf is the text of each ProcessStart of `sink`, in order.
+std::vector<std::string> StartsOf(const RecordingSink& sink) {
+  std::vector<std::string> starts;
+  for (const RecordingSink::Event& e : sink.events()) {
+    if (std::holds_alternative<ProcessStart>(e)) starts.push_back(EventText(e));
+  }
+  return starts;
+}
+
 // The shell forks a process that execs spin, whose thread creates a thread
 // and forks a process; the threads exit. No tid is in /proc, yet each is
 // filed under its process from its first event, and the written text
@@ -332,6 +342,14 @@ TEST(LiveConverter, NewTasksJoinTheirProcessWithoutProcAndReplaySo) {
     }
   }
 
+  // A group starts at each fork (a new mm) and at the exec, not at a
+  // pthread_create.
+  const std::vector<std::string> starts = {
+      absl::StrCat("start 1500000 ", kProc),
+      absl::StrCat("start 2500000 ", kProc),
+      absl::StrCat("start 3700000 ", kForkOfThread)};
+  EXPECT_EQ(StartsOf(sink), starts);
+
   RecordingSink replayed;
   absl::StatusOr<ReplayStats> stats =
       ReplayTraceFile(path, TraceOptions{}, replayed);
@@ -340,6 +358,7 @@ TEST(LiveConverter, NewTasksJoinTheirProcessWithoutProcAndReplaySo) {
   EXPECT_EQ(stats->new_task_events, 4);
   EXPECT_EQ(stats->exec_events, 1);
   EXPECT_EQ(ProcessesOf(replayed), live);
+  EXPECT_EQ(StartsOf(replayed), starts);
   EXPECT_EQ(stats->samples, converter.counters().samples);
   std::filesystem::remove(path);
 }

@@ -149,4 +149,10 @@ absl::Status AttributeSink::OnProcessExit(const ProcessExit& exit) {
   return forwarded;
 }
 
+absl::Status AttributeSink::OnProcessStart(const ProcessStart& start) {
+  const absl::Status forwarded = next_.OnProcessStart(start);
+  attributes_.Forget(start.tgid);
+  return forwarded;
+}
+
 }  // namespace schedcache::host

@@ -98,6 +98,9 @@ class AttributeSink : public EventSink {
   // OnProcessExit forwards the exit, then forgets the process: its pid may
   // be reused by a process whose attributes must be read afresh.
   absl::Status OnProcessExit(const ProcessExit& exit) override;
+  // OnProcessStart forwards the start, then forgets the process: after an
+  // exec its comm and footprint are the new program's.
+  absl::Status OnProcessStart(const ProcessStart& start) override;
   absl::Status OnKernelDecision(const KernelDecision& decision) override {
     return next_.OnKernelDecision(decision);
   }

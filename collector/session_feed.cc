@@ -39,6 +39,10 @@ absl::Status SessionFeed::OnKernelDecision(const KernelDecision& decision) {
   return writer_ != nullptr ? writer_->Add(decision) : absl::OkStatus();
 }
 
+absl::Status SessionFeed::OnProcessStart(const ProcessStart& start) {
+  return writer_ != nullptr ? writer_->Add(start) : absl::OkStatus();
+}
+
 absl::Status SessionFeed::OnProcessExit(const ProcessExit& exit) {
   ++exits_sent_;
   return writer_ != nullptr ? writer_->Add(exit) : absl::OkStatus();

@@ -43,6 +43,10 @@ class SessionFeed : public EventSink {
   // gone from /proc, so its comm can no longer be matched, and the session
   // accepts the exit of a process it does not track as a no-op.
   absl::Status OnProcessExit(const ProcessExit& exit) override;
+  // OnProcessStart sends every start, whatever the filter: an exec changes
+  // the comm the filter matches, and a start of a process that never
+  // matches leaves the session only a record its exit removes.
+  absl::Status OnProcessStart(const ProcessStart& start) override;
   // OnKernelDecision sends a decision of a matching process; the session
   // counts one of a process it does not track, so none is sent for a
   // process the filter leaves out.

@@ -1,5 +1,5 @@
-// The model's inputs: runtime samples, CPU hand-overs, process exits and
-// the running kernel's own decisions, in the terms of docs/MODEL.md and
+// The model's inputs: runtime samples, CPU hand-overs, process starts and
+// exits and the running kernel's own decisions, in the terms of docs/MODEL.md and
 // docs/SERVICE.md (Ingest). Plain values with no heap storage,
 // so the ingest path can move them without allocating. Every input (trace
 // files, generated workloads, the client, the live collector) produces
@@ -90,6 +90,19 @@ struct ProcessExit {
   int32_t tgid = 0;          // > 0
 };
 
+// ProcessStart says process `tgid` got a new address space at
+// `timestamp_ns` (kernel: a fork without CLONE_VM, or an exec), and with it
+// a new sched_cache_group (docs/MODEL.md, Time in jiffies: a group starts
+// when its mm does). The session forgets what it knew of the process (an
+// exec replaces the group: every preference it held ends with reason
+// `exited`), and the process starts there, tracked, with the epoch the
+// kernel gives a new group. A process that never gets one starts at its
+// first sample as before.
+struct ProcessStart {
+  int64_t timestamp_ns = 0;  // on the samples' clock
+  int32_t tgid = 0;          // > 0
+};
+
 // KernelDecision is one return of the running kernel's task_cache_work
 // (kernel/sched/fair.c, CONFIG_SCHED_CACHE), as `schedcache record
 // --kernel-decisions` observes it with fexit: the state of the calling
@@ -151,7 +164,8 @@ struct KernelClock {
 };
 
 // Event is any input, for streams that interleave them.
-using Event = std::variant<Sample, HandOver, ProcessExit, KernelDecision>;
+using Event =
+    std::variant<Sample, HandOver, ProcessExit, KernelDecision, ProcessStart>;
 
 }  // namespace schedcache
 

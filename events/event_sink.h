@@ -32,6 +32,16 @@ class EventSink {
   // OnProcessExit receives the exit of a process (its group leader's
   // sched_process_exit). A non-OK status stops the producer.
   virtual absl::Status OnProcessExit(const ProcessExit& exit) = 0;
+  // OnProcessStart receives the start of a process's new group (a fork
+  // with a new address space, or an exec). Inputs that see no forks or
+  // execs (the workload generator, the sample CSV) never call it. A sink
+  // that does not take them refuses, so none is dropped unseen; a non-OK
+  // status stops the producer.
+  virtual absl::Status OnProcessStart(const ProcessStart& start) {
+    return absl::UnimplementedError(absl::StrCat(
+        "process start of tgid ", start.tgid, " at ", start.timestamp_ns,
+        ": this consumer does not take process starts"));
+  }
   // OnKernelDecision receives one decision of the running kernel
   // (events/event.h). Inputs that carry none never call it. A sink that
   // does not take them refuses, so none is dropped unseen; a non-OK status

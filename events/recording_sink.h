@@ -16,8 +16,8 @@ namespace schedcache {
 
 class RecordingSink : public EventSink {
  public:
-  // Event is one recorded event: a Sample, HandOver, ProcessExit or
-  // KernelDecision (the engine's Event, so a recording replays through
+  // Event is one recorded event: a Sample, HandOver, ProcessExit,
+  // ProcessStart or KernelDecision (the engine's Event, so a recording replays through
   // Engine::ApplyBatch as it is).
   using Event = ::schedcache::Event;
 
@@ -31,6 +31,10 @@ class RecordingSink : public EventSink {
   }
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     events_.emplace_back(exit);
+    return absl::OkStatus();
+  }
+  absl::Status OnProcessStart(const ProcessStart& start) override {
+    events_.emplace_back(start);
     return absl::OkStatus();
   }
   absl::Status OnKernelDecision(const KernelDecision& decision) override {
@@ -66,7 +70,7 @@ inline int64_t TimestampOf(const RecordingSink::Event& e) {
   return std::visit([](const auto& v) { return v.timestamp_ns; }, e);
 }
 // CpuOf returns the CPU of a sample, hand-over or kernel decision; none
-// for a ProcessExit, which names no CPU.
+// for a ProcessExit or ProcessStart, which name no CPU.
 inline std::optional<int32_t> CpuOf(const RecordingSink::Event& e) {
   if (const Sample* s = std::get_if<Sample>(&e)) return s->cpu;
   if (const HandOver* h = std::get_if<HandOver>(&e)) return h->cpu;
@@ -103,6 +107,10 @@ inline std::string EventText(const RecordingSink::Event& e) {
            to_string(k->group_epoch) + " next " + to_string(k->next_scan) +
            " cpu_epoch " + to_string(k->cpu_epoch) + " cpu_next " +
            to_string(k->cpu_epoch_next);
+  }
+  if (const ProcessStart* start = std::get_if<ProcessStart>(&e)) {
+    return "start " + to_string(start->timestamp_ns) + " " +
+           to_string(start->tgid);
   }
   const ProcessExit& exit = std::get<ProcessExit>(e);
   return "exit " + to_string(exit.timestamp_ns) + " " + to_string(exit.tgid);

@@ -166,6 +166,13 @@ absl::Status SchedStateMachine::ForgetExited(int32_t tid,
   return sink_.OnProcessExit(ProcessExit{timestamp_ns, tid});
 }
 
+absl::Status SchedStateMachine::StartProcess(int64_t timestamp_ns,
+                                             int32_t tgid) {
+  RETURN_IF_ERROR(AdvanceTo(timestamp_ns));
+  ++counters_.process_starts;
+  return sink_.OnProcessStart(ProcessStart{timestamp_ns, tgid});
+}
+
 absl::Status SchedStateMachine::Finish(int64_t end_ns) {
   for (size_t cpu = 0; cpu < cpus_.size(); ++cpu) {
     RETURN_IF_ERROR(ReleaseTick(static_cast<int32_t>(cpu), /*preempted=*/false));

@@ -1,7 +1,8 @@
 // SchedStateMachine turns a time-ordered stream of context switches into the
 // model's inputs: a switch-out Sample for the thread leaving a CPU, a
 // HandOver for the one entering it, tick Samples while a thread keeps
-// running, and a ProcessExit when a process's group leader exits. Trace replay feeds it the switches it parses; the workload
+// running, a ProcessStart where a process gets a new address space, and a
+// ProcessExit when a process's group leader exits. Trace replay feeds it the switches it parses; the workload
 // generator feeds it the switches it simulates, so both produce exactly the
 // same event shape.
 //
@@ -118,6 +119,7 @@ struct SchedCounters {
   int64_t tick_samples = 0;   // Samples with tick = true
   int64_t hand_overs = 0;
   int64_t process_exits = 0;  // ProcessExits: group leaders that exited
+  int64_t process_starts = 0;  // ProcessStarts: forks with a new mm, execs
   // switches whose prev_pid was not the thread the CPU was running (lost
   // events); the tracked thread is the one switched out.
   int64_t prev_mismatches = 0;
@@ -178,6 +180,14 @@ class SchedStateMachine {
   // process's live-thread count drops now; a group leader's process ends
   // (see "Exits" above). Returns AdvanceTo's errors or the sink's.
   absl::Status Exit(int64_t timestamp_ns, int32_t tid);
+
+  // StartProcess says process `tgid` got a new address space (a fork
+  // without CLONE_VM, NewTaskStartsGroup; or an exec, after which the task
+  // leads its process): after the ticks before `timestamp_ns`, a
+  // ProcessStart goes out, so the model starts the process's group where
+  // the kernel does (docs/MODEL.md, Time in jiffies). Returns AdvanceTo's
+  // errors or the sink's.
+  absl::Status StartProcess(int64_t timestamp_ns, int32_t tgid);
 
   // Finish emits the ticks up to and including `end_ns`, the end of the
   // input, and every held tick, not preempted. The threads still running are not switched out.

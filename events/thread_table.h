@@ -30,6 +30,18 @@ namespace schedcache {
 // creator's thread group (a thread); without it the task is a process.
 inline constexpr uint64_t kCloneThread = 0x00010000;
 
+// kCloneVm is the kernel's CLONE_VM flag: the new task shares its creator's
+// address space (a thread, or vfork); without it the task gets a copy, a
+// new mm, and with it a new sched_cache_group.
+inline constexpr uint64_t kCloneVm = 0x00000100;
+
+// NewTaskStartsGroup says whether a task created with `clone_flags` gets a
+// new sched_cache_group (kernel: dup_mm initialises the new mm's group;
+// with CLONE_VM there is no new mm), docs/MODEL.md, Time in jiffies.
+inline bool NewTaskStartsGroup(uint64_t clone_flags) {
+  return (clone_flags & kCloneVm) == 0;
+}
+
 // NewTaskTgid returns the tgid of a task created with `clone_flags` by a
 // thread of process `creator_tgid` (kernel: copy_process sets p->tgid to
 // current->tgid under CLONE_THREAD, else to the task's own pid). Returns 0,

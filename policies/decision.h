@@ -129,6 +129,7 @@ struct EngineReport {
   uint64_t samples_applied = 0;
   uint64_t handovers_applied = 0;
   uint64_t exits_applied = 0;  // ProcessExit events, known tgid or not
+  uint64_t starts_applied = 0;  // ProcessStart events
   uint64_t processes_tracked = 0;
   uint64_t processes_evicted = 0;
   uint64_t kernel_decisions_applied = 0;    // known tgid or not

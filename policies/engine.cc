@@ -65,6 +65,11 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     return absl::InvalidArgumentError(absl::StrCat(
         "tid ", tid, " is not a known thread of process ", request.tgid));
   }
+  if (known->cpu < 0) {
+    // A thread of a ProcessStart that has not run yet: no CPU to scan on.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "tid ", tid, " of process ", request.tgid, " has not run yet"));
+  }
   ThreadRef thread{tid, known->numa_node, known->cpu};
   if (request.cpu.has_value()) {
     if (!context_.topology().HasCpu(*request.cpu) ||
@@ -124,6 +129,7 @@ EngineReport Engine::Impl::Report() const {
   report.samples_applied = samples_applied_;
   report.handovers_applied = handovers_applied_;
   report.exits_applied = exits_applied_;
+  report.starts_applied = starts_applied_;
   report.processes_tracked = processes_.size();
   report.processes_evicted = processes_evicted_;
   report.kernel_decisions_applied = kernel_decisions_applied_;

@@ -128,6 +128,16 @@ class Engine {
   // InvalidArgument (engine unchanged) for tgid not > 0 or a timestamp the
   // session clock refuses; a later sample of the tgid starts a new process.
   absl::Status ApplyProcessExit(const ProcessExit& exit);
+  // ApplyProcessStart starts the group of process `tgid` as the kernel's
+  // sched_cache_group_init does at a fork with a new mm or an exec
+  // (docs/MODEL.md, Time in jiffies): a process the session tracks is
+  // forgotten first, as at ApplyProcessExit (reason kExited); the process
+  // then starts, tracked, with the group epoch taken here (the last CPU's
+  // cpu_epoch as it stands), not its first sample's CPU's. Its thread tgid
+  // is known but has run nowhere: Recommend for it is FailedPrecondition.
+  // InvalidArgument (engine unchanged) for tgid not > 0 or a timestamp the
+  // session clock refuses.
+  absl::Status ApplyProcessStart(const ProcessStart& start);
   // ApplyKernelDecision validates then applies one decision of the running
   // kernel: InvalidArgument (engine unchanged) naming the field and value
   // for a CPU or timestamp that ApplySample would refuse, tgid/tid not > 0,
@@ -151,7 +161,9 @@ class Engine {
 
   // Recommend answers for every policy, in session order. NotFound (with the
   // tgid) for a process the session does not track; InvalidArgument for a
-  // bad tid/cpu.
+  // bad tid/cpu; FailedPrecondition for a thread that has run on no CPU yet
+  // (a process ApplyProcessStart started, before its first sample or
+  // hand-over).
   absl::StatusOr<std::vector<PolicyDecision>> Recommend(
       const RecommendRequest& request);
 

@@ -1,5 +1,5 @@
 // The engine's event path: the batch loop, samples, hand-overs, process
-// exits, kernel decisions, ticks, admission and eviction.
+// starts and exits, kernel decisions, ticks, admission and eviction.
 #include <cstdint>
 #include <limits>
 #include <variant>
@@ -297,6 +297,37 @@ absl::Status Engine::Impl::ApplyProcessExit(const ProcessExit& exit) {
   return absl::OkStatus();
 }
 
+absl::Status Engine::Impl::ApplyProcessStart(const ProcessStart& start) {
+  RETURN_IF_ERROR(ValidateClock(start.timestamp_ns));
+  if (start.tgid <= 0) return InvalidField("tgid", start.tgid, "must be > 0");
+  const int64_t now = Clock(start.timestamp_ns);
+  EvictIdle(now);
+  // An exec replaces the group: the old one ends as at an exit. A record
+  // known only from hand-overs has no group state, and keeps its threads'
+  // CPUs (rq.curr).
+  const uint32_t old = processes_.FindRecord(start.tgid);
+  if (old != ProcessTable::kNoSlot && processes_.process(old).started) {
+    RemoveProcess(old, NoPreferenceReason::kExited, now);
+  }
+  // The group exists from here, as the kernel's does: the process is
+  // tracked, and a kernel decision before its first sample (the work a
+  // tick queued before the exec runs at its return, on the new group)
+  // counts for it. Kernel sched_cache_group_init: the group's epoch is the cpu_epoch of
+  // the last possible CPU as that rq holds it, not brought up to date
+  // (stale on an idle CPU); its next_scan is `jiffies`, which the
+  // policies' start value 0 matches, since every later trigger runs at a
+  // jiffy at or after this one (docs/MODEL.md, Time in jiffies). After an
+  // exec the task leads its process: its tid is the tgid.
+  const int64_t epoch =
+      context_.rq(context_.topology().max_cpu()).cpu_epoch;
+  const ProcessTable::Admission admission = Admit(start.tgid, start.tgid, now);
+  ProcessState& p = processes_.process(admission.slot);
+  processes_.Start(admission.slot, epoch);
+  if (p.last_tid == 0) p.last_tid = start.tgid;
+  ++starts_applied_;
+  return absl::OkStatus();
+}
+
 void Engine::Impl::NoteKernelSeen(uint32_t slot) {
   kernel_seen_[slot] = 1;
   for (PolicySlot& policy : policies_) {
@@ -367,6 +398,8 @@ inline uint64_t Engine::Impl::ApplyBatch(
       status = ApplyHandOver(*handover);
     } else if (const ProcessExit* exit = std::get_if<ProcessExit>(&event)) {
       status = ApplyProcessExit(*exit);
+    } else if (const ProcessStart* start = std::get_if<ProcessStart>(&event)) {
+      status = ApplyProcessStart(*start);
     } else {
       status = ApplyKernelDecision(std::get<KernelDecision>(event));
     }
@@ -387,6 +420,9 @@ absl::Status Engine::ApplyHandOver(const HandOver& handover) {
 }
 absl::Status Engine::ApplyProcessExit(const ProcessExit& exit) {
   return impl_->ApplyProcessExit(exit);
+}
+absl::Status Engine::ApplyProcessStart(const ProcessStart& start) {
+  return impl_->ApplyProcessStart(start);
 }
 absl::Status Engine::ApplyKernelDecision(const KernelDecision& decision) {
   return impl_->ApplyKernelDecision(decision);

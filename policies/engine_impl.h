@@ -93,6 +93,7 @@ class Engine::Impl {
   ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status ApplyHandOver(
       const HandOver& handover);
   absl::Status ApplyProcessExit(const ProcessExit& exit);
+  absl::Status ApplyProcessStart(const ProcessStart& start);
   absl::Status ApplyKernelDecision(const KernelDecision& decision);
   uint64_t ApplyBatch(
       absl::Span<const Event> events,
@@ -323,6 +324,7 @@ class Engine::Impl {
   uint64_t samples_applied_ = 0;
   uint64_t handovers_applied_ = 0;
   uint64_t exits_applied_ = 0;
+  uint64_t starts_applied_ = 0;
   uint64_t processes_evicted_ = 0;  // started processes evicted
   uint64_t kernel_decisions_applied_ = 0;
   uint64_t kernel_decisions_unmatched_ = 0;

@@ -1,5 +1,6 @@
-// How processes leave a session: ProcessExit, eviction at max_processes
-// and after process_idle_timeout_ns, and the change to none that ends each
+// How processes start and leave a session: ProcessStart (the kernel's new
+// group at a fork or an exec), ProcessExit, eviction at max_processes and
+// after process_idle_timeout_ns, and the change to none that ends each
 // preference they held.
 #include <memory>
 #include <string>
@@ -274,6 +275,98 @@ TEST(Eviction, TheLeastRecentlySampledGoesNotTheLeastRecentlyHandedOver) {
   ASSERT_TRUE(t.engine->ApplySample(SampleAt(30, 4, 30, 30, 10, false)).ok());
   EXPECT_FALSE(t.Tracked(10));
   EXPECT_TRUE(t.Tracked(20));
+}
+
+constexpr int64_t kJ = 4'000'000;  // one jiffy (HZ 250, the default)
+
+// StartStream is two processes on CPU 0 of the 2 x 4 grid (LLC 1 = CPUs
+// 4-7), in the tick trigger mode, with or without a ProcessStart of process
+// 20 before its first sample. Epochs are 2 jiffies and begin at jiffy 0 on
+// every CPU (docs/MODEL.md):
+//   t = 0        10's tick (one thread): CPU 0 at epoch 0, 10 starts at
+//                epoch 0: no trigger
+//   t = 3J       10's tick: CPU 0 decays to epoch 2 (ceil(3 / 2) periods);
+//                0 < 2 triggers, and the scan aborts (invalid_nr: one
+//                thread) before it looks at any CPU, so CPU 7 stays at 0
+//   t = 3J + 1   ProcessStart of 20: CPU 7, the last CPU, has run nothing
+//                and been scanned by nobody: its epoch is 0 as its rq
+//                holds it (not decayed to jiffy 3, which would give 2)
+//   t = 3J + 2   20's first tick on CPU 0 (epoch 2), two threads: with the
+//                start, 20's group epoch is 0 < 2 and full-scan scans
+//                (next_scan 0 <= jiffy 3); without it, 20 starts at CPU
+//                0's epoch 2 and nothing triggers.
+// Taking the epoch of CPU 0 (the first CPU, or the sample's), or CPU 7's
+// decayed, would give no scan either.
+std::vector<Event> StartStream(bool with_start) {
+  std::vector<Event> events = {
+      SampleAt(0, 0, 10, 10, 1000, true, 1),
+      SampleAt(3 * kJ, 0, 10, 10, 1000, true),
+  };
+  if (with_start) events.push_back(ProcessStart{3 * kJ + 1, 20});
+  events.push_back(SampleAt(3 * kJ + 2, 0, 20, 20, 1000, true, 2));
+  return events;
+}
+
+TEST(ProcessStart, GivesTheGroupTheLastCpusEpochSoItsFirstTickScans) {
+  for (const bool with_start : {false, true}) {
+    auto engine =
+        test_support::MustMakeEngine(MakeGrid({1, 2, 4}), {}, {"full-scan"});
+    ASSERT_NE(engine, nullptr);
+    const std::vector<Event> events = StartStream(with_start);
+    EXPECT_EQ(engine->ApplyBatch(events,
+                                 [](size_t index, const absl::Status& error) {
+                                   ADD_FAILURE() << index << ": " << error;
+                                 }),
+              events.size());
+    const EngineReport report = engine->Report();
+    EXPECT_EQ(report.policies[0].scans_aborted, 1u) << with_start;
+    EXPECT_EQ(report.policies[0].scans, with_start ? 1u : 0u) << with_start;
+    EXPECT_EQ(report.starts_applied, with_start ? 1u : 0u);
+    EXPECT_EQ(report.processes_tracked, 2u);
+  }
+}
+
+TEST(ProcessStart, AnExecReplacesTheTrackedProcessWithANewGroup) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  t.changes.clear();
+  ASSERT_TRUE(t.engine->ApplyProcessStart(ProcessStart{100, 10}).ok());
+  // The exec replaced the group: its preferences end as at an exit.
+  EXPECT_THAT(
+      t.changes,
+      ElementsAre(
+          Change{10, "full-scan", 1, -1, NoPreferenceReason::kExited, 100},
+          Change{10, "visited-scan", 1, -1, NoPreferenceReason::kExited, 100}));
+  // The new group is tracked, but its thread has run nowhere yet.
+  EXPECT_EQ(t.engine->Report().processes_tracked, 1u);
+  RecommendRequest request;
+  request.tgid = 10;
+  const absl::StatusOr<std::vector<PolicyDecision>> early =
+      t.engine->Recommend(request);
+  EXPECT_EQ(early.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(early.status().message(),
+              HasSubstr("tid 10 of process 10 has not run yet"));
+  // With none of the old group's runtime, a scan after the next sample
+  // finds CPU 1's only, in LLC 0 (the old group's CPU 5 would tie it, and
+  // a tie keeps the preferred LLC 1).
+  ASSERT_TRUE(
+      t.engine->ApplySample(SampleAt(200, 1, 10, 10, 1000, false, 4)).ok());
+  EXPECT_EQ(ScanNow(*t.engine, 10, 10, 200)[0].preferred_llc, 0);
+  const EngineReport report = t.engine->Report();
+  EXPECT_EQ(report.starts_applied, 1u);
+  EXPECT_EQ(report.exits_applied, 0u);
+}
+
+TEST(ProcessStart, RejectsABadTgidOrTimestampAndLeavesTheProcess) {
+  LifecycleEngine t;
+  t.Prefer(10, 0);
+  const absl::Status zero = t.engine->ApplyProcessStart(ProcessStart{10, 0});
+  EXPECT_EQ(zero.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero.message(), HasSubstr("tgid 0 must be > 0"));
+  const absl::Status early = t.engine->ApplyProcessStart(ProcessStart{-1, 10});
+  EXPECT_THAT(early.message(), HasSubstr("timestamp_ns -1"));
+  EXPECT_TRUE(t.Tracked(10));
+  EXPECT_EQ(t.engine->Report().starts_applied, 0u);
 }
 
 }  // namespace

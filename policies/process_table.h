@@ -43,7 +43,8 @@ struct ThreadState {
 // ProcessState is one process. A process known only from hand-overs has a
 // record (its threads' CPUs keep rq.curr exact) but has not started: it is
 // not tracked, policies hear nothing of it, and Recommend does not find it.
-// It starts at its first runtime sample, whatever the delta (docs/MODEL.md).
+// It starts at its ProcessStart (the kernel's new group), or without one at
+// its first runtime sample, whatever the delta (docs/MODEL.md).
 struct ProcessState {
   int32_t tgid = 0;
   bool started = false;
@@ -164,16 +165,21 @@ class ProcessTable {
     Touch(slot, now);
     ProcessState& p = processes_[slot];
     p.last_sample_ns = now;
-    if (!p.started) {
-      p.started = true;
-      p.epoch = epoch;
-      ++started_;
-    }
+    if (!p.started) Start(slot, epoch);
     ThreadState& t = threads_[handle];
     if (!t.sampled) {
       t.sampled = true;
       ++p.sampled_threads;
     }
+  }
+
+  // Start starts the process in `slot`, which has not started, with group
+  // epoch `epoch`: it is tracked from now on.
+  void Start(uint32_t slot, int64_t epoch) {
+    ProcessState& p = processes_[slot];
+    p.started = true;
+    p.epoch = epoch;
+    ++started_;
   }
 
   // RefOf describes the process in `slot` to policies.

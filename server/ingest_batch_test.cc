@@ -19,7 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 
 using Read =
-    std::variant<Sample, HandOver, ProcessExit, KernelDecision, absl::Status>;
+    std::variant<Sample, HandOver, ProcessExit, ProcessStart, KernelDecision,
+                 absl::Status>;
 
 std::vector<Read> ReadAll(const v1::IngestBatch& batch) {
   std::vector<Read> out;
@@ -183,6 +184,43 @@ TEST(ForEachBatchEvent, EventsCarryProcessExitsButNotAsHandOversToo) {
   EXPECT_EQ(std::get<ProcessExit>(rows[0]).tgid, 42);
   EXPECT_EQ(std::get<absl::Status>(rows[1]).message(),
             "handover and process_exit are both true: an event is one kind");
+}
+
+TEST(ForEachBatchEvent, ColumnsAndEventsCarryProcessStartsWithTimeAndTgidOnly) {
+  // Row 1 is a start at 1000 + 10; its cpu, tid and delta_ns are ignored.
+  v1::IngestBatch columns;
+  AddRow(columns, 1000, 0, 10, 11, 50, v1::EVENT_KIND_TICK);
+  AddRow(columns, 10, 5, 42, 7, 99, v1::EVENT_KIND_PROCESS_START);
+  ASSERT_TRUE(CheckBatchForm(columns).ok()) << CheckBatchForm(columns);
+  const std::vector<Read> rows = ReadAll(columns);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<ProcessStart>(rows[1]).timestamp_ns, 1010);
+  EXPECT_EQ(std::get<ProcessStart>(rows[1]).tgid, 42);
+
+  v1::IngestBatch events;
+  v1::Event* start = events.add_events();
+  start->set_timestamp_ns(9);
+  start->set_tgid(42);
+  start->set_process_start(true);
+  for (const auto& [handover, exit, decision] :
+       {std::tuple{true, false, false}, std::tuple{false, true, false},
+        std::tuple{false, false, true}}) {
+    v1::Event* both = events.add_events();
+    both->set_process_start(true);
+    both->set_handover(handover);
+    both->set_process_exit(exit);
+    if (decision) both->mutable_kernel_decision();
+  }
+  const std::vector<Read> read = ReadAll(events);
+  ASSERT_EQ(read.size(), 4u);
+  EXPECT_EQ(std::get<ProcessStart>(read[0]).timestamp_ns, 9);
+  EXPECT_EQ(std::get<ProcessStart>(read[0]).tgid, 42);
+  for (size_t i = 1; i < read.size(); ++i) {
+    ASSERT_TRUE(std::holds_alternative<absl::Status>(read[i])) << i;
+    EXPECT_THAT(std::get<absl::Status>(read[i]).message(),
+                HasSubstr("an event is one kind"))
+        << i;
+  }
 }
 
 // AddKernelEntry appends one entry to `batch`'s kernel_decisions columns;

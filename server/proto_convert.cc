@@ -105,6 +105,10 @@ ProcessExit ProcessExitFromEvent(const v1::Event& event) {
   return ProcessExit{event.timestamp_ns(), event.tgid()};
 }
 
+ProcessStart ProcessStartFromEvent(const v1::Event& event) {
+  return ProcessStart{event.timestamp_ns(), event.tgid()};
+}
+
 KernelDecision KernelDecisionFromEvent(const v1::Event& event) {
   const v1::KernelDecisionFields& fields = event.kernel_decision();
   KernelDecision d;

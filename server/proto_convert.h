@@ -31,15 +31,17 @@ Sample SampleFromEvent(const v1::Event& event);
 HandOver HandOverFromEvent(const v1::Event& event);
 // ProcessExitFromEvent reads a process-exit event (event.process_exit()).
 ProcessExit ProcessExitFromEvent(const v1::Event& event);
+// ProcessStartFromEvent reads a process-start event (event.process_start()).
+ProcessStart ProcessStartFromEvent(const v1::Event& event);
 // KernelDecisionFromEvent reads a kernel decision
 // (event.has_kernel_decision()).
 KernelDecision KernelDecisionFromEvent(const v1::Event& event);
 
 // UnreadableRow is an event of no kind: a row of EventColumns whose kind is
 // not an EventKind, or an Event of two kinds (two of hand-over, process
-// exit and kernel decision); or a sample whose attribute breaks its bound
-// (CheckSampleAttributes). It is rejected with `reason`, like an event the
-// engine refuses.
+// exit, process start and kernel decision); or a sample whose attribute
+// breaks its bound (CheckSampleAttributes). It is rejected with `reason`,
+// like an event the engine refuses.
 struct UnreadableRow {
   absl::Status reason;
 };
@@ -177,7 +179,7 @@ KernelDecision KernelDecisionOfRow(const v1::EventColumns& columns, int row,
 
 // ForEachBatchEvent calls `visit` with every event of `batch` in order, as
 // a `const Sample&`, `const HandOver&`, `const ProcessExit&`,
-// `const KernelDecision&` or `const UnreadableRow&`.
+// `const ProcessStart&`, `const KernelDecision&` or `const UnreadableRow&`.
 // REQUIRES: CheckBatchForm(batch) is OK.
 template <typename Visitor>
 void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
@@ -190,6 +192,14 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
       visit(UnreadableRow{absl::InvalidArgumentError(
           "kernel_decision is set and handover or process_exit is true: an "
           "event is one kind")});
+    } else if (event.process_start() &&
+               (event.handover() || event.process_exit() ||
+                event.has_kernel_decision())) {
+      visit(UnreadableRow{absl::InvalidArgumentError(
+          "process_start is true and handover, process_exit or "
+          "kernel_decision is set: an event is one kind")});
+    } else if (event.process_start()) {
+      visit(ProcessStartFromEvent(event));
     } else if (event.has_kernel_decision()) {
       visit(KernelDecisionFromEvent(event));
     } else if (event.handover()) {
@@ -247,13 +257,17 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     } else if (kind == v1::EVENT_KIND_PROCESS_EXIT) {
       visit(ProcessExit{static_cast<int64_t>(timestamp_ns),
                         columns.tgid(row)});
+    } else if (kind == v1::EVENT_KIND_PROCESS_START) {
+      visit(ProcessStart{static_cast<int64_t>(timestamp_ns),
+                         columns.tgid(row)});
     } else if (kind == v1::EVENT_KIND_KERNEL_DECISION) {
       visit(KernelDecisionOfRow(columns, row, kernel_entry++,
                                 static_cast<int64_t>(timestamp_ns)));
     } else {
       visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
           "kind ", kind, " is not an EventKind (1 switch-out, 2 tick, ",
-          "3 hand-over, 4 process exit, 5 kernel decision; 0 is unset)"))});
+          "3 hand-over, 4 process exit, 5 kernel decision, 6 process start; "
+          "0 is unset)"))});
     }
   }
 }

@@ -153,6 +153,7 @@ v1::Report Session::Report() const {
   out.set_processes_evicted(report.processes_evicted);
   out.set_events_rejected(rejected);
   out.set_process_exits_applied(report.exits_applied);
+  out.set_process_starts_applied(report.starts_applied);
   out.set_kernel_decisions_applied(report.kernel_decisions_applied);
   out.set_kernel_decisions_unmatched(report.kernel_decisions_unmatched);
   return out;

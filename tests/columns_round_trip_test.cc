@@ -260,6 +260,27 @@ TEST(ColumnsRoundTrip, AProcessExitForgetsWhatWasSent) {
   ExpectSameSample(std::get<Sample>(back[2]), reused_read);
 }
 
+TEST(ColumnsRoundTrip, AProcessStartForgetsWhatWasSent) {
+  // An exec: the server forgets the tracked process, so the encoder sends
+  // the process's attributes again with its next sample.
+  const ProcessStart start{.timestamp_ns = FullSample().timestamp_ns + 1,
+                           .tgid = FullSample().tgid};
+  Sample after = FullSample();
+  after.timestamp_ns += 2;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns());
+  encoder.Add(FullSample());
+  encoder.Add(start);
+  encoder.Add(after);
+  const std::vector<Event> back = RoundTrip(batch);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(std::get<ProcessStart>(back[1]).timestamp_ns, start.timestamp_ns);
+  EXPECT_EQ(std::get<ProcessStart>(back[1]).tgid, start.tgid);
+  Sample after_read = after;
+  after_read.jiffies = kDerivedJiffies;  // no process's: sent already
+  ExpectSameSample(std::get<Sample>(back[2]), after_read);
+}
+
 TEST(ColumnsRoundTrip, AProcessExitForgetsAllItsThreadsAndNoOtherOnes) {
   Sample second_thread = FullSample();
   second_thread.tid = 44;

@@ -97,6 +97,15 @@ v1::Event EventMessage(const ProcessExit& exit) {
   return event;
 }
 
+// EventMessage is `start` as the Event message a client writes.
+v1::Event EventMessage(const ProcessStart& start) {
+  v1::Event event;
+  event.set_timestamp_ns(start.timestamp_ns);
+  event.set_tgid(start.tgid);
+  event.set_process_start(true);
+  return event;
+}
+
 // EventMessage is `decision` as the Event message a client writes.
 v1::Event EventMessage(const KernelDecision& decision) {
   v1::Event event;
@@ -331,6 +340,36 @@ TEST_F(IngestFormsTest, ProcessExitsEndTheirProcessesInBothForms) {
   }
 }
 
+TEST_F(IngestFormsTest, ProcessStartsRestartTheirProcessesInBothForms) {
+  // Process 10 comes to prefer LLC 0, then execs: the session replaces it
+  // with a new group; 30 forks. Both starts are accepted and counted, and
+  // both processes are tracked.
+  CreateSession("columns");
+  CreateSession("events");
+  std::vector<Event> events;
+  for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
+  events.push_back(ProcessStart{.timestamp_ns = 30 * kMs, .tgid = 10});
+  events.push_back(ProcessStart{.timestamp_ns = 31 * kMs, .tgid = 30});
+  v1::IngestBatch batch = Columns(events);
+  batch.set_session("columns");
+  ASSERT_EQ(batch.columns().kind(2), v1::EVENT_KIND_PROCESS_START);
+  absl::StatusOr<v1::IngestSummary> columns =
+      IngestBatches(address(), {batch});
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  absl::StatusOr<v1::IngestSummary> plain =
+      IngestEvents(address(), "events", events, 2);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (const char* session : {"columns", "events"}) {
+    SCOPED_TRACE(session);
+    absl::StatusOr<v1::Report> report = client().GetReport(session);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->process_starts_applied(), 2u);
+    EXPECT_EQ(report->samples_applied(), 2u);
+    EXPECT_EQ(report->processes_tracked(), 2u);
+    EXPECT_EQ(report->events_rejected(), 0u);
+  }
+}
+
 TEST_F(IngestFormsTest, SparseAttributesApplyToTheirRowsOnly) {
   CreateSession("s");
   // Row 0 says the process has 1 thread (no preference: single thread);
@@ -476,7 +515,7 @@ TEST_F(IngestFormsTest, BadRowsAreRejectedOneByOneAcrossBatches) {
 }
 
 // Unreadable rows never reach the engine, yet each rejection keeps its
-// row's index: rows 0 (cpu 9), 1 and 2 (kinds 6, 7), 4 (negative delta)
+// row's index: rows 0 (cpu 9), 1 and 2 (kinds 9, 7), 4 (negative delta)
 // and 5 (kind 8) are rejected, rows 3 and 6 accepted.
 TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
   v1::IngestBatch batch = Columns(
@@ -485,7 +524,7 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
        SampleAt(2000, 0, 10, 11, -1, true), SampleAt(2000, 0, 10, 11, 5, true),
        SampleAt(3000, 0, 10, 11, 5, true)});
   v1::EventColumns& columns = *batch.mutable_columns();
-  columns.set_kind(1, static_cast<v1::EventKind>(6));
+  columns.set_kind(1, static_cast<v1::EventKind>(9));
   columns.set_kind(2, static_cast<v1::EventKind>(7));
   columns.set_kind(5, static_cast<v1::EventKind>(8));
   absl::StatusOr<v1::IngestSummary> summary = IngestBatches(address(), {batch});
@@ -497,7 +536,7 @@ TEST_F(IngestFormsTest, UnreadableAndRefusedRowsInterleaveInRowOrder) {
     uint64_t index;
     const char* reason;
   } expected[] = {{0, "cpu 9"},
-                  {1, "kind 6 is not an EventKind"},
+                  {1, "kind 9 is not an EventKind"},
                   {2, "kind 7 is not an EventKind"},
                   {4, "delta_ns -1"},
                   {5, "kind 8 is not an EventKind"}};

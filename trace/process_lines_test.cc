@@ -173,5 +173,35 @@ TEST(ProcessLines, ReplayGivesTheProcessTheExecdCommFromTheExecOn) {
   EXPECT_EQ(samples[0].tgid, 300);
 }
 
+// Shell 300 on CPU 0 forks 301 (fork's flags, no CLONE_VM: a new mm),
+// creates thread 302 (pthread_create's, CLONE_VM) and vforks 303 (0x4111:
+// CLONE_VFORK | CLONE_VM | SIGCHLD, the shell's mm), then execs /bin/spin.
+constexpr char kStarts[] = R"(
+          <idle>-0       (-------) [000] d..2.    10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sh next_pid=300 next_prio=120
+              sh-300     (    300) [000] d..1.    10.000200: task_newtask: pid=301 comm=sh clone_flags=1200011 oom_score_adj=0
+              sh-300     (    300) [000] d..1.    10.000300: task_newtask: pid=302 comm=sh clone_flags=3d0f00 oom_score_adj=0
+              sh-300     (    300) [000] d..1.    10.000400: task_newtask: pid=303 comm=sh clone_flags=4111 oom_score_adj=0
+            spin-300     (    300) [000] .....    10.001000: sched_process_exec: filename=/bin/spin pid=300 old_pid=300
+            spin-300     (    300) [000] d..2.    10.005000: sched_switch: prev_comm=spin prev_pid=300 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+)";
+
+TEST(ProcessLines, ReplayStartsAGroupWhereAProcessGetsANewMm) {
+  RecordingSink sink;
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceText(kStarts, TraceOptions{}, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->new_task_events, 3);
+  EXPECT_EQ(stats->exec_events, 1);
+  EXPECT_EQ(stats->process_starts, 2);
+  // In time order: 300's hand-over, the fork's start of 301, the exec's
+  // start of 300, then 300's tick at 10.004 (HZ 250) and switch-out.
+  const std::vector<std::string> texts = EventTexts(sink);
+  ASSERT_GE(texts.size(), 5u);
+  EXPECT_EQ(texts[0], "hand-over 10000000000 cpu 0 300/300");
+  EXPECT_EQ(texts[1], "start 10000200000 301");
+  EXPECT_EQ(texts[2], "start 10001000000 300");
+  EXPECT_EQ(sink.Samples().front().timestamp_ns, 10'004'000'000);
+}
+
 }  // namespace
 }  // namespace schedcache

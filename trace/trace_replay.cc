@@ -74,6 +74,7 @@ class TraceReplayer {
     stats_.tick_samples = c.tick_samples;
     stats_.hand_overs = c.hand_overs;
     stats_.process_exits = c.process_exits;
+    stats_.process_starts = c.process_starts;
     stats_.prev_mismatches = c.prev_mismatches;
     stats_.moved_running_threads = c.moved_running_threads;
     stats_.guessed_tgid_hand_overs = c.guessed_tgid_hand_overs;
@@ -135,8 +136,7 @@ class TraceReplayer {
     }
     if (line.kind == Kind::kOtherSched) return absl::OkStatus();
     if (line.kind == Kind::kNewTask || line.kind == Kind::kExec) {
-      LearnProcess(line);
-      return absl::OkStatus();
+      return LearnProcess(line);
     }
 
     ASSIGN_OR_RETURN(const int32_t cpu, MapCpu(line.cpu));
@@ -169,9 +169,11 @@ class TraceReplayer {
   }
 
   // LearnProcess takes what a task_newtask or sched_process_exec line says
-  // about processes (trace_replay.h); it changes no CPU.
-  void LearnProcess(const TraceLine& line) {
+  // about processes (trace_replay.h), and starts the group of a process
+  // that got a new address space; it changes no CPU.
+  absl::Status LearnProcess(const TraceLine& line) {
     ThreadTable& threads = machine_.threads();
+    sink_.OnInputLine(stats_.lines);
     if (line.kind == Kind::kNewTask) {
       ++stats_.new_task_events;
       // The header's TGID column, learned above, is the creator's process.
@@ -181,11 +183,13 @@ class TraceReplayer {
           line.pid, line.clone_flags,
           creator != nullptr && creator->tgid_known ? creator->tgid : 0,
           line.comm);
-      return;
+      if (!NewTaskStartsGroup(line.clone_flags)) return absl::OkStatus();
+      return machine_.StartProcess(line.timestamp_ns, line.pid);
     }
     ++stats_.exec_events;
     // After an exec the task leads its thread group: its pid is the tgid.
     threads.Learn(line.pid, line.pid, ExecComm(line.filename));
+    return machine_.StartProcess(line.timestamp_ns, line.pid);
   }
 
   // ReplayDecision hands one kernel decision to the sink, after the ticks

@@ -2,7 +2,8 @@
 // the tgid column, `trace-cmd report` or `perf script` text, per line as
 // trace_line.h tells them apart; plain or gzip; or a trace-cmd .dat file,
 // told apart by its magic bytes and read record by record as trace_dat.h
-// says) into the model's Samples, HandOvers and ProcessExits, in time
+// says) into the model's Samples, HandOvers, ProcessStarts and
+// ProcessExits, in time
 // order, through an EventSink. A .dat file replays exactly as the
 // `trace-cmd report -t` text of it does (-t: nanosecond timestamps); each
 // of its records counts as a line.
@@ -18,7 +19,10 @@
 // task_newtask the process of each task from its creation (a CLONE_THREAD
 // task joins its creator's, any other is its own: ThreadTable::LearnNewTask);
 // a pid whose tgid was never shown uses its own pid. sched_process_exec
-// gives the process the exec'd program's comm (ExecComm); both are counted. Other lines are skipped;
+// gives the process the exec'd program's comm (ExecComm); both are counted.
+// A task_newtask without CLONE_VM (NewTaskStartsGroup) and every
+// sched_process_exec start the process's group: a ProcessStart goes out
+// (SchedStateMachine::StartProcess). Other lines are skipped;
 // a line naming one of the three events that does not parse, or whose time
 // goes backwards, is counted as malformed and skipped (the first few are
 // kept with their line numbers).
@@ -113,6 +117,7 @@ struct ReplayStats {
   int64_t tick_samples = 0;
   int64_t hand_overs = 0;
   int64_t process_exits = 0;          // ProcessExit events emitted
+  int64_t process_starts = 0;         // ProcessStart events emitted
   int64_t prev_mismatches = 0;        // see SchedCounters
   int64_t moved_running_threads = 0;  // see SchedCounters
   int64_t guessed_tgid_hand_overs = 0;  // see SchedCounters

@@ -67,6 +67,14 @@ class CheckingSink : public EventSink {
     return absl::OkStatus();
   }
 
+  absl::Status OnProcessStart(const ProcessStart& start) override {
+    CheckTime(start.timestamp_ns);
+    ++starts_;
+    Mix(static_cast<uint64_t>(start.timestamp_ns));
+    Mix(static_cast<uint64_t>(start.tgid));
+    return absl::OkStatus();
+  }
+
   absl::Status OnKernelDecision(const KernelDecision& decision) override {
     CheckOrder(decision.timestamp_ns, decision.cpu);
     FUZZ_CHECK(decision.preferred_cpu == -1 ||
@@ -90,6 +98,7 @@ class CheckingSink : public EventSink {
   int64_t samples() const { return samples_; }
   int64_t hand_overs() const { return hand_overs_; }
   int64_t exits() const { return exits_; }
+  int64_t starts() const { return starts_; }
   int64_t decisions() const { return decisions_; }
   uint64_t hash() const { return hash_; }
 
@@ -115,6 +124,7 @@ class CheckingSink : public EventSink {
   int64_t samples_ = 0;
   int64_t hand_overs_ = 0;
   int64_t exits_ = 0;
+  int64_t starts_ = 0;
   int64_t decisions_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325u;
 };
@@ -144,7 +154,7 @@ std::string Describe(const absl::StatusOr<ReplayStats>& stats,
       s.switch_events, " migrate ", s.migrate_events, " exit ", s.exit_events,
       " malformed ", s.malformed_lines, " samples ", s.samples, " ticks ",
       s.tick_samples, " hand-overs ", s.hand_overs, " process exits ",
-      s.process_exits, " mismatches ",
+      s.process_exits, " process starts ", s.process_starts, " mismatches ",
       s.prev_mismatches, " moved ", s.moved_running_threads, " guessed ",
       s.guessed_tgid_hand_overs, " kernel ticks ", s.kernel_ticks,
       " unmatched ", s.unmatched_ticks, " time ", s.first_timestamp_ns, "..",
@@ -159,7 +169,8 @@ void CheckCounts(const absl::StatusOr<ReplayStats>& stats,
   if (!stats.ok()) return;
   FUZZ_CHECK(stats->samples == sink.samples() &&
                  stats->hand_overs == sink.hand_overs() &&
-                 stats->process_exits == sink.exits(),
+                 stats->process_exits == sink.exits() &&
+                 stats->process_starts == sink.starts(),
              Describe(stats, sink));
 }
 

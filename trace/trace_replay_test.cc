@@ -403,6 +403,11 @@ class OrderCheckingSink : public EventSink {
     if (e.tgid <= 0) ++bad_ids_;
     return absl::OkStatus();
   }
+  absl::Status OnProcessStart(const ProcessStart& e) override {
+    Check(e.timestamp_ns);
+    if (e.tgid <= 0) ++bad_ids_;
+    return absl::OkStatus();
+  }
   int64_t backwards() const { return backwards_; }
   int64_t bad_ids() const { return bad_ids_; }
 

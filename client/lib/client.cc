@@ -177,7 +177,8 @@ class IngestWriter::Impl {
     if (!finished) writer_->Finish().ok();  // reap the cancelled call
   }
 
-  // Add takes a Sample, HandOver, ProcessExit or KernelDecision.
+  // Add takes a Sample, HandOver, ProcessExit, ProcessStart or
+  // KernelDecision.
   template <typename EventValue>
   absl::Status Add(const EventValue& event) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
@@ -307,6 +308,9 @@ absl::Status IngestWriter::Add(const HandOver& handover) {
 }
 absl::Status IngestWriter::Add(const ProcessExit& exit) {
   return impl_->Add(exit);
+}
+absl::Status IngestWriter::Add(const ProcessStart& start) {
+  return impl_->Add(start);
 }
 absl::Status IngestWriter::Add(const KernelDecision& decision) {
   return impl_->Add(decision);

@@ -93,6 +93,13 @@ void ColumnsEncoder::Add(const ProcessExit& exit) {
          v1::EVENT_KIND_PROCESS_EXIT);
 }
 
+void ColumnsEncoder::Add(const ProcessStart& start) {
+  // As at an exit: the server forgets a tracked process at its start.
+  sent_.erase(start.tgid);
+  AddRow(start.timestamp_ns, /*cpu=*/0, start.tgid, /*tid=*/0, /*delta_ns=*/0,
+         v1::EVENT_KIND_PROCESS_START);
+}
+
 void ColumnsEncoder::Add(const KernelDecision& decision) {
   AddRow(decision.timestamp_ns, decision.cpu, decision.tgid, decision.tid,
          /*delta_ns=*/0, v1::EVENT_KIND_KERNEL_DECISION);

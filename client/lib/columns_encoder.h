@@ -1,4 +1,4 @@
-// Sample/HandOver/ProcessExit/KernelDecision -> rows of
+// Sample/HandOver/ProcessExit/ProcessStart/KernelDecision -> rows of
 // schedcache.v1.EventColumns, the client half of
 // the ingest path (the server's inverse is server/proto_convert.h). Appends
 // to columns the batch already holds, so a reused batch allocates nothing
@@ -38,6 +38,7 @@ class ColumnsEncoder {
   void Add(const Sample& sample);
   void Add(const HandOver& handover);
   void Add(const ProcessExit& exit);
+  void Add(const ProcessStart& start);
   // A kernel decision's fields beyond its row go to
   // EventColumns.kernel_decisions.
   void Add(const KernelDecision& decision);

@@ -56,6 +56,9 @@ class ReferencePlacement : public EventSink {
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     return engine_->ApplyProcessExit(exit);
   }
+  absl::Status OnProcessStart(const ProcessStart& start) override {
+    return engine_->ApplyProcessStart(start);
+  }
   absl::Status OnKernelDecision(const KernelDecision& decision) override {
     return engine_->ApplyKernelDecision(decision);
   }
@@ -142,6 +145,8 @@ absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
           using Kind = std::decay_t<decltype(e)>;
           if constexpr (std::is_same_v<Kind, ProcessExit>) {
             return feed.OnProcessExit(e);  // names no CPU
+          } else if constexpr (std::is_same_v<Kind, ProcessStart>) {
+            return feed.OnProcessStart(e);  // names no CPU
           } else {
             e.cpu = cpu_map.Map(e.cpu);
             if constexpr (std::is_same_v<Kind, Sample>) {

@@ -68,6 +68,13 @@ absl::Status EventFeed::OnProcessExit(const ProcessExit& exit) {
   return absl::OkStatus();
 }
 
+absl::Status EventFeed::OnProcessStart(const ProcessStart& start) {
+  if (reference_ != nullptr) RETURN_IF_ERROR(reference_->OnProcessStart(start));
+  ASSIGN_OR_RETURN(const bool taken, Offer(session_.OnProcessStart(start)));
+  if (taken) Note(start.timestamp_ns);
+  return absl::OkStatus();
+}
+
 absl::Status EventFeed::OnKernelDecision(const KernelDecision& decision) {
   if (reference_ != nullptr) {
     RETURN_IF_ERROR(reference_->OnKernelDecision(decision));

@@ -64,6 +64,7 @@ class EventFeed : public EventSink {
   absl::Status OnSample(const Sample& sample) override;
   absl::Status OnHandOver(const HandOver& hand_over) override;
   absl::Status OnProcessExit(const ProcessExit& exit) override;
+  absl::Status OnProcessStart(const ProcessStart& start) override;
   absl::Status OnKernelDecision(const KernelDecision& decision) override;
   void OnInputLine(int64_t line) override { line_ = line; }
 

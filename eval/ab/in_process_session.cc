@@ -26,6 +26,9 @@ class InProcessSession : public AbSession {
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     return engine_->ApplyProcessExit(exit);
   }
+  absl::Status OnProcessStart(const ProcessStart& start) override {
+    return engine_->ApplyProcessStart(start);
+  }
   absl::Status OnKernelDecision(const KernelDecision& decision) override {
     return engine_->ApplyKernelDecision(decision);
   }

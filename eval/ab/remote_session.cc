@@ -48,6 +48,7 @@ EngineReport FromProto(const v1::Report& report) {
   out.processes_tracked = report.processes_tracked();
   out.processes_evicted = report.processes_evicted();
   out.exits_applied = report.process_exits_applied();
+  out.starts_applied = report.process_starts_applied();
   out.kernel_decisions_applied = report.kernel_decisions_applied();
   out.kernel_decisions_unmatched = report.kernel_decisions_unmatched();
   // GetReport has no per-process figures: kernel_processes stays empty.
@@ -144,6 +145,9 @@ class RemoteSession : public AbSession {
   }
   absl::Status OnProcessExit(const ProcessExit& exit) override {
     return Given(writer_->Add(exit));
+  }
+  absl::Status OnProcessStart(const ProcessStart& start) override {
+    return Given(writer_->Add(start));
   }
   absl::Status OnKernelDecision(const KernelDecision& decision) override {
     return Given(writer_->Add(decision));

@@ -173,6 +173,7 @@ class IngestWriter {
   absl::Status Add(const Sample& sample);
   absl::Status Add(const HandOver& handover);
   absl::Status Add(const ProcessExit& exit);
+  absl::Status Add(const ProcessStart& start);
   absl::Status Add(const KernelDecision& decision);
   // AddLosses adds a live collector's loss increments to the next batch
   // (IngestBatch.collector_losses), which the session sums for its report.
