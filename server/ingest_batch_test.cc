@@ -419,10 +419,7 @@ v1::IngestBatch WithAttributes(
     if (fields & 1) a.add_nr_threads(2);
     if (fields & 2) a.add_numa_node(0);
     if (fields & 4) a.add_footprint_pages(1);
-    // assign(1, c), not add_comm("x"): GCC 12 at -O3 reports a false
-    // -Wrestrict overlap inside the string copy that add_comm(const char*)
-    // inlines (GCC bug 105329), which fails a Release build.
-    if (fields & 8) a.add_comm()->assign(1, 'x');
+    if (fields & 8) a.add_comm("x");
     if (fields & 16) a.add_jiffies(5);
   }
   return batch;

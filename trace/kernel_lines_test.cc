@@ -349,14 +349,10 @@ class OrderSink : public EventSink {
   std::vector<KernelDecision> decisions;
 
  private:
-  // Entry appends piece by piece: GCC 12 at -O3 reports a false -Wrestrict
-  // overlap in `"S" + std::string` (GCC bug 105329), failing a Release build.
+  // Entry is "KIND TID@TIME" without the space, e.g. "S11@1000000".
   static std::string Entry(char kind, int32_t tid, int64_t timestamp_ns) {
-    std::string entry(1, kind);
-    entry.append(std::to_string(tid));
-    entry.push_back('@');
-    entry.append(std::to_string(timestamp_ns));
-    return entry;
+    return std::string(1, kind) + std::to_string(tid) + "@" +
+           std::to_string(timestamp_ns);
   }
 };
 
