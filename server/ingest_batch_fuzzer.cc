@@ -75,6 +75,7 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(
       report.samples_applied() + report.handovers_applied() +
                   report.process_exits_applied() +
+                  report.process_starts_applied() +
                   report.kernel_decisions_applied() ==
               tally.accepted() &&
           report.events_rejected() == tally.rejected(),
