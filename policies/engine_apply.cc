@@ -312,12 +312,13 @@ absl::Status Engine::Impl::ApplyProcessStart(const ProcessStart& start) {
   // The group exists from here, as the kernel's does: the process is
   // tracked, and a kernel decision before its first sample (the work a
   // tick queued before the exec runs at its return, on the new group)
-  // counts for it. Kernel sched_cache_group_init: the group's epoch is the cpu_epoch of
-  // the last possible CPU as that rq holds it, not brought up to date
-  // (stale on an idle CPU); its next_scan is `jiffies`, which the
-  // policies' start value 0 matches, since every later trigger runs at a
-  // jiffy at or after this one (docs/MODEL.md, Time in jiffies). After an
-  // exec the task leads its process: its tid is the tgid.
+  // counts for it. The kernel's sched_cache_group_init: the group's epoch
+  // is the cpu_epoch of the last possible CPU as that rq holds it, not
+  // brought up to date (stale on an idle CPU); its next_scan is `jiffies`,
+  // which the policies' start value 0 matches, since every later trigger
+  // runs at a jiffy at or after this one (docs/MODEL.md, Time in
+  // jiffies). After an exec the task leads its process: its tid is the
+  // tgid.
   const int64_t epoch =
       context_.rq(context_.topology().max_cpu()).cpu_epoch;
   const ProcessTable::Admission admission = Admit(start.tgid, start.tgid, now);
