@@ -205,6 +205,32 @@ class IngestFormsTest : public ::testing::Test {
     return *report;
   }
 
+  // BothForms is what the two streams of IngestInBothForms answered.
+  struct BothForms {
+    v1::IngestSummary columns;
+    v1::IngestSummary events;
+  };
+  // IngestInBothForms creates sessions "columns" and "events" and sends
+  // `events` to the first as one columnar batch, whose row 2 must be of
+  // `row2_kind` (the kind a test is about), and to the second as Event
+  // messages, 2 per batch. nullopt, with a failure, when a stream fails.
+  std::optional<BothForms> IngestInBothForms(const std::vector<Event>& events,
+                                             v1::EventKind row2_kind) {
+    CreateSession("columns");
+    CreateSession("events");
+    v1::IngestBatch batch = Columns(events);
+    batch.set_session("columns");
+    EXPECT_EQ(batch.columns().kind(2), row2_kind);
+    absl::StatusOr<v1::IngestSummary> columns =
+        IngestBatches(address(), {batch});
+    EXPECT_TRUE(columns.ok()) << columns.status();
+    absl::StatusOr<v1::IngestSummary> plain =
+        IngestEvents(address(), "events", events, 2);
+    EXPECT_TRUE(plain.ok()) << plain.status();
+    if (!columns.ok() || !plain.ok()) return std::nullopt;
+    return BothForms{*std::move(columns), *std::move(plain)};
+  }
+
   std::unique_ptr<TestServer> test_;
 };
 
@@ -267,23 +293,16 @@ TEST_F(IngestFormsTest, KernelDecisionsReachTheEngineInBothForms) {
   // runtime). The kernel then scans and prefers CPU 0, in LLC 0: full-scan
   // agrees, none (no preference) does not. A decision naming CPU 99 is
   // rejected by name; one of process 99, never sampled, is unmatched.
-  CreateSession("columns");
-  CreateSession("events");
   std::vector<Event> events;
   for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
   events.push_back(KernelDecisionAt(30 * kMs, 10, 0));
   events.push_back(KernelDecisionAt(31 * kMs, 10, 99));
   events.push_back(KernelDecisionAt(32 * kMs, 99, 1));
-  v1::IngestBatch batch = Columns(events);
-  batch.set_session("columns");
-  ASSERT_EQ(batch.columns().kind(2), v1::EVENT_KIND_KERNEL_DECISION);
-  absl::StatusOr<v1::IngestSummary> columns =
-      IngestBatches(address(), {batch});
-  ASSERT_TRUE(columns.ok()) << columns.status();
-  absl::StatusOr<v1::IngestSummary> plain =
-      IngestEvents(address(), "events", events, 2);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  for (const v1::IngestSummary* summary : {&*columns, &*plain}) {
+  const std::optional<BothForms> summaries =
+      IngestInBothForms(events, v1::EVENT_KIND_KERNEL_DECISION);
+  ASSERT_TRUE(summaries.has_value());
+  for (const v1::IngestSummary* summary :
+       {&summaries->columns, &summaries->events}) {
     EXPECT_EQ(summary->accepted(), 4u);
     ASSERT_EQ(summary->first_rejections_size(), 1);
     EXPECT_EQ(summary->first_rejections(0).index(), 3u);
@@ -309,21 +328,13 @@ TEST_F(IngestFormsTest, KernelDecisionsReachTheEngineInBothForms) {
 TEST_F(IngestFormsTest, ProcessExitsEndTheirProcessesInBothForms) {
   // Process 10 comes to prefer LLC 0 and exits; 99 was never seen. Both
   // exits are accepted and counted; 10 is no longer tracked.
-  CreateSession("columns");
-  CreateSession("events");
   std::vector<Event> events;
   for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
   events.push_back(ProcessExit{.timestamp_ns = 30 * kMs, .tgid = 10});
   events.push_back(ProcessExit{.timestamp_ns = 31 * kMs, .tgid = 99});
-  v1::IngestBatch batch = Columns(events);
-  batch.set_session("columns");
-  ASSERT_EQ(batch.columns().kind(2), v1::EVENT_KIND_PROCESS_EXIT);
-  absl::StatusOr<v1::IngestSummary> columns =
-      IngestBatches(address(), {batch});
-  ASSERT_TRUE(columns.ok()) << columns.status();
-  absl::StatusOr<v1::IngestSummary> plain =
-      IngestEvents(address(), "events", events, 2);
-  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::optional<BothForms> summaries =
+      IngestInBothForms(events, v1::EVENT_KIND_PROCESS_EXIT);
+  ASSERT_TRUE(summaries.has_value());
   for (const char* session : {"columns", "events"}) {
     SCOPED_TRACE(session);
     absl::StatusOr<v1::Report> report = client().GetReport(session);
@@ -344,21 +355,13 @@ TEST_F(IngestFormsTest, ProcessStartsRestartTheirProcessesInBothForms) {
   // Process 10 comes to prefer LLC 0, then execs: the session replaces it
   // with a new group; 30 forks. Both starts are accepted and counted, and
   // both processes are tracked.
-  CreateSession("columns");
-  CreateSession("events");
   std::vector<Event> events;
   for (const Sample& s : PreferLlc0Events(10, 1000)) events.push_back(s);
   events.push_back(ProcessStart{.timestamp_ns = 30 * kMs, .tgid = 10});
   events.push_back(ProcessStart{.timestamp_ns = 31 * kMs, .tgid = 30});
-  v1::IngestBatch batch = Columns(events);
-  batch.set_session("columns");
-  ASSERT_EQ(batch.columns().kind(2), v1::EVENT_KIND_PROCESS_START);
-  absl::StatusOr<v1::IngestSummary> columns =
-      IngestBatches(address(), {batch});
-  ASSERT_TRUE(columns.ok()) << columns.status();
-  absl::StatusOr<v1::IngestSummary> plain =
-      IngestEvents(address(), "events", events, 2);
-  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::optional<BothForms> summaries =
+      IngestInBothForms(events, v1::EVENT_KIND_PROCESS_START);
+  ASSERT_TRUE(summaries.has_value());
   for (const char* session : {"columns", "events"}) {
     SCOPED_TRACE(session);
     absl::StatusOr<v1::Report> report = client().GetReport(session);
