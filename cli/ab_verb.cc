@@ -78,7 +78,7 @@ class AbVerb : public Verb {
     if (mode_ == Mode::kSweep) DefineSweepFlags(flags);
     flags.AddString(
         "--input", "INPUT",
-        "trace:PATH or csv:PATH (plain or gzip; PATH - is stdin; a "
+        "trace:PATH or csv:PATH (plain, gzip or zstd; PATH - is stdin; a "
         "trace may also be a trace-cmd .dat file), workload:redis, "
         "workload:valkey (the seed's multi-instance run) or "
         "workload:hackbench",

@@ -79,7 +79,7 @@ void AddServerRejections(const v1::IngestSummary& summary, Sent& sent) {
 class FeedVerb : public Verb {
  public:
   absl::string_view summary() const override {
-    return "send samples from a CSV file (plain or gzip; - for stdin) to a "
+    return "send samples from a CSV file (plain, gzip or zstd; - for stdin) to a "
            "session";
   }
   absl::string_view positional_usage() const override { return "FILE|-"; }

@@ -64,9 +64,9 @@ class RecordVerb : public Verb {
     common_.DefineServer(flags);
     common_.DefineSession(flags);
     common_.DefineFormat(flags);
-    flags.AddString("--output", "FILE[.gz]",
+    flags.AddString("--output", "FILE[.gz|.zst]",
                     "also write the capture as ftrace text for "
-                    "`ab --input trace:` (.gz: compressed)",
+                    "`ab --input trace:` (.gz: gzip, .zst: Zstandard)",
                     &output_);
     flags.AddInt64("--duration", "SECONDS",
                    "how long to record (SIGINT/SIGTERM end it early)",

@@ -28,6 +28,8 @@ if(NOT SCHEDCACHE_BPF_CLANG OR NOT SCHEDCACHE_BPFTOOL)
                       "clang and bpftool")
 endif()
 find_package(ZLIB REQUIRED)
+# trace/ reads and writes Zstandard traces with Debian 12's libzstd 1.5.
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd>=1.5)
 # eval/ab reads back the shard results of `ab --shard` (`ab-merge`) with
 # Debian 12's nlohmann-json 3.11: exact 64-bit integers, which a parser into
 # doubles would round.

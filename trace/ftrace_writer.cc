@@ -135,7 +135,8 @@ std::string FormatKernelClockLine(const KernelClock& clock) {
 
 absl::StatusOr<std::unique_ptr<FtraceWriter>> FtraceWriter::Open(
     const std::string& path) {
-  // "wT": zlib's transparent mode, plain text through the same calls.
+  // "wT": zlib's transparent mode, plain text (or zstd's bytes) through the
+  // same calls.
   const char* mode = absl::EndsWith(path, ".gz") ? "wb6" : "wbT";
   gzFile file = gzopen(path.c_str(), mode);
   if (file == nullptr) {
@@ -145,33 +146,70 @@ absl::StatusOr<std::unique_ptr<FtraceWriter>> FtraceWriter::Open(
         "': ", error != 0 ? std::strerror(error) : "out of memory"));
   }
   gzbuffer(file, 256 * 1024);
-  return std::unique_ptr<FtraceWriter>(new FtraceWriter(path, file));
+  std::unique_ptr<ZstdEncoder> zstd;
+  if (absl::EndsWith(path, ".zst")) zstd = std::make_unique<ZstdEncoder>();
+  return std::unique_ptr<FtraceWriter>(
+      new FtraceWriter(path, file, std::move(zstd)));
 }
 
-FtraceWriter::FtraceWriter(std::string path, void* file)
-    : path_(std::move(path)), file_(file) {}
+FtraceWriter::FtraceWriter(std::string path, void* file,
+                           std::unique_ptr<ZstdEncoder> zstd)
+    : path_(std::move(path)), file_(file), zstd_(std::move(zstd)) {}
 
 FtraceWriter::~FtraceWriter() {
   if (file_ != nullptr) gzclose(AsGz(file_));
 }
 
+bool FtraceWriter::WriteBytes(std::string_view bytes) {
+  if (bytes.empty()) return true;
+  const int written =
+      gzwrite(AsGz(file_), bytes.data(), static_cast<unsigned>(bytes.size()));
+  if (written == static_cast<int>(bytes.size())) return true;
+  int zerror = 0;
+  const char* why = gzerror(AsGz(file_), &zerror);
+  error_ = absl::DataLossError(absl::StrCat(
+      "writing '", path_, "' failed after ", lines_,
+      " lines: ", zerror == Z_ERRNO ? std::strerror(errno) : why));
+  return false;
+}
+
+bool FtraceWriter::FlushZstd() {
+  zstd_out_.clear();
+  if (absl::Status s = zstd_->Compress(zstd_text_, zstd_out_); !s.ok()) {
+    error_ = absl::DataLossError(absl::StrCat(
+        "writing '", path_, "' failed after ", lines_, " lines: ",
+        s.message()));
+    return false;
+  }
+  zstd_text_.clear();
+  return WriteBytes(zstd_out_);
+}
+
 void FtraceWriter::Write(std::string_view line) {
   if (!error_.ok() || file_ == nullptr || line.empty()) return;
-  const int written =
-      gzwrite(AsGz(file_), line.data(), static_cast<unsigned>(line.size()));
-  if (written != static_cast<int>(line.size())) {
-    int zerror = 0;
-    const char* why = gzerror(AsGz(file_), &zerror);
-    error_ = absl::DataLossError(absl::StrCat(
-        "writing '", path_, "' failed after ", lines_,
-        " lines: ", zerror == Z_ERRNO ? std::strerror(errno) : why));
+  if (zstd_ == nullptr) {
+    if (WriteBytes(line)) ++lines_;
     return;
   }
+  // Compressing a line at a time would cost a libzstd call per line.
+  constexpr size_t kZstdBlockBytes = size_t{128} << 10;
+  zstd_text_.append(line);
   ++lines_;
+  if (zstd_text_.size() >= kZstdBlockBytes) FlushZstd();
 }
 
 absl::Status FtraceWriter::Close() {
   if (file_ == nullptr) return error_;
+  if (zstd_ != nullptr && error_.ok() && FlushZstd()) {
+    zstd_out_.clear();
+    if (absl::Status s = zstd_->Finish(zstd_out_); !s.ok()) {
+      error_ = absl::DataLossError(absl::StrCat(
+          "closing '", path_, "' after ", lines_, " lines failed: ",
+          s.message()));
+    } else {
+      WriteBytes(zstd_out_);
+    }
+  }
   const int result = gzclose(AsGz(file_));
   file_ = nullptr;
   if (error_.ok() && result != Z_OK) {

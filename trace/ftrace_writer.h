@@ -7,7 +7,8 @@
 //
 // Times keep all nine digits of nanoseconds (ftrace prints six), so a replay
 // cuts runtime at exactly the live collector's boundaries. A path ending in
-// ".gz" is written gzip-compressed.
+// ".gz" is written gzip-compressed, one ending in ".zst" Zstandard-compressed
+// (trace/zstd_stream.h); LineReader reads either by its magic.
 //
 // Thread contract: thread-compatible.
 #ifndef SCHEDCACHE_TRACE_FTRACE_WRITER_H_
@@ -21,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "events/event.h"
+#include "trace/zstd_stream.h"
 
 namespace schedcache {
 
@@ -89,10 +91,21 @@ class FtraceWriter {
   const std::string& path() const { return path_; }
 
  private:
-  FtraceWriter(std::string path, void* file);
+  FtraceWriter(std::string path, void* file,
+               std::unique_ptr<ZstdEncoder> zstd);
+  // WriteBytes hands bytes to zlib (for a .zst file, compressed ones);
+  // false, with error_ set, when that fails.
+  bool WriteBytes(std::string_view bytes);
+  // FlushZstd compresses the lines kept in zstd_text_ and writes them.
+  bool FlushZstd();
 
   const std::string path_;
   void* file_;  // gzFile; null once closed
+  // Set for a .zst path: lines are kept in zstd_text_ and compressed a
+  // block at a time, through zlib's transparent mode.
+  std::unique_ptr<ZstdEncoder> zstd_;
+  std::string zstd_text_;
+  std::string zstd_out_;
   int64_t lines_ = 0;
   absl::Status error_;
 };

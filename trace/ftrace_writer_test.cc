@@ -4,15 +4,19 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "events/recording_sink.h"
 #include "events/sched_state_machine.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "trace/line_reader.h"
 #include "trace/trace_line.h"
 #include "trace/trace_replay.h"
+#include "trace/zstd_stream.h"
 
 namespace schedcache {
 namespace {
@@ -92,9 +96,10 @@ TEST(FtraceWriter, UnknownTgidIsDashesAndMigrateAndExitParse) {
 }
 
 // A capture written plain and gzip-compressed replays to the same runtime.
-TEST(FtraceWriter, WrittenFileReplaysPlainAndGzip) {
+TEST(FtraceWriter, WrittenFileReplaysPlainGzipAndZstd) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  for (const std::string name : {"plain.trace", "packed.trace.gz"}) {
+  for (const std::string name :
+       {"plain.trace", "packed.trace.gz", "packed.trace.zst"}) {
     const std::string path =
         (dir / ("ftrace_writer_test_" + std::to_string(getpid()) + name))
             .string();
@@ -119,6 +124,45 @@ TEST(FtraceWriter, WrittenFileReplaysPlainAndGzip) {
     EXPECT_EQ(stats->runtime_ns[2], 2'500'000);
     std::filesystem::remove(path);
   }
+}
+
+// A .zst file is Zstandard from its first byte, and a capture longer than
+// the writer's 128 KiB block (several compressed blocks, one frame) reads
+// back line for line.
+TEST(FtraceWriter, ZstdFileHoldsEveryLineOfALongCapture) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("ftrace_writer_test_" + std::to_string(getpid()) +
+                             "long.trace.zst"))
+                               .string();
+  absl::StatusOr<std::unique_ptr<FtraceWriter>> writer =
+      FtraceWriter::Open(path);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  // 20000 switch lines of about 150 bytes: about 3 MB of text.
+  std::vector<std::string> written;
+  for (int i = 0; i < 20000; ++i) {
+    written.push_back(FormatSwitchLine(int64_t{1'000'000} * (i + 1), i % 4,
+                                       TraceTask{"a", 11, 10}, 1,
+                                       TraceTask{"b", 20 + i, 19}));
+    (*writer)->Write(written.back());
+  }
+  ASSERT_TRUE((*writer)->Close().ok());
+  EXPECT_EQ((*writer)->lines(), 20000);
+  absl::StatusOr<LineReader> reader = LineReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  for (const std::string& line : written) {
+    absl::StatusOr<std::optional<std::string_view>> got = reader->NextLine();
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(got->has_value());
+    ASSERT_EQ(**got, WithoutNewline(line));
+  }
+  absl::StatusOr<std::optional<std::string_view>> end = reader->NextLine();
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_FALSE(end->has_value());
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  EXPECT_TRUE(StartsZstdFrame(std::string_view(magic, 4)));
+  std::filesystem::remove(path);
 }
 
 TEST(FtraceWriter, OpenNamesThePathItCannotCreate) {

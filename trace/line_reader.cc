@@ -100,6 +100,44 @@ absl::StatusOr<size_t> LineReader::Read(char* out, size_t want) {
     text_.remove_prefix(n);
     return n;
   }
+  if (!sniffed_) {
+    if (absl::Status s = Sniff(); !s.ok()) return s;
+  }
+  if (!sniffed_text_.empty()) {
+    const size_t n = std::min(want, sniffed_text_.size());
+    std::memcpy(out, sniffed_text_.data(), n);
+    sniffed_text_.erase(0, n);
+    return n;
+  }
+  if (zstd_ == nullptr) return ReadFile(out, want);
+  bool read_failed = false;  // ReadFile's errors name the file already
+  absl::StatusOr<size_t> got = zstd_->Decode(
+      [this, &read_failed](char* compressed, size_t capacity) {
+        absl::StatusOr<size_t> read = ReadFile(compressed, capacity);
+        read_failed = !read.ok();
+        return read;
+      },
+      out, want);
+  if (got.ok() || read_failed) return got;
+  return absl::DataLossError(absl::StrCat(
+      "'", path_, "' ", got.status().message(), ", after ", Progress()));
+}
+
+absl::Status LineReader::Sniff() {
+  sniffed_ = true;
+  char head[4];
+  absl::StatusOr<size_t> got = ReadFile(head, sizeof(head));
+  if (!got.ok()) return got.status();
+  const std::string_view bytes(head, *got);
+  if (gzdirect(AsGz(file_.get())) == 1 && StartsZstdFrame(bytes)) {
+    zstd_ = std::make_unique<ZstdDecoder>(bytes);
+  } else {
+    sniffed_text_.assign(bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<size_t> LineReader::ReadFile(char* out, size_t want) {
   gzFile file = AsGz(file_.get());
   const int got = gzread(file, out, static_cast<unsigned>(want));
   int code = Z_OK;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -43,6 +44,16 @@ std::string Gzip(const std::string& text) {
   gzclose(out);
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Zstd returns `text` as one Zstandard frame, as `zstd` writes it.
+std::string Zstd(const std::string& text) {
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const size_t size =
+      ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  EXPECT_FALSE(ZSTD_isError(size));
+  out.resize(size);
+  return out;
 }
 
 // ReadAll reads every line, stopping at the first error (returned).
@@ -120,6 +131,88 @@ TEST(LineReader, GzipWithGarbageAfterItsHeaderIsDataLoss) {
   EXPECT_THAT(status.message(),
               HasSubstr("corrupt gzip data in '" + path + "' after "));
   EXPECT_THAT(status.message(), Not(HasSubstr("<fd:")));
+}
+
+TEST(LineReader, ZstdReadsAsItsTextWhateverTheName) {
+  const std::string text = "first\n\nthird\r\nlast without newline";
+  const std::string path = TempPath("zstd.also");
+  WriteFile(path, Zstd(text));
+  absl::StatusOr<LineReader> reader = LineReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::vector<std::string> lines;
+  ASSERT_TRUE(ReadAll(*reader, lines).ok());
+  EXPECT_EQ(lines, (std::vector<std::string>{"first", "", "third\r",
+                                             "last without newline"}));
+}
+
+TEST(LineReader, ConcatenatedZstdFramesReadAsOneText) {
+  // `cat a.zst b.zst` decompresses to a's text then b's, as `zstd -d` says;
+  // the line cut across the two frames is one line.
+  const std::string path = TempPath("two-frames.zst");
+  WriteFile(path, Zstd("line 1\nline ") + Zstd("2\nline 3\n"));
+  absl::StatusOr<LineReader> reader = LineReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::vector<std::string> lines;
+  ASSERT_TRUE(ReadAll(*reader, lines).ok());
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"line 1", "line 2", "line 3"}));
+}
+
+TEST(LineReader, TruncatedZstdIsDataLossNamingTheFileAndHowFarItGot) {
+  // As the gzip case: the first half of the frame decompresses to the
+  // first lines, then the input stops inside the frame.
+  const std::string text = NumberedLines(200000);
+  const std::string whole = Zstd(text);
+  const std::string path = TempPath("cut.zst");
+  WriteFile(path, whole.substr(0, whole.size() / 2));
+  absl::StatusOr<LineReader> reader = LineReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::vector<std::string> lines;
+  const absl::Status status = ReadAll(*reader, lines);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("'" + path + "' is truncated: its zstd stream ends "
+                        "inside a frame, after "));
+  EXPECT_THAT(status.message(),
+              HasSubstr("(in line " + std::to_string(lines.size() + 1) + ")"));
+  ASSERT_GT(lines.size(), 1000u);
+  EXPECT_LT(lines.size(), 200000u);
+  EXPECT_EQ(lines[999], "line 1000");
+  EXPECT_EQ(reader->NextLine().status(), status);
+}
+
+TEST(LineReader, ZstdWithGarbageAfterItsMagicIsDataLoss) {
+  std::string bytes = Zstd(NumberedLines(100));
+  for (size_t i = 4; i < bytes.size(); ++i) bytes[i] = static_cast<char>(0xa5);
+  const std::string path = TempPath("garbage.zst");
+  WriteFile(path, bytes);
+  absl::StatusOr<LineReader> reader = LineReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::vector<std::string> lines;
+  const absl::Status status = ReadAll(*reader, lines);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("'" + path + "' holds corrupt zstd data ("));
+  EXPECT_TRUE(lines.empty());
+}
+
+TEST(LineReader, ShortAndMagicLikePlainFilesReadAsText) {
+  // Sniffing reads the first 4 bytes: a file shorter than that, and one
+  // that starts with only part of the zstd magic, are plain text.
+  for (const std::string& text :
+       {std::string("ab"), std::string("\x28\xb5/x\ny")}) {
+    const std::string path = TempPath("short");
+    WriteFile(path, text);
+    absl::StatusOr<LineReader> reader = LineReader::Open(path);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    std::vector<std::string> lines;
+    ASSERT_TRUE(ReadAll(*reader, lines).ok());
+    std::vector<std::string> want;
+    LineReader expected = LineReader::FromText(text, "text");
+    ASSERT_TRUE(ReadAll(expected, want).ok());
+    EXPECT_EQ(lines, want);
+    EXPECT_FALSE(lines.empty());
+  }
 }
 
 TEST(LineReader, EmptyFilesHaveNoLines) {

@@ -1,5 +1,5 @@
 // Fuzz target: the bytes of a scheduler trace through the whole replay path
-// of `schedcache ab --input trace:FILE` (LineReader, plain or gzip;
+// of `schedcache ab --input trace:FILE` (LineReader, plain, gzip or zstd;
 // ParseTraceLine; SchedStateMachine) on kFuzzTopology. Input that begins
 // with trace-cmd's magic (a .dat file, read by libtracecmd) is skipped.
 //
@@ -23,6 +23,7 @@
 #include "topology/topology_source.h"
 #include "trace/trace_dat.h"
 #include "trace/trace_replay.h"
+#include "trace/zstd_stream.h"
 
 namespace schedcache {
 namespace {
@@ -210,9 +211,11 @@ void FuzzOneInput(std::string_view text) {
       ReplayAsFile(text, options, from_file);
   CheckCounts(file_stats, from_file);
 
-  // zlib reads a file starting with the gzip magic (0x1f 0x8b) as gzip;
-  // only plain text has an in-memory twin.
+  // zlib reads a file starting with the gzip magic (0x1f 0x8b) as gzip,
+  // LineReader one starting with the zstd magic as zstd; only plain text
+  // has an in-memory twin.
   if (!text.empty() && text[0] == '\x1f') return;
+  if (StartsZstdFrame(text)) return;
   CheckingSink from_text(*options.topology);
   const absl::StatusOr<ReplayStats> text_stats =
       ReplayTraceText(text, options, from_text);
