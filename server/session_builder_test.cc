@@ -188,7 +188,9 @@ class SessionBuilderTest : public ::testing::Test {
 TEST_F(SessionBuilderTest, OneWorkerBuildsOneAtATimeInArrivalOrder) {
   AsyncCreate first(*stub_, Request("first", kHeld));
   gate_->WaitForHeld();
+  // Each queued before the next is sent, so arrival order is known.
   AsyncCreate second(*stub_, Request("second", "second-spec"));
+  service_->WaitForStarted(2);
   AsyncCreate third(*stub_, Request("third", "third-spec"));
   service_->WaitForStarted(3);
   gate_->Release();
