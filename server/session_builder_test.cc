@@ -21,7 +21,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"
-#include "policies/session_config.h"
 #include "policies/testing/test_topologies.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 
