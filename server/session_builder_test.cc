@@ -206,7 +206,8 @@ TEST_F(SessionBuilderTest, OneWorkerBuildsOneAtATimeInArrivalOrder) {
   EXPECT_EQ(sessions_->List().size(), 3u);
 }
 
-TEST_F(SessionBuilderTest, StopAnswersTheBuildingAndTheQueuedAndFreesQueuedNames) {
+TEST_F(SessionBuilderTest,
+       StopAnswersTheBuildingAndTheQueuedAndFreesQueuedNames) {
   AsyncCreate building(*stub_, Request("building", kHeld));
   gate_->WaitForHeld();
   AsyncCreate queued(*stub_, Request("queued", "queued-spec"));

@@ -94,7 +94,8 @@ class ScriptedPreferenceWatchTest : public ::testing::Test {
   std::unique_ptr<Client> client_;
 };
 
-TEST_F(ScriptedPreferenceWatchTest, AResumeStartsAfterTheLastSyncedOrChangeRead) {
+TEST_F(ScriptedPreferenceWatchTest,
+       AResumeStartsAfterTheLastSyncedOrChangeRead) {
   // Stream 1 breaks inside its snapshot: a snapshot entry is no position,
   // so stream 2 resumes nothing. Stream 2 reads Synced 5/3 and change 5/4,
   // then breaks: stream 3 resumes after 5/4. Stream 3 ends NOT_FOUND once
@@ -128,7 +129,8 @@ TEST_F(ScriptedPreferenceWatchTest, AResumeStartsAfterTheLastSyncedOrChangeRead)
   }
 }
 
-TEST_F(ScriptedPreferenceWatchTest, ReconnectingRetriesNotFoundAndUnavailableOnly) {
+TEST_F(ScriptedPreferenceWatchTest,
+       ReconnectingRetriesNotFoundAndUnavailableOnly) {
   server_->AddWatch(Script::Attached({Synced(2, 1)}, Unavailable()));
   server_->AddWatch(Script::Refused(
       grpc::Status(grpc::StatusCode::NOT_FOUND, "session \"s\" not found")));
@@ -147,7 +149,8 @@ TEST_F(ScriptedPreferenceWatchTest, ReconnectingRetriesNotFoundAndUnavailableOnl
               ElementsAre("0/0", "2/1", "2/1", "2/1"));
 }
 
-TEST_F(ScriptedPreferenceWatchTest, AnUnavailableFirstStreamIsRetriedOnlyWithReconnect) {
+TEST_F(ScriptedPreferenceWatchTest,
+       AnUnavailableFirstStreamIsRetriedOnlyWithReconnect) {
   server_->AddWatch(Script::Refused(Unavailable()));
   server_->AddWatch(Script::Attached({Synced(1, 0)}));
   std::unique_ptr<PreferenceWatch> watch = Watch(Reconnecting());
