@@ -1,6 +1,6 @@
 // A session's engine settings, resolved and checked: which policies it
 // runs, their tunables and the model's, and what triggers a scan. The
-// server reaches them from a CreateSessionRequest (policies/session_config.h),
+// server reaches them from a CreateSessionRequest (api/session_config.h),
 // eval's in-process sessions straight from their options; both resolve
 // names here, so a tunable means the same in either. No protobuf.
 //

@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "api/session_config.h"
 #include "common/status_macros.h"
-#include "policies/session_config.h"
 #include "policies/session_settings.h"
 #include "schedcache/session_request.h"
 

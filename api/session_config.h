@@ -5,8 +5,8 @@
 // own (policies/session_settings.h), which in-process runs call directly.
 //
 // Thread contract: free functions, safe for concurrent use.
-#ifndef SCHEDCACHE_POLICIES_SESSION_CONFIG_H_
-#define SCHEDCACHE_POLICIES_SESSION_CONFIG_H_
+#ifndef SCHEDCACHE_API_SESSION_CONFIG_H_
+#define SCHEDCACHE_API_SESSION_CONFIG_H_
 
 #include <memory>
 
@@ -55,4 +55,4 @@ absl::StatusOr<std::shared_ptr<const Topology>> LoadSessionTopology(
 
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_POLICIES_SESSION_CONFIG_H_
+#endif  // SCHEDCACHE_API_SESSION_CONFIG_H_
