@@ -12,39 +12,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "api/mirror_convert.h"
+#include "bpfmaps/preference_mirror.h"
 #include "cli/service_verb_support.h"
 #include "cli/stop_signals.h"
 #include "cli/verb.h"
 #include "common/status_macros.h"
-#include "bpfmaps/preference_mirror.h"
 
 namespace schedcache::cli {
 namespace {
 
 constexpr absl::string_view kVerb = "mirror";
 constexpr absl::string_view kDefaultPinRoot = "/sys/fs/bpf/schedcache/";
-
-// LlcLists takes the dense LLCs' CPU lists from a GetTopology answer.
-LlcCpuLists LlcLists(const v1::Topology& topology) {
-  LlcCpuLists lists(topology.llcs_size());
-  for (const v1::Llc& llc : topology.llcs()) {
-    if (llc.id() < lists.size()) {
-      lists[llc.id()].assign(llc.cpus().begin(), llc.cpus().end());
-    }
-  }
-  return lists;
-}
-
-// ToMirroredChange takes what a PreferenceChange says. Its reason codes
-// are the map header's (bpfmaps/schedcache_maps_reason_test checks each).
-MirroredChange ToMirroredChange(const v1::PreferenceChange& change) {
-  return {.tgid = static_cast<uint32_t>(change.tgid()),
-          .llc = change.new_llc(),
-          .cpu = change.new_cpu(),
-          .reason = static_cast<uint32_t>(change.reason()),
-          .incarnation = change.incarnation(),
-          .sequence = change.sequence()};
-}
 
 // ParseMode reads an octal file mode of at most 07777 ("0600", "640").
 std::optional<mode_t> ParseMode(const std::string& text) {
@@ -154,7 +133,7 @@ class MirrorVerb : public Verb {
                                 ? absl::StrCat(kDefaultPinRoot, common_.session)
                                 : pin_dir_;
     if (absl::Status made = MakePinDirectory(dir); !made.ok()) return made;
-    return PreferenceMirror::Open(dir, LlcLists(topology->topology()), policy_,
+    return PreferenceMirror::Open(dir, ToLlcCpuLists(topology->topology()), policy_,
                                   options);
   }
 
@@ -187,10 +166,7 @@ class MirrorVerb : public Verb {
               << std::flush;
         }
       } else if (event->change().snapshot()) {
-        const v1::PreferenceChange& entry = event->change();
-        mirror.OnSnapshotEntry({.tgid = static_cast<uint32_t>(entry.tgid()),
-                                .llc = entry.new_llc(),
-                                .cpu = entry.new_cpu()});
+        mirror.OnSnapshotEntry(ToMirroredPreference(event->change()));
       } else {
         applied = ApplyChange(event->change(), mirror, out, err);
       }

@@ -5,8 +5,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "api/topology_proto.h"
 #include "google/protobuf/util/json_util.h"
-#include "topology/topology_proto.h"
 
 namespace schedcache::cli {
 namespace {

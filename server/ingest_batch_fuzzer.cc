@@ -16,14 +16,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "api/proto_convert.h"
+#include "api/session_config.h"
 #include "common/fuzzing.h"
 #include "google/protobuf/stubs/logging.h"
 #include "policies/builtin_policies.h"
-#include "policies/session_config.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/ingest_stream.h"
 #include "server/limits.h"
-#include "server/proto_convert.h"
 #include "server/session.h"
 #include "topology/topology_source.h"
 

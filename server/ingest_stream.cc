@@ -8,11 +8,11 @@
 #include <grpcpp/impl/codegen/proto_utils.h>
 
 #include "absl/strings/str_cat.h"
+#include "api/proto_convert.h"
 #include "common/grpc_status.h"
 #include "common/message_text.h"
 #include "common/service_defaults.h"
 #include "common/status_macros.h"
-#include "server/proto_convert.h"
 
 namespace schedcache {
 

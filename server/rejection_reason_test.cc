@@ -7,9 +7,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/proto_convert.h"
 #include "gtest/gtest.h"
 #include "policies/testing/engine_harness.h"
-#include "server/proto_convert.h"
 
 namespace schedcache {
 namespace {

@@ -5,12 +5,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "api/proto_convert.h"
+#include "api/session_config.h"
+#include "api/topology_proto.h"
 #include "common/grpc_status.h"
-#include "policies/session_config.h"
 #include "server/ingest_stream.h"
-#include "server/proto_convert.h"
 #include "server/watch_stream.h"
-#include "topology/topology_proto.h"
 
 namespace schedcache {
 namespace {

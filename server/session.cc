@@ -9,8 +9,9 @@
 #include "absl/random/random.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "api/proto_convert.h"
+#include "api/session_config.h"
 #include "common/status_macros.h"
-#include "server/proto_convert.h"
 
 namespace schedcache {
 
@@ -136,26 +137,17 @@ void Session::AddCollectorLosses(const v1::CollectorLosses& losses) {
 v1::Report Session::Report() const {
   EngineReport report;
   uint64_t rejected = 0;
-  v1::Report out;
+  v1::CollectorLosses losses;
   {
     absl::MutexLock lock(&mu_);
     report = engine_->Report();
     rejected = events_rejected_;
-    *out.mutable_collector_losses() = collector_losses_;
+    losses = collector_losses_;
   }
+  v1::Report out = ReportToProto(report);
   out.set_session(settings_.name);
-  for (const PolicyReport& policy : report.policies) {
-    *out.add_policies() = PolicyReportToProto(policy);
-  }
-  out.set_samples_applied(report.samples_applied);
-  out.set_handovers_applied(report.handovers_applied);
-  out.set_processes_tracked(report.processes_tracked);
-  out.set_processes_evicted(report.processes_evicted);
   out.set_events_rejected(rejected);
-  out.set_process_exits_applied(report.exits_applied);
-  out.set_process_starts_applied(report.starts_applied);
-  out.set_kernel_decisions_applied(report.kernel_decisions_applied);
-  out.set_kernel_decisions_unmatched(report.kernel_decisions_unmatched);
+  *out.mutable_collector_losses() = std::move(losses);
   return out;
 }
 

@@ -29,7 +29,7 @@
 #include "absl/types/span.h"
 #include "events/event.h"
 #include "policies/engine.h"
-#include "policies/session_config.h"
+#include "policies/session_settings.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/rejection_reason.h"
 #include "server/stream_sink.h"

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/session_config.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "policies/session_config.h"
 #include "policies/testing/test_registry.h"
 #include "policies/testing/test_topologies.h"
 #include "server/stream_sink.h"

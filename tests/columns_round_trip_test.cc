@@ -6,9 +6,9 @@
 #include <variant>
 #include <vector>
 
+#include "api/proto_convert.h"
 #include "client/lib/columns_encoder.h"
 #include "gtest/gtest.h"
-#include "server/proto_convert.h"
 
 namespace schedcache {
 namespace {

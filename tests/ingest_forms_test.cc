@@ -629,7 +629,7 @@ v1::IngestBatch AsColumns(const std::vector<WireSample>& rows) {
 // reason naming the field and the value. nr_threads -1, numa_node -2,
 // footprint_pages -1 and jiffies -1 are the values Sample uses for "not
 // sent" (events/event.h): sent, they break the proto's bounds and must not
-// read as "unchanged" (server/proto_convert.h, CheckSampleAttributes).
+// read as "unchanged" (api/proto_convert.h, CheckSampleAttributes).
 TEST_F(IngestFormsTest, EveryBadSampleValueIsRejectedInBothForms) {
   struct Case {
     WireSample row;

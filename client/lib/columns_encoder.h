@@ -1,6 +1,6 @@
 // Sample/HandOver/ProcessExit/ProcessStart/KernelDecision -> rows of
 // schedcache.v1.EventColumns, the client half of
-// the ingest path (the server's inverse is server/proto_convert.h). Appends
+// the ingest path (the server's inverse is api/proto_convert.h). Appends
 // to columns the batch already holds, so a reused batch allocates nothing
 // per event once its columns have grown.
 //

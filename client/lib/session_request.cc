@@ -7,6 +7,24 @@
 
 namespace schedcache::client {
 
+absl::StatusOr<SessionSettingText> SplitSessionSetting(
+    const std::string& setting) {
+  const size_t equals = setting.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--set \"", setting, "\" is not KEY=VALUE"));
+  }
+  return SessionSettingText{setting.substr(0, equals),
+                            setting.substr(equals + 1)};
+}
+
+absl::StatusOr<v1::ScanTrigger> ParseScanTrigger(const std::string& trigger) {
+  if (trigger == "tick") return v1::SCAN_TRIGGER_TICK;
+  if (trigger == "query") return v1::SCAN_TRIGGER_QUERY;
+  return absl::InvalidArgumentError(
+      absl::StrCat("trigger \"", trigger, "\" is not one of: tick, query"));
+}
+
 absl::StatusOr<v1::CreateSessionRequest> BuildCreateSessionRequest(
     const SessionSpec& spec, const std::string& name) {
   v1::CreateSessionRequest request;
@@ -24,23 +42,14 @@ absl::StatusOr<v1::CreateSessionRequest> BuildCreateSessionRequest(
     request.add_policies(policy);
   }
   for (const std::string& setting : spec.settings) {
-    const size_t equals = setting.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--set \"", setting, "\" is not KEY=VALUE"));
-    }
+    ASSIGN_OR_RETURN(SessionSettingText text, SplitSessionSetting(setting));
     v1::TunableSetting* tunable = request.add_tunables();
-    tunable->set_name(setting.substr(0, equals));
-    tunable->set_value(setting.substr(equals + 1));
+    tunable->set_name(std::move(text.name));
+    tunable->set_value(std::move(text.value));
   }
-  if (spec.trigger == "tick") {
-    request.set_trigger(v1::SCAN_TRIGGER_TICK);
-  } else if (spec.trigger == "query") {
-    request.set_trigger(v1::SCAN_TRIGGER_QUERY);
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "trigger \"", spec.trigger, "\" is not one of: tick, query"));
-  }
+  ASSIGN_OR_RETURN(const v1::ScanTrigger trigger,
+                   ParseScanTrigger(spec.trigger));
+  request.set_trigger(trigger);
   return request;
 }
 

@@ -8,8 +8,10 @@
 //
 // A session is described by client::SessionSpec, in the terms of
 // `schedcache session create`; the same tunable names resolve the same way
-// in both backends because both go through the server's own
-// BuildSessionSettings.
+// in both backends because both go through the engine's own
+// ResolveSessionChoices (policies/session_settings.h): the server from the
+// CreateSessionRequest the remote backend sends, the in-process backend
+// directly.
 //
 // Thread contract: an AbSession is thread-compatible and calls its observer
 // from the thread that feeds it (the remote one also from Finish).

@@ -1,15 +1,17 @@
 #include "eval/ab/in_process_session.h"
 
+#include <string>
 #include <utility>
 
+#include "api/session_config.h"
 #include "common/status_macros.h"
-#include "policies/session_config.h"
-#include "topology/topology_source.h"
+#include "policies/session_settings.h"
+#include "schedcache/session_request.h"
 
 namespace schedcache::ab {
 namespace {
 
-// A name for BuildSessionSettings, which validates one; never shown.
+// The in-process session's name, as SessionSettings holds one; never shown.
 constexpr char kSessionName[] = "ab";
 
 class InProcessSession : public AbSession {
@@ -47,11 +49,19 @@ class InProcessSession : public AbSession {
 
 absl::StatusOr<SessionSettings> ResolveSessionSettings(
     const client::SessionSpec& config, const PolicyRegistry& registry) {
-  client::SessionSpec without_topology = config;
-  without_topology.topology = std::string(kHostSource);  // not read here
-  ASSIGN_OR_RETURN(const v1::CreateSessionRequest request,
-                   client::BuildCreateSessionRequest(without_topology, kSessionName));
-  return BuildSessionSettings(request, registry, EngineOptions{}.max_processes);
+  SessionChoices choices;
+  choices.policies = config.policies;
+  for (const std::string& setting : config.settings) {
+    ASSIGN_OR_RETURN(client::SessionSettingText text,
+                     client::SplitSessionSetting(setting));
+    choices.tunables.push_back(
+        TunableSetting{std::move(text.name), std::move(text.value)});
+  }
+  ASSIGN_OR_RETURN(const v1::ScanTrigger trigger,
+                   client::ParseScanTrigger(config.trigger));
+  choices.trigger = ScanTriggerFromProto(trigger);
+  return ResolveSessionChoices(kSessionName, choices, registry,
+                               EngineOptions{}.max_processes);
 }
 
 absl::StatusOr<std::unique_ptr<AbSession>> MakeInProcessSession(

@@ -11,14 +11,18 @@
 #include "absl/status/statusor.h"
 #include "eval/ab/ab_session.h"
 #include "policies/policy_registry.h"
-#include "policies/session_config.h"
+#include "policies/session_settings.h"
+#include "schedcache/session_request.h"
 #include "topology/topology.h"
 
 namespace schedcache::ab {
 
 // ResolveSessionSettings resolves `config`'s policies, tunables and trigger
-// against `registry` exactly as a server does (config.topology is not
-// read). Returns InvalidArgument naming an unknown policy, tunable or value.
+// against `registry` with the server's own rules (policies/
+// session_settings.h), building the engine's settings directly, with no
+// CreateSessionRequest in between (config.topology is not read). Returns
+// InvalidArgument naming a malformed setting or trigger, an unknown policy,
+// tunable or value.
 absl::StatusOr<SessionSettings> ResolveSessionSettings(
     const client::SessionSpec& config, const PolicyRegistry& registry);
 

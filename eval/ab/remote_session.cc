@@ -10,50 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "api/proto_convert.h"
 #include "common/status_macros.h"
 #include "schedcache/client.h"
 
 namespace schedcache::ab {
 namespace {
-
-Distribution FromProto(const v1::Distribution& d) {
-  return Distribution{d.count(), d.mean(), d.p50(), d.p99(), d.max()};
-}
-
-EngineReport FromProto(const v1::Report& report) {
-  EngineReport out;
-  for (const v1::PolicyReport& p : report.policies()) {
-    PolicyReport& r = out.policies.emplace_back();
-    r.name = p.policy();
-    r.scans = p.scans();
-    r.scans_skipped = p.scans_skipped();
-    r.scans_skipped_disabled = p.scans_skipped_disabled();
-    r.scans_aborted = p.scans_aborted();
-    r.cpus_scanned = FromProto(p.cpus_scanned());
-    r.llcs_scanned = FromProto(p.llcs_scanned());
-    r.scan_ns = FromProto(p.scan_ns());
-    r.decisions = p.decisions();
-    r.agreements = p.agreements();
-    if (p.has_agreement()) r.agreement = p.agreement();
-    r.preferred_llc_changes = p.preferred_llc_changes();
-    r.runtime_on_preferred_llc = p.runtime_on_preferred_llc();
-    r.kernel_decisions = p.kernel_decisions();
-    r.kernel_scans = p.kernel_scans();
-    r.kernel_agreements = p.kernel_agreements();
-    if (p.has_kernel_agreement()) r.kernel_agreement = p.kernel_agreement();
-    r.kernel_process_scans = p.kernel_process_scans();
-  }
-  out.samples_applied = report.samples_applied();
-  out.handovers_applied = report.handovers_applied();
-  out.processes_tracked = report.processes_tracked();
-  out.processes_evicted = report.processes_evicted();
-  out.exits_applied = report.process_exits_applied();
-  out.starts_applied = report.process_starts_applied();
-  out.kernel_decisions_applied = report.kernel_decisions_applied();
-  out.kernel_decisions_unmatched = report.kernel_decisions_unmatched();
-  // GetReport has no per-process figures: kernel_processes stays empty.
-  return out;
-}
 
 // ChangeLog is what the reader thread collects from the watch stream.
 class ChangeLog {
@@ -170,7 +132,7 @@ class RemoteSession : public AbSession {
     RETURN_IF_ERROR(deleted);
     if (scan_watch_ != nullptr) RETURN_IF_ERROR(DeliverLastScans(*report));
     SessionOutcome outcome;
-    outcome.report = FromProto(*report);
+    outcome.report = ReportFromProto(*report);
     outcome.deferred_rejections = summary->rejected();
     for (const v1::Rejection& rejection : summary->first_rejections()) {
       outcome.first_deferred.push_back(

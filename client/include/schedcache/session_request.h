@@ -23,6 +23,22 @@ struct SessionSpec {
   std::vector<std::string> settings;  // "KEY=VALUE" (POLICY.KEY for one)
 };
 
+// SessionSettingText is one of SessionSpec::settings, split at its first
+// '=': the tunable's name and its value, as text.
+struct SessionSettingText {
+  std::string name;
+  std::string value;
+};
+
+// SplitSessionSetting splits `setting` ("KEY=VALUE"). Returns
+// InvalidArgument naming it when it has no '=' or an empty KEY.
+absl::StatusOr<SessionSettingText> SplitSessionSetting(
+    const std::string& setting);
+
+// ParseScanTrigger reads SessionSpec::trigger. Returns InvalidArgument
+// naming it unless it is "tick" or "query".
+absl::StatusOr<v1::ScanTrigger> ParseScanTrigger(const std::string& trigger);
+
 // BuildCreateSessionRequest turns `spec` into the request for a session
 // named `name`. An xml: topology is read here and sent as bytes. Returns
 // InvalidArgument for a setting that is not KEY=VALUE or an unknown trigger,

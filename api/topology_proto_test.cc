@@ -1,4 +1,4 @@
-#include "topology/topology_proto.h"
+#include "api/topology_proto.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-#include "policies/session_config.h"
+#include "api/session_config.h"
 
 #include <memory>
 #include <string>

@@ -6,12 +6,12 @@
 #include <variant>
 #include <vector>
 
+#include "api/proto_convert.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "server/proto_convert.h"
 
 namespace schedcache {
 namespace {

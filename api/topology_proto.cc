@@ -1,4 +1,4 @@
-#include "topology/topology_proto.h"
+#include "api/topology_proto.h"
 
 #include "google/protobuf/repeated_field.h"
 

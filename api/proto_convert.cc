@@ -1,4 +1,4 @@
-#include "server/proto_convert.h"
+#include "api/proto_convert.h"
 
 #include <algorithm>
 #include <string>
@@ -396,6 +396,70 @@ v1::PolicyReport PolicyReportToProto(const PolicyReport& report) {
     out.set_kernel_agreement(*report.kernel_agreement);
   }
   out.set_kernel_process_scans(report.kernel_process_scans);
+  return out;
+}
+
+v1::Report ReportToProto(const EngineReport& report) {
+  v1::Report out;
+  for (const PolicyReport& policy : report.policies) {
+    *out.add_policies() = PolicyReportToProto(policy);
+  }
+  out.set_samples_applied(report.samples_applied);
+  out.set_handovers_applied(report.handovers_applied);
+  out.set_processes_tracked(report.processes_tracked);
+  out.set_processes_evicted(report.processes_evicted);
+  out.set_process_exits_applied(report.exits_applied);
+  out.set_process_starts_applied(report.starts_applied);
+  out.set_kernel_decisions_applied(report.kernel_decisions_applied);
+  out.set_kernel_decisions_unmatched(report.kernel_decisions_unmatched);
+  return out;
+}
+
+Distribution DistributionFromProto(const v1::Distribution& from) {
+  return Distribution{from.count(), from.mean(), from.p50(), from.p99(),
+                      from.max()};
+}
+
+PolicyReport PolicyReportFromProto(const v1::PolicyReport& report) {
+  PolicyReport out;
+  out.name = report.policy();
+  out.scans = report.scans();
+  out.scans_skipped = report.scans_skipped();
+  out.scans_skipped_disabled = report.scans_skipped_disabled();
+  out.scans_aborted = report.scans_aborted();
+  out.cpus_scanned = DistributionFromProto(report.cpus_scanned());
+  out.llcs_scanned = DistributionFromProto(report.llcs_scanned());
+  out.scan_ns = DistributionFromProto(report.scan_ns());
+  out.decisions = report.decisions();
+  out.agreements = report.agreements();
+  if (report.has_agreement()) out.agreement = report.agreement();
+  out.preferred_llc_changes = report.preferred_llc_changes();
+  out.runtime_on_preferred_llc = report.runtime_on_preferred_llc();
+  out.kernel_decisions = report.kernel_decisions();
+  out.kernel_scans = report.kernel_scans();
+  out.kernel_agreements = report.kernel_agreements();
+  if (report.has_kernel_agreement()) {
+    out.kernel_agreement = report.kernel_agreement();
+  }
+  out.kernel_process_scans = report.kernel_process_scans();
+  return out;
+}
+
+EngineReport ReportFromProto(const v1::Report& report) {
+  EngineReport out;
+  for (const v1::PolicyReport& policy : report.policies()) {
+    out.policies.push_back(PolicyReportFromProto(policy));
+  }
+  out.samples_applied = report.samples_applied();
+  out.handovers_applied = report.handovers_applied();
+  out.processes_tracked = report.processes_tracked();
+  out.processes_evicted = report.processes_evicted();
+  out.exits_applied = report.process_exits_applied();
+  out.starts_applied = report.process_starts_applied();
+  out.kernel_decisions_applied = report.kernel_decisions_applied();
+  out.kernel_decisions_unmatched = report.kernel_decisions_unmatched();
+  // The Report message has no per-process figures: kernel_processes stays
+  // empty.
   return out;
 }
 

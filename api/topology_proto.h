@@ -4,8 +4,8 @@
 // does not depend on protobuf.
 //
 // Thread contract: thread-safe (a pure function of its argument).
-#ifndef SCHEDCACHE_TOPOLOGY_TOPOLOGY_PROTO_H_
-#define SCHEDCACHE_TOPOLOGY_TOPOLOGY_PROTO_H_
+#ifndef SCHEDCACHE_API_TOPOLOGY_PROTO_H_
+#define SCHEDCACHE_API_TOPOLOGY_PROTO_H_
 
 #include "schedcache/v1/topology.pb.h"
 #include "topology/topology.h"
@@ -18,4 +18,4 @@ v1::Topology TopologyToProto(const Topology& topology);
 
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_TOPOLOGY_TOPOLOGY_PROTO_H_
+#endif  // SCHEDCACHE_API_TOPOLOGY_PROTO_H_

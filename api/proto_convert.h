@@ -5,8 +5,8 @@
 // one loop, and never allocate.
 //
 // Thread contract: free functions, safe for concurrent use.
-#ifndef SCHEDCACHE_SERVER_PROTO_CONVERT_H_
-#define SCHEDCACHE_SERVER_PROTO_CONVERT_H_
+#ifndef SCHEDCACHE_API_PROTO_CONVERT_H_
+#define SCHEDCACHE_API_PROTO_CONVERT_H_
 
 #include <cstdint>
 #include <string_view>
@@ -60,7 +60,8 @@ int BatchEventCount(const v1::IngestBatch& batch);
 
 // CheckBatchForm checks what reading the rows relies on: one form per
 // batch, columns of equal length, attributes in increasing row order within
-// the rows, one kernel_decisions entry per kernel decision row. InvalidArgument names the fields and their values.
+// the rows, one kernel_decisions entry per kernel decision row.
+// InvalidArgument names the fields and their values.
 absl::Status CheckBatchForm(const v1::IngestBatch& batch);
 
 // CheckSampleAttributes is the one check, for both forms of a batch, of the
@@ -75,9 +76,9 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch);
 // the rest, with the values as sent in either form: the fields that have no
 // such sentinel (timestamp_ns, cpu, tgid, tid, delta_ns, preferred_cpu) and
 // what needs the session (a CPU or NUMA node of its topology, its clock).
-// Returns InvalidArgument naming the field and its value. It lives with the
-// conversions of server/ until the wire conversions get a library of their
-// own, which the server and eval/ can both use.
+// Returns InvalidArgument naming the field and its value. ForEachBatchEvent
+// calls it for both forms, so every bound holds whichever form a client
+// sends.
 inline absl::Status CheckSampleAttributes(const Sample& sample,
                                           uint32_t present);
 
@@ -285,6 +286,16 @@ v1::RecommendResponse RecommendResponseToProto(
 v1::Tunable TunableToProto(const TunableSpec& spec);
 v1::PolicyDecision DecisionToProto(const PolicyDecision& decision);
 v1::PolicyReport PolicyReportToProto(const PolicyReport& report);
+// ReportToProto is `report` as GetReport's answer, but for what the engine
+// does not know (the session's name, its events rejected, collector
+// losses), which the session sets.
+v1::Report ReportToProto(const EngineReport& report);
+// PolicyReportFromProto is PolicyReportToProto's inverse.
+PolicyReport PolicyReportFromProto(const v1::PolicyReport& report);
+// ReportFromProto is ReportToProto's inverse, for a client that ran its
+// session on a server (eval's remote A/B); the Report message has no
+// per-process figures, so kernel_processes stays empty.
+EngineReport ReportFromProto(const v1::Report& report);
 // ChangeToProto leaves sequence and incarnation to the session.
 v1::PreferenceChange ChangeToProto(const PreferenceChange& change);
 // ScanToProto is `scan` of the policy named `policy`.
@@ -293,4 +304,4 @@ v1::ScanEvent ScanToProto(const ScanObservation& scan,
 
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_SERVER_PROTO_CONVERT_H_
+#endif  // SCHEDCACHE_API_PROTO_CONVERT_H_

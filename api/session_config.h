@@ -1,34 +1,25 @@
-// Session configuration: turns a CreateSessionRequest into what a session
-// needs (a topology, policy choices, engine options), validating every
-// field before any engine is built. Messages name the field and value.
-// Its own library (schedcache::session_config), apart from the server,
-// because the server's sessions and eval's in-process sessions both build
-// their engines from it; it keeps protobuf out of schedcache::policies.
+// Session configuration from the wire: a CreateSessionRequest turned into
+// what a session needs (a topology, the engine's settings), every field
+// checked before any engine is built. Messages name the field and value.
+// The name resolution and checks of policies and tunables are the engine's
+// own (policies/session_settings.h), which in-process runs call directly.
 //
 // Thread contract: free functions, safe for concurrent use.
-#ifndef SCHEDCACHE_POLICIES_SESSION_CONFIG_H_
-#define SCHEDCACHE_POLICIES_SESSION_CONFIG_H_
+#ifndef SCHEDCACHE_API_SESSION_CONFIG_H_
+#define SCHEDCACHE_API_SESSION_CONFIG_H_
 
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "policies/engine.h"
 #include "policies/policy_registry.h"
+#include "policies/session_settings.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "topology/topology.h"
 
 namespace schedcache {
-
-// SessionSettings is what a session was created with, for GetSession.
-struct SessionSettings {
-  std::string name;
-  std::vector<PolicyChoice> policies;
-  EngineOptions options;
-};
 
 // ScanTriggerFromProto maps UNSPECIFIED to kTick.
 ScanTrigger ScanTriggerFromProto(v1::ScanTrigger trigger);
@@ -64,4 +55,4 @@ absl::StatusOr<std::shared_ptr<const Topology>> LoadSessionTopology(
 
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_POLICIES_SESSION_CONFIG_H_
+#endif  // SCHEDCACHE_API_SESSION_CONFIG_H_
