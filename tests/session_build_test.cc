@@ -159,9 +159,9 @@ class SessionBuildTest : public ::testing::Test {
   // PassExpiredDeadline moves the server's clock past the deadline of a
   // creation its client saw expire. The client's deadline is behind now, and
   // the server counts the same timeout from the call's arrival, a transit
-  // time later; 5 s of clock cover that transit (the sleep this replaced
-  // allowed 1 s) and gRPC rounding the timeout up on the wire. A creation
-  // sent later, with the client's 10 s, stays before its deadline.
+  // time later; 5 s of clock cover that transit (long on a loaded CI
+  // machine) and gRPC rounding the timeout up on the wire. A creation sent
+  // later, with the client's 10 s, stays before its deadline.
   void PassExpiredDeadline() {
     clock_->Advance(absl::Now() + absl::Seconds(5) - clock_->Now());
   }
