@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/time/clock.h"
 #include "common/status_macros.h"
 
 namespace schedcache::host {
@@ -44,6 +43,7 @@ absl::StatusOr<std::unique_ptr<Recorder>> Recorder::Start(
                    TracefsSession::Start(session_options));
   TracefsReaderOptions reader_options;
   reader_options.read_period = options.read_period;
+  reader_options.clock = options.clock;
   ASSIGN_OR_RETURN(std::unique_ptr<TracefsReader> reader,
                    TracefsReader::Open(*session, reader_options));
   return std::unique_ptr<Recorder>(new Recorder(
@@ -55,7 +55,7 @@ Recorder::Recorder(RecordOptions options,
                    std::unique_ptr<TracefsReader> reader,
                    std::unique_ptr<KernelDecisionSource> decisions)
     : options_(std::move(options)),
-      started_(absl::Now()),
+      started_(options_.clock->Now()),
       session_(std::move(session)),
       reader_(std::move(reader)),
       decisions_(std::move(decisions)) {}
@@ -99,14 +99,15 @@ absl::StatusOr<RecordProgress> Recorder::Run(
 absl::Status Recorder::Capture(LiveConverter& converter,
                                const LossListener& on_loss,
                                const ProgressListener& on_progress) {
-  const absl::Time deadline = absl::Now() + options_.duration;
+  const Clock& clock = *options_.clock;
+  const absl::Time deadline = clock.Now() + options_.duration;
   while (!stop_requested_.load(std::memory_order_relaxed) &&
-         absl::Now() < deadline) {
+         clock.Now() < deadline) {
     // Every CPU is read at least once after this time, so records before
     // it are all in.
     const uint64_t horizon = MonotonicNs() - kHorizonMarginNs;
     RETURN_IF_ERROR(reader_->Run(
-        std::min(deadline, absl::Now() + options_.read_period), converter));
+        std::min(deadline, clock.Now() + options_.read_period), converter));
     RETURN_IF_ERROR(ReadDecisions(converter));
     RETURN_IF_ERROR(converter.Release(horizon));
     RETURN_IF_ERROR(ReportLosses(converter, on_loss));
@@ -149,7 +150,7 @@ absl::Status Recorder::ReportLosses(const LiveConverter& converter,
 RecordProgress Recorder::Progress(const LiveConverter& converter,
                                   const LossCounts& losses) const {
   RecordProgress progress;
-  progress.elapsed = absl::Now() - started_;
+  progress.elapsed = options_.clock->Now() - started_;
   progress.records = converter.converted() + converter.late();
   progress.samples = static_cast<uint64_t>(converter.counters().samples);
   progress.hand_overs = static_cast<uint64_t>(converter.counters().hand_overs);

@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/model_defaults.h"
 #include "events/event.h"
 #include "events/event_sink.h"
@@ -46,6 +47,8 @@ struct RecordOptions {
   int buffer_size_kb = 4096;
   absl::Duration read_period = absl::Milliseconds(100);
   bool kernel_decisions = false;  // also the kernel's task_cache_work results
+  // What the duration and the progress's elapsed time are read from.
+  std::shared_ptr<const Clock> clock = Clock::Real();
 };
 
 // LossCounts: records lost on the way, by cause.

@@ -52,7 +52,7 @@ absl::StatusOr<std::unique_ptr<TracefsReader>> TracefsReader::Open(
   // From here the reader owns stop_fd and the pipes opened so far, so every
   // error path below releases them through its destructor.
   std::unique_ptr<TracefsReader> reader(new TracefsReader(
-      std::move(parser), stop_fd, subbuffer_size, options.read_period));
+      std::move(parser), stop_fd, subbuffer_size, options));
   const ssize_t ring_kb = tracefs_instance_get_buffer_size(instance, 0);
   reader->max_subbuffers_per_wake_ =
       std::max<int>(1, static_cast<int>(ring_kb * 1024 / subbuffer_size));
@@ -79,10 +79,11 @@ absl::StatusOr<std::unique_ptr<TracefsReader>> TracefsReader::Open(
 
 TracefsReader::TracefsReader(std::unique_ptr<RawEventParser> parser,
                              int stop_fd, int subbuffer_size,
-                             absl::Duration read_period)
+                             const TracefsReaderOptions& options)
     : parser_(std::move(parser)),
       stop_fd_(stop_fd),
-      read_period_(read_period),
+      read_period_(options.read_period),
+      clock_(options.clock),
       subbuffer_(static_cast<std::size_t>(subbuffer_size)) {}
 
 TracefsReader::~TracefsReader() {
@@ -126,7 +127,7 @@ absl::Status TracefsReader::Run(absl::Time deadline, SchedEventSink& sink) {
   for (const CpuPipe& pipe : pipes_) waits.push_back({pipe.fd, POLLIN, 0});
   waits.push_back({stop_fd_, POLLIN, 0});
   while (true) {
-    const absl::Duration left = deadline - absl::Now();
+    const absl::Duration left = deadline - clock_->Now();
     if (left <= absl::ZeroDuration()) return absl::OkStatus();
     const int timeout_ms = static_cast<int>(
         absl::ToInt64Milliseconds(std::min(left, read_period_)) + 1);

@@ -33,6 +33,7 @@
 #include "collector/raw_event_parser.h"
 #include "collector/sched_event.h"
 #include "collector/tracefs_session.h"
+#include "common/clock.h"
 
 struct tracefs_cpu;
 
@@ -41,6 +42,8 @@ namespace schedcache::host {
 struct TracefsReaderOptions {
   // The longest a quiet CPU's events wait in the kernel before being read.
   absl::Duration read_period = absl::Milliseconds(100);
+  // What Run's deadline is compared with.
+  std::shared_ptr<const Clock> clock = Clock::Real();
 };
 
 struct ReaderCounters {
@@ -82,7 +85,7 @@ class TracefsReader {
     tracefs_cpu* reader = nullptr;
   };
   TracefsReader(std::unique_ptr<RawEventParser> parser, int stop_fd,
-                int subbuffer_size, absl::Duration read_period);
+                int subbuffer_size, const TracefsReaderOptions& options);
   // ReadCpu reads up to `max_subbuffers` sub-buffers from one CPU without
   // blocking.
   absl::Status ReadCpu(const CpuPipe& pipe, int max_subbuffers,
@@ -91,6 +94,7 @@ class TracefsReader {
   const std::unique_ptr<RawEventParser> parser_;
   const int stop_fd_;
   const absl::Duration read_period_;
+  const std::shared_ptr<const Clock> clock_;
   std::vector<std::uint8_t> subbuffer_;
   std::vector<CpuPipe> pipes_;
   // Bounds one CPU's share of a wake-up, so a flooding CPU cannot starve

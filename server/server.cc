@@ -191,7 +191,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
       std::make_unique<SessionBuilder>(server->registry_, server->sessions_,
                                        std::move(loader),
                                        options.limits.watch_history,
-                                       kSessionBuildThreads);
+                                       kSessionBuildThreads, options.clock);
   server->service_ = std::make_unique<SchedCacheService>(
       *server->registry_, *server->sessions_, *server->builder_, server->host_,
       options.limits);

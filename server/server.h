@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "common/service_defaults.h"
 #include "policies/policy_registry.h"
 #include "server/limits.h"
@@ -74,6 +75,9 @@ struct ServerOptions {
   // limits.max_topology_cpus. A seam for tests, which hold a build back to
   // watch the server meanwhile.
   SessionTopologyLoader session_topology_loader;
+  // The clock CreateSession's deadlines are compared with. A seam for
+  // tests, which move it past a deadline instead of sleeping.
+  std::shared_ptr<const Clock> clock = Clock::Real();
   // `--state_dir`: where named sessions' definitions are stored, to be
   // recreated at the next start. Null: sessions last as long as the
   // process.

@@ -10,7 +10,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/grpc_status.h"
 
@@ -22,10 +21,12 @@ namespace schedcache {
 class SessionBuilder::Creation {
  public:
   Creation(SessionSettings settings, v1::CreateSessionRequest definition,
-           absl::Time deadline, v1::Session* response)
+           absl::Time deadline, std::shared_ptr<const Clock> clock,
+           v1::Session* response)
       : name_(settings.name),
         definition_(std::move(definition)),
         deadline_(deadline),
+        clock_(std::move(clock)),
         settings_(std::move(settings)),
         response_(response) {}
 
@@ -53,7 +54,7 @@ class SessionBuilder::Creation {
   // answered, and false (answering DEADLINE_EXCEEDED) once its deadline
   // has passed.
   bool Wanted() ABSL_LOCKS_EXCLUDED(mu_) {
-    if (absl::Now() >= deadline_) Answer(DeadlineError("before its build"));
+    if (clock_->Now() >= deadline_) Answer(DeadlineError("before its build"));
     absl::MutexLock lock(&mu_);
     return reactor_ != nullptr;
   }
@@ -69,7 +70,7 @@ class SessionBuilder::Creation {
     absl::Status status;
     {
       absl::MutexLock lock(&mu_);
-      if (reactor_ != nullptr && absl::Now() >= deadline_) {
+      if (reactor_ != nullptr && clock_->Now() >= deadline_) {
         status = DeadlineError("once built");
       } else if (reactor_ != nullptr) {
         status = sessions.Add(session, &definition_);
@@ -91,6 +92,7 @@ class SessionBuilder::Creation {
   const std::string name_;
   const v1::CreateSessionRequest definition_;
   const absl::Time deadline_;
+  const std::shared_ptr<const Clock> clock_;
   SessionSettings settings_;  // moved out by the worker that builds
 
   absl::Mutex mu_;
@@ -122,16 +124,19 @@ class SessionBuilder::Reactor final : public grpc::ServerUnaryReactor {
 struct SessionBuilder::Shared {
   Shared(std::shared_ptr<const PolicyRegistry> registry_in,
          std::shared_ptr<SessionManager> sessions_in,
-         SessionTopologyLoader load_topology_in, int watch_history_in)
+         SessionTopologyLoader load_topology_in, int watch_history_in,
+         std::shared_ptr<const Clock> clock_in)
       : registry(std::move(registry_in)),
         sessions(std::move(sessions_in)),
         load_topology(std::move(load_topology_in)),
-        watch_history(watch_history_in) {}
+        watch_history(watch_history_in),
+        clock(std::move(clock_in)) {}
 
   const std::shared_ptr<const PolicyRegistry> registry;
   const std::shared_ptr<SessionManager> sessions;
   const SessionTopologyLoader load_topology;
   const int watch_history;
+  const std::shared_ptr<const Clock> clock;
 
   absl::Mutex mu;
   absl::CondVar work_or_stop;
@@ -143,10 +148,11 @@ struct SessionBuilder::Shared {
 SessionBuilder::SessionBuilder(std::shared_ptr<const PolicyRegistry> registry,
                                std::shared_ptr<SessionManager> sessions,
                                SessionTopologyLoader load_topology,
-                               int watch_history, int workers)
+                               int watch_history, int workers,
+                               std::shared_ptr<const Clock> clock)
     : shared_(std::make_shared<Shared>(std::move(registry), std::move(sessions),
-                                       std::move(load_topology),
-                                       watch_history)) {
+                                       std::move(load_topology), watch_history,
+                                       std::move(clock))) {
   for (int i = 0; i < std::max(workers, 1); ++i) {
     // Detached: a worker still building when the server stops must not make
     // the stop wait (see Stop); it holds `shared_` until it ends.
@@ -161,7 +167,7 @@ grpc::ServerUnaryReactor* SessionBuilder::Start(
     v1::CreateSessionRequest definition, v1::Session* response) {
   auto creation = std::make_shared<Creation>(
       std::move(settings), std::move(definition),
-      absl::FromChrono(context.deadline()), response);
+      absl::FromChrono(context.deadline()), shared_->clock, response);
   auto* reactor = new Reactor(creation);
   creation->Attach(reactor);
   if (absl::Status reserved = shared_->sessions->Reserve(creation->name());

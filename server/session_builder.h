@@ -18,8 +18,9 @@
 // a build in progress runs to its end and is thrown away.
 //
 // Thread contract: thread-safe. The worker threads share ownership of the
-// registry, the manager and the loader, so they may outlive the builder:
-// Stop does not wait for a build, because hwloc cannot be interrupted.
+// registry, the manager, the loader and the clock, so they may outlive the
+// builder: Stop does not wait for a build, because hwloc cannot be
+// interrupted.
 #ifndef SCHEDCACHE_SERVER_SESSION_BUILDER_H_
 #define SCHEDCACHE_SERVER_SESSION_BUILDER_H_
 
@@ -30,6 +31,7 @@
 #include <grpcpp/support/server_callback.h>
 
 #include "absl/status/statusor.h"
+#include "common/clock.h"
 #include "policies/policy_registry.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "server/session.h"
@@ -47,11 +49,12 @@ using SessionTopologyLoader =
 class SessionBuilder {
  public:
   // SessionBuilder starts `workers` (>= 1) threads. Its sessions retain
-  // `watch_history` changes each (Session::Create).
+  // `watch_history` changes each (Session::Create). A creation's deadline
+  // is compared with `clock`'s time; the worker threads share it.
   SessionBuilder(std::shared_ptr<const PolicyRegistry> registry,
                  std::shared_ptr<SessionManager> sessions,
                  SessionTopologyLoader load_topology, int watch_history,
-                 int workers);
+                 int workers, std::shared_ptr<const Clock> clock);
   ~SessionBuilder();  // Stop()
   SessionBuilder(const SessionBuilder&) = delete;
   SessionBuilder& operator=(const SessionBuilder&) = delete;

@@ -1,5 +1,6 @@
 // CreateSession builds off gRPC's callback threads. A test topology loader
-// holds chosen builds back until the test lets them go, so every assertion
+// holds chosen builds back until the test lets them go, and the server reads
+// a FakeClock the test moves past a creation's deadline, so every assertion
 // is about order and outcome, never about timing: what the server answers
 // while a build is held, and what becomes of a creation cancelled, expired
 // or stopped while it builds.
@@ -16,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "api/session_config.h"
+#include "common/fake_clock.h"
 #include "common/grpc_status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -129,6 +131,7 @@ class SessionBuildTest : public ::testing::Test {
     ServerOptions options;
     options.limits = limits;
     options.session_topology_loader = BuildGate::Loader(gate_);
+    options.clock = clock_;
     absl::StatusOr<std::unique_ptr<TestServer>> server =
         TestServer::Start(Transport::kUnix, std::move(options));
     ASSERT_TRUE(server.ok()) << server.status();
@@ -153,7 +156,20 @@ class SessionBuildTest : public ::testing::Test {
     return created;
   }
 
+  // PassExpiredDeadline moves the server's clock past the deadline of a
+  // creation its client saw expire. The client's deadline is behind now, and
+  // the server counts the same timeout from the call's arrival, a transit
+  // time later; 5 s of clock cover that transit (long on a loaded CI
+  // machine) and gRPC rounding the timeout up on the wire. A creation sent
+  // later, with the client's 10 s, stays before its deadline.
+  void PassExpiredDeadline() {
+    clock_->Advance(absl::Now() + absl::Seconds(5) - clock_->Now());
+  }
+
   std::shared_ptr<BuildGate> gate_ = std::make_shared<BuildGate>();
+  // Stands still until PassExpiredDeadline, so no creation's deadline passes
+  // in the server's eyes by itself.
+  std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>(absl::Now());
   std::unique_ptr<TestServer> test_;
 };
 
@@ -224,8 +240,8 @@ TEST_F(SessionBuildTest, ExpiredCreationIsNotRegistered) {
   // The server's deadline is the client's timeout counted from when the
   // call reached it, a moment after the client's own (long on a loaded CI
   // machine, where the build once finished inside that moment and was
-  // registered). Let the server's deadline pass before the build may end.
-  absl::SleepFor(absl::Seconds(1));
+  // registered). Pass the server's deadline before the build may end.
+  PassExpiredDeadline();
   gate_->Release();
   // The held build completes after its call was answered: its session is
   // dropped and the name freed, so the name's next session is this one.
@@ -271,8 +287,8 @@ TEST_F(SessionBuildTest, CreationThatExpiresWhileQueuedIsNeverBuilt) {
   EXPECT_EQ(queued.Wait().status().code(), absl::StatusCode::kDeadlineExceeded);
   // The server's copy of the deadline was set when the request arrived, so
   // it trails the client's by the request's transit time (long on a loaded
-  // CI machine); let it pass too before a worker looks at the queue.
-  absl::SleepFor(absl::Seconds(1));
+  // CI machine); pass it too before a worker looks at the queue.
+  PassExpiredDeadline();
   gate_->Release();
   ASSERT_TRUE(first.Wait().ok());
   ASSERT_TRUE(second.Wait().ok());
