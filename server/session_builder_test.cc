@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"
@@ -161,7 +162,7 @@ class SessionBuilderTest : public ::testing::Test {
     builder_ = std::make_unique<SessionBuilder>(
         std::make_shared<const PolicyRegistry>(*std::move(registry)),
         sessions_, BuildGate::Loader(gate_), /*watch_history=*/16,
-        /*workers=*/1);
+        /*workers=*/1, Clock::Real());
     service_ = std::make_unique<CreateOnlyService>(*builder_);
     grpc::ServerBuilder server;
     server.RegisterService(service_.get());

@@ -43,15 +43,8 @@ std::vector<std::string> BatchShapes(
   return shapes;
 }
 
-class IngestWriterTest : public ::testing::Test {
+class IngestWriterTest : public ScriptedServerTest {
  protected:
-  void SetUp() override {
-    server_ = ScriptedServer::Start();
-    ASSERT_NE(server_, nullptr);
-    Options options;
-    options.address = server_->address();
-    client_ = Client::Connect(options);
-  }
 
   std::unique_ptr<IngestWriter> StartIngest(int max_batch_events) {
     return client_->StartIngest(
@@ -59,8 +52,6 @@ class IngestWriterTest : public ::testing::Test {
               .max_delay = absl::InfiniteDuration()});
   }
 
-  std::unique_ptr<ScriptedServer> server_;
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(IngestWriterTest, FullBatchesGoAtOnceAndOnlyTheFirstNamesTheSession) {

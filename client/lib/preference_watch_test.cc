@@ -66,15 +66,8 @@ std::vector<std::string> Resumes(
   return resumes;
 }
 
-class ScriptedPreferenceWatchTest : public ::testing::Test {
+class ScriptedPreferenceWatchTest : public ScriptedServerTest {
  protected:
-  void SetUp() override {
-    server_ = ScriptedServer::Start();
-    ASSERT_NE(server_, nullptr);
-    Options options;
-    options.address = server_->address();
-    client_ = Client::Connect(options);
-  }
 
   // Watch opens a watch of session "s" with a zero backoff.
   std::unique_ptr<PreferenceWatch> Watch(WatchOptions options) {
@@ -90,8 +83,6 @@ class ScriptedPreferenceWatchTest : public ::testing::Test {
     return read;
   }
 
-  std::unique_ptr<ScriptedServer> server_;
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(ScriptedPreferenceWatchTest,

@@ -21,18 +21,9 @@ v1::WatchScansResponse Scan(int32_t tgid) {
   return response;
 }
 
-class ScanWatchTest : public ::testing::Test {
+class ScanWatchTest : public ScriptedServerTest {
  protected:
-  void SetUp() override {
-    server_ = ScriptedServer::Start();
-    ASSERT_NE(server_, nullptr);
-    Options options;
-    options.address = server_->address();
-    client_ = Client::Connect(options);
-  }
 
-  std::unique_ptr<ScriptedServer> server_;
-  std::unique_ptr<Client> client_;
 };
 
 TEST_F(ScanWatchTest, ScansComeInOrderThenTheEndStaysTheEnd) {

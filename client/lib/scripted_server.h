@@ -16,6 +16,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "gtest/gtest.h"
+#include "schedcache/client.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
 
 namespace schedcache::client {
@@ -75,6 +77,22 @@ class ScriptedServer {
   std::string address_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
+};
+
+// ScriptedServerTest: the fixture of the client library's unit tests, a
+// fresh ScriptedServer and a Client connected to it for each test.
+class ScriptedServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = ScriptedServer::Start();
+    ASSERT_NE(server_, nullptr);
+    Options options;
+    options.address = server_->address();
+    client_ = Client::Connect(options);
+  }
+
+  std::unique_ptr<ScriptedServer> server_;
+  std::unique_ptr<Client> client_;
 };
 
 }  // namespace schedcache::client
