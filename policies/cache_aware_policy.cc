@@ -20,6 +20,8 @@ ScanOutcome CacheAwarePolicy::Scan(const ProcessRef& process,
   return model_.Scan(MmFor(process.slot), process, thread, now);
 }
 
+void CacheAwarePolicy::GrowTo(uint32_t slot) { mms_.resize(slot + 1); }
+
 Preference CacheAwarePolicy::CurrentPreference(uint32_t slot) const {
   if (slot < mms_.size()) return PreferenceOf(mms_[slot]);
   if (!model_.context().enabled()) return kDisabledPreference;
