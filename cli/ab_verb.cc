@@ -2,6 +2,7 @@
 // (docs/EVALUATION.md), and `schedcache sweep`: that for every combination of
 // --vary values. Flag parsing only, the work is schedcache::ab's. Both verbs
 // are this one class, so they take the flags they share the same way.
+#include <sched.h>
 #include <unistd.h>
 
 #include <array>
@@ -38,6 +39,19 @@ constexpr int64_t kUnbounded = INT64_MAX / 2 / kNsPerMs;
 // kMaxJobs bounds --jobs: a sweep's runs, and an A/B's stages, are threads
 // of this process.
 constexpr int64_t kMaxJobs = 1024;
+
+// UsableCpus is the number of CPUs this process may run on: its affinity
+// mask, which taskset and cpusets narrow (std::thread::hardware_concurrency
+// counts the machine's), or the machine's when the mask cannot be read; at
+// least 1.
+int64_t UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    return std::max(1, CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // CheckFlag checks a numeric flag against [lo, hi] and names the flag and
 // the value as typed, not the WorkloadOptions field it lands in: the user
@@ -123,14 +137,15 @@ class AbVerb : public Verb {
     flags.AddInt64("--jobs", "N",
                    mode_ == Mode::kSweep
                        ? "combinations run at once (each on one thread), "
-                         "1..1024; the default is this machine's hardware "
-                         "threads"
+                         "1..1024; the default is the CPUs this process may "
+                         "run on (taskset narrows them)"
                        : "threads, 1..1024: with 2 or more, one reads or "
                          "generates the input while another runs the "
                          "policies (or feeds --server); the same result for "
                          "any N; 1: all on one thread; a list of --groups or "
                          "--fds runs N combinations at once instead; the "
-                         "default is this machine's hardware threads",
+                         "default is the CPUs this process may run on "
+                         "(taskset narrows them)",
                    &jobs_);
     flags.AddString("--json", "FILE", "write the result as JSON",
                     &command_.files.json);
@@ -460,7 +475,7 @@ class AbVerb : public Verb {
   int64_t fds_value_ = 0;
   std::vector<SweepAxis> list_axes_;  // from lists in --groups and --fds
   std::vector<std::string> vary_;
-  int64_t jobs_ = std::max(1u, std::thread::hardware_concurrency());
+  int64_t jobs_ = UsableCpus();
   const Mode mode_;
   ab::AbCommand command_;
 };

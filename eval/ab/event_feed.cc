@@ -55,30 +55,31 @@ SessionFeed::SessionFeed(AbCollector& collector, AbSession& session,
                          InputProblems* problems)
     : collector_(collector), session_(session), problems_(problems) {}
 
+template <typename Kind>
+absl::Status SessionFeed::Give(const Kind& event, int64_t line) {
+  absl::Status answer;
+  if constexpr (std::is_same_v<Kind, Sample>) {
+    answer = session_.OnSample(event);
+  } else if constexpr (std::is_same_v<Kind, HandOver>) {
+    answer = session_.OnHandOver(event);
+  } else if constexpr (std::is_same_v<Kind, ProcessExit>) {
+    answer = session_.OnProcessExit(event);
+  } else if constexpr (std::is_same_v<Kind, ProcessStart>) {
+    answer = session_.OnProcessStart(event);
+  } else {
+    static_assert(std::is_same_v<Kind, KernelDecision>);
+    answer = session_.OnKernelDecision(event);
+  }
+  ASSIGN_OR_RETURN(const bool taken, Offer(answer, line));
+  if (taken) {
+    if constexpr (std::is_same_v<Kind, Sample>) collector_.OnSample(event);
+    span_.Note(event.timestamp_ns);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SessionFeed::Give(const Event& event, int64_t line) {
-  return std::visit(
-      [&](const auto& e) -> absl::Status {
-        using Kind = std::decay_t<decltype(e)>;
-        absl::Status answer;
-        if constexpr (std::is_same_v<Kind, Sample>) {
-          answer = session_.OnSample(e);
-        } else if constexpr (std::is_same_v<Kind, HandOver>) {
-          answer = session_.OnHandOver(e);
-        } else if constexpr (std::is_same_v<Kind, ProcessExit>) {
-          answer = session_.OnProcessExit(e);
-        } else if constexpr (std::is_same_v<Kind, ProcessStart>) {
-          answer = session_.OnProcessStart(e);
-        } else {
-          answer = session_.OnKernelDecision(e);
-        }
-        ASSIGN_OR_RETURN(const bool taken, Offer(answer, line));
-        if (taken) {
-          if constexpr (std::is_same_v<Kind, Sample>) collector_.OnSample(e);
-          span_.Note(e.timestamp_ns);
-        }
-        return absl::OkStatus();
-      },
-      event);
+  return std::visit([&](const auto& e) { return Give(e, line); }, event);
 }
 
 absl::StatusOr<bool> SessionFeed::Offer(const absl::Status& answer,
@@ -124,26 +125,40 @@ absl::StatusOr<EngineReport> SessionFeed::Finish(AbInput& input) {
   return std::move(outcome.report);
 }
 
-// EventFeed::Pipeline is the session's thread and the queue of batches it
-// applies: the first error ends the thread and cancels the queue, so the
-// feeding thread stops at its next batch.
+// EventFeed::Pipeline is the session's thread and the kQueuedBatches
+// batches that circulate between the two threads: the feeding thread fills
+// a free batch and queues it in `full_`; the session's thread applies it,
+// empties it and gives it back through `free_`. With every batch in flight
+// the feeding thread waits for one to come back (back-pressure), and a
+// batch's memory is reused while the caches still hold it. The first error
+// ends the session's thread and cancels both queues, so the feeding thread
+// stops at its next batch.
 class EventFeed::Pipeline {
  public:
   explicit Pipeline(SessionFeed& back)
-      : queue_(kQueuedBatches), thread_([this, &back] { Apply(back); }) {
+      : full_(kQueuedBatches),
+        free_(kQueuedBatches),
+        thread_([this, &back] { Apply(back); }) {
+    for (size_t i = 1; i < kQueuedBatches; ++i) {
+      std::vector<FedEvent> batch;
+      batch.reserve(kBatchEvents);
+      free_.Push(std::move(batch));
+    }
     batch_.reserve(kBatchEvents);
   }
   ~Pipeline() {
     if (thread_.joinable()) {
-      queue_.Cancel();
+      full_.Cancel();
+      free_.Cancel();
       thread_.join();
     }
   }
 
   // Add queues one event; a full batch goes to the session's thread.
   // Returns the session's error once it stopped.
-  absl::Status Add(Event event, int64_t line) {
-    batch_.push_back(FedEvent{std::move(event), line});
+  template <typename Kind>
+  absl::Status Add(const Kind& event, int64_t line) {
+    batch_.emplace_back(event, line);
     if (batch_.size() < kBatchEvents) return absl::OkStatus();
     return Send();
   }
@@ -155,34 +170,43 @@ class EventFeed::Pipeline {
       const absl::Status sent = Send();
       if (!sent.ok()) return sent;  // the thread stopped and was joined
     }
-    queue_.Close();
+    full_.Close();
     thread_.join();
     return status_;
   }
 
  private:
+  // Send queues batch_ and takes a free batch in its place.
   absl::Status Send() {
-    std::vector<FedEvent> full = std::move(batch_);
-    batch_ = {};
-    batch_.reserve(kBatchEvents);
-    if (queue_.Push(std::move(full))) return absl::OkStatus();
+    if (full_.Push(std::move(batch_))) {
+      std::optional<std::vector<FedEvent>> next = free_.Pop();
+      if (next.has_value()) {
+        batch_ = *std::move(next);
+        return absl::OkStatus();
+      }
+    }
+    batch_.clear();  // moved from
     thread_.join();  // cancelled: the thread stopped on an error
     return status_;
   }
 
   void Apply(SessionFeed& back) {
-    while (std::optional<std::vector<FedEvent>> batch = queue_.Pop()) {
+    while (std::optional<std::vector<FedEvent>> batch = full_.Pop()) {
       for (const FedEvent& fed : *batch) {
         status_ = back.Give(fed.event, fed.line);
         if (!status_.ok()) {
-          queue_.Cancel();
+          full_.Cancel();
+          free_.Cancel();
           return;
         }
       }
+      batch->clear();
+      free_.Push(*std::move(batch));
     }
   }
 
-  BatchQueue<std::vector<FedEvent>> queue_;
+  BatchQueue<std::vector<FedEvent>> full_;  // to the session's thread
+  BatchQueue<std::vector<FedEvent>> free_;  // back, emptied
   std::vector<FedEvent> batch_;  // being filled, on the feeding thread
   // Written by thread_ only; read after joining it.
   absl::Status status_;
@@ -202,41 +226,42 @@ EventFeed::~EventFeed() = default;
 
 absl::Status EventFeed::OnSample(const Sample& sample) {
   if (reference_ != nullptr) RETURN_IF_ERROR(reference_->OnSample(sample));
-  return Pass(sample, sample.timestamp_ns);
+  return Pass(sample);
 }
 
 absl::Status EventFeed::OnHandOver(const HandOver& hand_over) {
   if (reference_ != nullptr) {
     RETURN_IF_ERROR(reference_->OnHandOver(hand_over));
   }
-  return Pass(hand_over, hand_over.timestamp_ns);
+  return Pass(hand_over);
 }
 
 absl::Status EventFeed::OnProcessExit(const ProcessExit& exit) {
   if (reference_ != nullptr) RETURN_IF_ERROR(reference_->OnProcessExit(exit));
-  return Pass(exit, exit.timestamp_ns);
+  return Pass(exit);
 }
 
 absl::Status EventFeed::OnProcessStart(const ProcessStart& start) {
   if (reference_ != nullptr) RETURN_IF_ERROR(reference_->OnProcessStart(start));
-  return Pass(start, start.timestamp_ns);
+  return Pass(start);
 }
 
 absl::Status EventFeed::OnKernelDecision(const KernelDecision& decision) {
   if (reference_ != nullptr) {
     RETURN_IF_ERROR(reference_->OnKernelDecision(decision));
   }
-  return Pass(decision, decision.timestamp_ns);
+  return Pass(decision);
 }
 
-absl::Status EventFeed::Pass(Event event, int64_t timestamp_ns) {
+template <typename Kind>
+absl::Status EventFeed::Pass(const Kind& event) {
   ++offered_;
-  offered_span_.Note(timestamp_ns);
+  offered_span_.Note(event.timestamp_ns);
   if (progress_ && offered_ % kProgressEvery == 0) {
     progress_(AbProgress{static_cast<int64_t>(offered_),
                          offered_span_.span()});
   }
-  if (pipeline_ != nullptr) return pipeline_->Add(std::move(event), line_);
+  if (pipeline_ != nullptr) return pipeline_->Add(event, line_);
   return back_.Give(event, line_);
 }
 

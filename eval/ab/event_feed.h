@@ -87,6 +87,10 @@ class SessionFeed {
   // Returns OK when the session took it or refused it as the input's
   // problem; otherwise the error that ends the run.
   absl::Status Give(const Event& event, int64_t line);
+  // Give of one kind of event, with no Event in between (the feeding
+  // thread's own path, jobs 1). Defined for the kinds of Event.
+  template <typename Kind>
+  absl::Status Give(const Kind& event, int64_t line);
 
   // Finish: see EventFeed::Finish.
   absl::StatusOr<EngineReport> Finish(AbInput& input);
@@ -117,12 +121,13 @@ struct FedEvent {
 // >= 2 the session runs on a thread of its own: the feeding thread (the
 // input's reader or the generator, and the reference engine, whose
 // preferences steer the generator) hands the events over in batches of
-// kBatchEvents, at most kQueuedBatches ahead of the session (back-pressure:
-// memory stays bounded). The session, and so the collector, sees the same
+// kBatchEvents, kQueuedBatches of them in all, reused: the feeding thread
+// is at most that far ahead of the session (back-pressure: memory stays
+// bounded, and small enough to stay in the caches). The session, and so the collector, sees the same
 // events in the same order either way, so the result is the same.
 class EventFeed : public EventSink {
  public:
-  static constexpr size_t kBatchEvents = 1024;
+  static constexpr size_t kBatchEvents = 256;
   static constexpr size_t kQueuedBatches = 8;
 
   // `reference` (may be null) is the workload's reference engine.
@@ -157,9 +162,10 @@ class EventFeed : public EventSink {
  private:
   class Pipeline;
 
-  // Pass hands `event` on to the session: at once, or through the
-  // pipeline. Reports progress.
-  absl::Status Pass(Event event, int64_t timestamp_ns);
+  // Pass hands `event` (one of Event's kinds) on to the session: at once,
+  // or through the pipeline. Reports progress.
+  template <typename Kind>
+  absl::Status Pass(const Kind& event);
 
   EventSink* reference_;
   const std::function<void(const AbProgress&)>& progress_;
