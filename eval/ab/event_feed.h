@@ -88,7 +88,8 @@ class SessionFeed {
   // problem; otherwise the error that ends the run.
   absl::Status Give(const Event& event, int64_t line);
   // Give of one kind of event, with no Event in between (the feeding
-  // thread's own path, jobs 1). Defined for the kinds of Event.
+  // thread's own path, jobs 1). Defined in event_feed.cc, for the kinds of
+  // Event.
   template <typename Kind>
   absl::Status Give(const Kind& event, int64_t line);
 
@@ -101,7 +102,6 @@ class SessionFeed {
   // it as the input's problem, or the error that ends the run.
   absl::StatusOr<bool> Offer(const absl::Status& answer, int64_t line);
   absl::Status AddDeferred(const SessionOutcome& outcome);
-  void Note(int64_t timestamp_ns);
 
   AbCollector& collector_;
   AbSession& session_;
@@ -126,8 +126,9 @@ struct FedEvent {
 // bounded, at about 7 MB). The window spans more than a scheduler time
 // slice of either thread, so on a busy machine one thread's wait for a
 // CPU does not stall the other at once (with 8 batches of 256 events,
-// --jobs 2 spent 0.7 s of its 5 s in the kernel waking and waiting). The session, and so the collector, sees the same
-// events in the same order either way, so the result is the same.
+// --jobs 2 spent 0.7 s of its 5 s in the kernel waking and waiting). The
+// session, and so the collector, sees the same events in the same order
+// either way, so the result is the same.
 class EventFeed : public EventSink {
  public:
   static constexpr size_t kBatchEvents = 4096;
