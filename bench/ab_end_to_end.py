@@ -11,6 +11,10 @@ and CPU time (user + system, from wait4) and samples per second of each.
   trace               a gzip ftrace text trace of workload:redis written by
                       bench/'s workload_trace (made once, then reused)
 
+and, under "jobs", workload:redis and the trace again on two cores with
+--jobs 1 and --jobs 2 (run_jobs). The one-core runs pass no --jobs: its
+default, the CPUs the process may run on, is 1 under taskset -c 0.
+
 Usage: ab_end_to_end.py --schedcache BIN [--workload-trace BIN]
                         [--trace FILE.gz] [--scale X]
 --workload-trace defaults to workload_trace beside --schedcache; pass
@@ -34,11 +38,11 @@ TRACE_MS = 30000
 MIN_SAMPLES = 10_000_000
 
 
-def run_ab(schedcache, ab_args):
-    """Runs one pinned `schedcache ab`; returns its samples and times."""
+def run_ab(schedcache, ab_args, cpus="0"):
+    """Runs one `schedcache ab` pinned to `cpus`; returns its samples and times."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "ab.json")
-        command = ["taskset", "-c", "0", schedcache, "ab", "--topology",
+        command = ["taskset", "-c", cpus, schedcache, "ab", "--topology",
                    TOPOLOGY, "--json", report] + ab_args
         start = time.monotonic()
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL,
@@ -69,6 +73,28 @@ def make_trace(tool, path, duration_ms):
     os.replace(partial, path)
 
 
+def run_jobs(schedcache, redis_ms, trace):
+    """Issue 26 target 2 (the `26.2 jobs` rows): each of workload:redis and
+    the trace on two cores (taskset -c 0,1), as `--jobs 1` (one thread) and
+    `--jobs 2` (the session on a thread of its own), one after the other;
+    `ratio` is the second's samples per second over the first's. None for a
+    `schedcache` without --jobs."""
+    usage = subprocess.run([schedcache, "ab", "--help"], capture_output=True,
+                           text=True).stdout
+    if "--jobs" not in usage:
+        return None
+    rows = {}
+    for key, ab_args in (("redis", ["--input", "workload:redis",
+                                    "--duration-ms", redis_ms]),
+                         ("trace", ["--input", f"trace:{trace}"])):
+        one = run_ab(schedcache, ab_args + ["--jobs", "1"], cpus="0,1")
+        two = run_ab(schedcache, ab_args + ["--jobs", "2"], cpus="0,1")
+        rows[key] = {"jobs1": one, "jobs2": two,
+                     "ratio": two["samples_per_second"] /
+                     one["samples_per_second"]}
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--schedcache", required=True)
@@ -91,6 +117,7 @@ def main():
                              "--duration-ms", ms(HACKBENCH_MS)]),
         "trace": run_ab(args.schedcache, ["--input", f"trace:{args.trace}"]),
     }
+    result["jobs"] = run_jobs(args.schedcache, ms(REDIS_MS), args.trace)
     print(json.dumps(result))
 
 

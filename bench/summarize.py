@@ -51,6 +51,7 @@ PROFILES = {
     "26.3 workload": "\"Performance: workloads, engine, server\"",
     "26.4 engine": "\"Performance: workloads, engine, server\"",
     "26.5 server": "\"Performance: workloads, engine, server\"",
+    "26.2 jobs": "\"Every core: ab --jobs\"",
 }
 
 
@@ -110,6 +111,19 @@ def main():
             f"({cpu_rate:.2f} M samples per CPU second)",
             rate, "M/s", f">= {goal} M samples/s, >= 10 M samples",
             [x / goal for x in rate], lambda x: x >= 1 and enough, 2)
+
+    # Issue 26 target 2: `ab --jobs 2` over `--jobs 1` on two cores, side by
+    # side in each repetition (bench/ab_end_to_end.py, run_jobs).
+    if all(d.get("jobs") for d in ab):
+        for key, what in (("redis", "workload:redis"),
+                          ("trace", "gzip ftrace text of workload:redis")):
+            ratio = [d["jobs"][key]["ratio"] for d in ab]
+            one = statistics.median(d["jobs"][key]["jobs1"]["samples_per_second"] / 1e6 for d in ab)
+            two = statistics.median(d["jobs"][key]["jobs2"]["samples_per_second"] / 1e6 for d in ab)
+            row("26.2 jobs", f"{what}, 3 policies, 2 cores: --jobs 2 {two:.2f} vs "
+                f"--jobs 1 {one:.2f} M samples/s",
+                ratio, "x", ">= 1.6x", [x / 1.6 for x in ratio],
+                lambda x: x >= 1, 2)
 
     # 2. Ingest over the Unix socket, 1024-event batches.
     none = [load(raw, "ingest-none", i) for i in r]

@@ -2,6 +2,7 @@
 // (docs/EVALUATION.md), and `schedcache sweep`: that for every combination of
 // --vary values. Flag parsing only, the work is schedcache::ab's. Both verbs
 // are this one class, so they take the flags they share the same way.
+#include <sched.h>
 #include <unistd.h>
 
 #include <array>
@@ -35,8 +36,22 @@ constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kMaxHz = 10'000;
 // kUnbounded: no upper limit worth telling the user about.
 constexpr int64_t kUnbounded = INT64_MAX / 2 / kNsPerMs;
-// kMaxJobs bounds --jobs: a sweep's runs are threads of this process.
+// kMaxJobs bounds --jobs: a sweep's runs, and an A/B's stages, are threads
+// of this process.
 constexpr int64_t kMaxJobs = 1024;
+
+// UsableCpus is the number of CPUs this process may run on: its affinity
+// mask, which taskset and cpusets narrow (std::thread::hardware_concurrency
+// counts the machine's), or the machine's when the mask cannot be read; at
+// least 1.
+int64_t UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    return std::max(1, CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // CheckFlag checks a numeric flag against [lo, hi] and names the flag and
 // the value as typed, not the WorkloadOptions field it lands in: the user
@@ -119,6 +134,19 @@ class AbVerb : public Verb {
                     "CPUs onto one",
                     &cpu_map_);
     DefineWorkloadFlags(flags);
+    flags.AddInt64("--jobs", "N",
+                   mode_ == Mode::kSweep
+                       ? "combinations run at once (each on one thread), "
+                         "1..1024; the default is the CPUs this process may "
+                         "run on (taskset narrows them)"
+                       : "threads, 1..1024: with 2 or more, one reads or "
+                         "generates the input while another runs the "
+                         "policies (or feeds --server); the same result for "
+                         "any N; 1: all on one thread; a list of --groups or "
+                         "--fds runs N combinations at once instead; the "
+                         "default is the CPUs this process may run on "
+                         "(taskset narrows them)",
+                   &jobs_);
     flags.AddString("--json", "FILE", "write the result as JSON",
                     &command_.files.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
@@ -145,6 +173,9 @@ class AbVerb : public Verb {
 
   int Run(const std::vector<std::string>&, std::ostream& out,
           std::ostream& err) override {
+    if (absl::Status s = CheckFlag("--jobs", jobs_, 1, kMaxJobs); !s.ok()) {
+      return UsageError(s.message(), err);
+    }
     if (absl::Status s = ApplyInputs(); !s.ok()) {
       return UsageError(s.message(), err);
     }
@@ -161,6 +192,7 @@ class AbVerb : public Verb {
     }
     if (mode_ == Mode::kSweep || !list_axes_.empty()) return Sweep(out, err);
     command_.progress = ShowProgress(err);
+    command_.options.jobs = static_cast<int>(jobs_);
     absl::Status status = ab::RunAbCommand(command_, out, err);
     if (absl::IsUnimplemented(status)) return UsageError(status.message(), err);
     if (!status.ok()) {
@@ -180,18 +212,11 @@ class AbVerb : public Verb {
         "client-threads, duration-ms, spill-probability, hz); integer "
         "ranges as A..B",
         &vary_);
-    flags.AddInt64("--jobs", "N",
-                   "combinations run at once, 1..1024; the default is "
-                   "this machine's hardware threads",
-                   &jobs_);
   }
 
   // Sweep runs the sweep of --vary (sweep) or of the --groups and --fds
   // lists (ab: the seed's hackbench table).
   int Sweep(std::ostream& out, std::ostream& err) {
-    if (absl::Status s = CheckFlag("--jobs", jobs_, 1, kMaxJobs); !s.ok()) {
-      return UsageError(s.message(), err);
-    }
     std::vector<SweepAxis> axes = list_axes_;
     for (const std::string& vary : vary_) {
       absl::StatusOr<SweepAxis> axis = ab::ParseVary(vary);
@@ -450,7 +475,7 @@ class AbVerb : public Verb {
   int64_t fds_value_ = 0;
   std::vector<SweepAxis> list_axes_;  // from lists in --groups and --fds
   std::vector<std::string> vary_;
-  int64_t jobs_ = std::max(1u, std::thread::hardware_concurrency());
+  int64_t jobs_ = UsableCpus();
   const Mode mode_;
   ab::AbCommand command_;
 };

@@ -103,6 +103,8 @@ TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
        "--spill-probability 1.5: must be in 0..1"},
       {{"--spill-probability", "nan"}, "--spill-probability nan:"},
       {{"--spill-probability", "lots"}, "--spill-probability lots:"},
+      {{"--jobs", "0"}, "--jobs 0: must be in 1..1024"},
+      {{"--jobs", "-3"}, "--jobs -3: must be in 1..1024"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {"ab", "--input", "workload:redis"};

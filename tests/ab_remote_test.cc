@@ -7,11 +7,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/remote_session.h"
+#include "eval/report/json_report.h"
 #include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 #include "gmock/gmock.h"
@@ -76,6 +78,27 @@ class AbRemote : public ::testing::Test {
   std::unique_ptr<PolicyRegistry> registry_;
   std::unique_ptr<TestServer> server_;
 };
+
+// JsonWithoutScanTimes is `result`'s JSON report with its scan times, the
+// one wall-time figure, zeroed.
+std::string JsonWithoutScanTimes(AbResult result) {
+  for (PolicyResult& policy : result.policies) policy.report.scan_ns = {};
+  std::ostringstream out;
+  EXPECT_TRUE(WriteJson(result, out).ok());
+  return out.str();
+}
+
+TEST_F(AbRemote, FeedingFromAThreadOfItsOwnGivesTheOneThreadResult) {
+  AbOptions options = Redis();
+  absl::StatusOr<AbResult> one = RunAb(options, *registry_, Remote());
+  ASSERT_TRUE(one.ok()) << one.status();
+  options.jobs = 2;
+  absl::StatusOr<AbResult> two = RunAb(options, *registry_, Remote());
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_GT(one->input.samples, 0u);
+  EXPECT_EQ(JsonWithoutScanTimes(*std::move(two)),
+            JsonWithoutScanTimes(*std::move(one)));
+}
 
 TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
   const std::optional<Both> both = RunBoth(Redis());

@@ -183,7 +183,7 @@ absl::StatusOr<EngineReport> FeedWorkload(
       std::unique_ptr<ReferencePlacement> reference,
       ReferencePlacement::Create(topology, std::move(settings), registry));
   EventFeed feed(collector, reference.get(), session, options.progress,
-                 /*problems=*/nullptr);
+                 /*problems=*/nullptr, options.jobs);
   RETURN_IF_ERROR(
       RunWorkload(*topology, workload, reference->Fn(), feed).status());
   return feed.Finish(input);
@@ -196,7 +196,8 @@ absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
                                           AbCollector& collector,
                                           AbSession& session, AbInput& input) {
   InputProblems problems;
-  EventFeed feed(collector, nullptr, session, options.progress, &problems);
+  EventFeed feed(collector, nullptr, session, options.progress, &problems,
+                 options.jobs);
   if (options.input.kind == AbInputSpec::Kind::kTrace) {
     ASSIGN_OR_RETURN(const SessionSettings settings,
                      ResolveSessionSettings(options.session, registry));

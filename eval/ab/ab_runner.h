@@ -12,7 +12,9 @@
 // session see exactly those events.
 //
 // Thread contract: RunAb runs on the calling thread, which also receives
-// the progress callbacks.
+// the progress callbacks, and with AbOptions::jobs >= 2 on one more thread
+// of its own that applies the events to the session (the session's
+// observer, the collector, is called there).
 #ifndef SCHEDCACHE_EVAL_AB_AB_RUNNER_H_
 #define SCHEDCACHE_EVAL_AB_AB_RUNNER_H_
 
@@ -78,6 +80,12 @@ struct AbOptions {
   // last_scans: the busiest process's last scans are wanted (--html's
   // topology view); from a server, the A/B then watches every scan.
   bool last_scans = false;
+  // jobs is the number of threads the run uses (>= 1): with 1 everything
+  // runs on the calling thread; with 2 or more the session applies the
+  // events on a thread of its own while the calling thread reads or
+  // generates them (event_feed.h); more than 2 gain nothing over 2. The
+  // result is the same for every value.
+  int jobs = 1;
   // progress, when set, is called every few tens of thousands of events.
   std::function<void(const AbProgress&)> progress;
 };

@@ -60,7 +60,9 @@ Sample At(int64_t timestamp_ns, int32_t tid, int64_t delta_ns = 10) {
   return s;
 }
 
-class EventFeedTest : public ::testing::Test {
+// EventFeedTest runs each case with the session on the feeding thread
+// (jobs 1) and on a thread of its own (jobs 2): the outcome is the same.
+class EventFeedTest : public ::testing::TestWithParam<int> {
  protected:
   AbCollector collector_{{"p"}, 4, nullptr, nullptr};
   ScriptedSession session_;
@@ -68,9 +70,10 @@ class EventFeedTest : public ::testing::Test {
   InputProblems problems_;
 };
 
-TEST_F(EventFeedTest, RefusedEventsAreTheInputsProblemsNamedByLine) {
+TEST_P(EventFeedTest, RefusedEventsAreTheInputsProblemsNamedByLine) {
   session_.refused = {7};
-  EventFeed feed(collector_, nullptr, session_, no_progress_, &problems_);
+  EventFeed feed(collector_, nullptr, session_, no_progress_, &problems_,
+                 GetParam());
   feed.OnInputLine(2);
   ASSERT_TRUE(feed.OnSample(At(100, 5)).ok());
   feed.OnInputLine(3);
@@ -92,13 +95,14 @@ TEST_F(EventFeedTest, RefusedEventsAreTheInputsProblemsNamedByLine) {
   EXPECT_EQ(input.duration_ns, 200);
 }
 
-TEST_F(EventFeedTest, DeferredRejectionsAreNamedByTheLineOfTheirEvent) {
+TEST_P(EventFeedTest, DeferredRejectionsAreNamedByTheLineOfTheirEvent) {
   // Events 0..2 come from lines 2, 5 and 5; the server refused events 1
   // and 2 and 3 more past its first ones.
   session_.deferred.deferred_rejections = 5;
   session_.deferred.first_deferred = {{1, "cpu 9 is not in the topology"},
                                       {2, "tid 0 must be > 0"}};
-  EventFeed feed(collector_, nullptr, session_, no_progress_, &problems_);
+  EventFeed feed(collector_, nullptr, session_, no_progress_, &problems_,
+                 GetParam());
   feed.OnInputLine(2);
   ASSERT_TRUE(feed.OnSample(At(100, 5)).ok());
   feed.OnInputLine(5);
@@ -115,7 +119,7 @@ TEST_F(EventFeedTest, DeferredRejectionsAreNamedByTheLineOfTheirEvent) {
 TEST_F(EventFeedTest, AWorkloadsRefusedEventIsAnError) {
   session_.refused = {7};
   EventFeed feed(collector_, nullptr, session_, no_progress_,
-                 /*problems=*/nullptr);
+                 /*problems=*/nullptr, /*jobs=*/1);
   EXPECT_EQ(feed.OnSample(At(100, 7)).code(),
             absl::StatusCode::kInvalidArgument);
   session_.deferred.deferred_rejections = 1;
@@ -125,8 +129,42 @@ TEST_F(EventFeedTest, AWorkloadsRefusedEventIsAnError) {
             "the session rejected 1 events; the first, event 0: late");
 }
 
-TEST_F(EventFeedTest, TheSpanOfAllOfInt64SaturatesInsteadOfOverflowing) {
-  EventFeed feed(collector_, nullptr, session_, no_progress_, &problems_);
+TEST_F(EventFeedTest, ASessionErrorOnItsOwnThreadStopsTheFeedingThread) {
+  session_.refused = {7};
+  EventFeed feed(collector_, nullptr, session_, no_progress_,
+                 /*problems=*/nullptr, /*jobs=*/2);
+  ASSERT_TRUE(feed.OnSample(At(100, 7)).ok());  // queued, refused later
+  // The session's thread stops at the first batch; the feeding thread
+  // hears of it once the queue no longer takes batches: at the latest
+  // when the batches after the first fill the queue.
+  const uint64_t bound =
+      EventFeed::kBatchEvents * (EventFeed::kQueuedBatches + 2);
+  absl::Status status;
+  for (uint64_t i = 0; i < bound && status.ok(); ++i) {
+    status = feed.OnSample(At(200, 5));
+  }
+  EXPECT_EQ(status, absl::InvalidArgumentError("tid 7 refused"));
+}
+
+TEST_P(EventFeedTest, ProgressCountsTheEventsOffered) {
+  std::vector<int64_t> events;
+  const std::function<void(const AbProgress&)> progress =
+      [&events](const AbProgress& p) { events.push_back(p.events); };
+  EventFeed feed(collector_, nullptr, session_, progress, &problems_,
+                 GetParam());
+  // Progress is reported every 2^16 events.
+  for (int64_t i = 0; i < 2 * 65536; ++i) {
+    ASSERT_TRUE(feed.OnHandOver(HandOver{i, 0, 1, 5}).ok());
+  }
+  AbInput input;
+  ASSERT_TRUE(feed.Finish(input).ok());
+  EXPECT_THAT(events, ElementsAre(65536, 2 * 65536));
+  EXPECT_EQ(input.handovers, 2u * 65536);
+}
+
+TEST_P(EventFeedTest, TheSpanOfAllOfInt64SaturatesInsteadOfOverflowing) {
+  EventFeed feed(collector_, nullptr, session_, no_progress_, &problems_,
+                 GetParam());
   ASSERT_TRUE(feed.OnHandOver(HandOver{INT64_MIN, 0, 1, 5}).ok());
   ASSERT_TRUE(feed.OnHandOver(HandOver{INT64_MAX, 1, 1, 6}).ok());
   AbInput input;
@@ -134,6 +172,8 @@ TEST_F(EventFeedTest, TheSpanOfAllOfInt64SaturatesInsteadOfOverflowing) {
   EXPECT_EQ(input.start_ns, INT64_MIN);
   EXPECT_EQ(input.duration_ns, INT64_MAX);  // 2^64 - 1 does not fit
 }
+
+INSTANTIATE_TEST_SUITE_P(Jobs, EventFeedTest, ::testing::Values(1, 2));
 
 TEST(InputProblems, KeepsTheEarliestLinesWhateverTheOrderOfArrival) {
   InputProblems problems;

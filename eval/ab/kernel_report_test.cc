@@ -74,7 +74,8 @@ AbResult RunKernelStream() {
       collector);
   EXPECT_TRUE(session.ok()) << session.status();
   const std::function<void(const AbProgress&)> no_progress;
-  EventFeed feed(collector, nullptr, **session, no_progress, nullptr);
+  EventFeed feed(collector, nullptr, **session, no_progress, nullptr,
+                 /*jobs=*/1);
   Sample first = Tick(0);
   first.nr_threads = 2;
   EXPECT_TRUE(feed.OnSample(first).ok());
