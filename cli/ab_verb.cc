@@ -119,7 +119,8 @@ class AbVerb : public Verb {
                     "CPUs onto one",
                     &cpu_map_);
     DefineWorkloadFlags(flags);
-    flags.AddString("--json", "FILE", "write the result as JSON",
+    flags.AddString("--json", "FILE",
+                    "write the result as JSON (an AbReport message)",
                     &command_.files.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &command_.files.csv);
