@@ -40,6 +40,16 @@ v1::NoPreferenceReason ReasonToProto(NoPreferenceReason reason) {
   return v1::NO_PREFERENCE_REASON_NO_DATA;
 }
 
+// ReasonFromProto is ReasonToProto's inverse, read off it so that the
+// mapping is written once; a number the enum does not name is kNoData.
+NoPreferenceReason ReasonFromProto(v1::NoPreferenceReason reason) {
+  for (int i = 0; i <= static_cast<int>(NoPreferenceReason::kKernelNone); ++i) {
+    const auto candidate = static_cast<NoPreferenceReason>(i);
+    if (ReasonToProto(candidate) == reason) return candidate;
+  }
+  return NoPreferenceReason::kNoData;
+}
+
 void DistributionToProto(const Distribution& from, v1::Distribution& to) {
   to.set_count(from.count);
   to.set_mean(from.mean);
@@ -490,6 +500,37 @@ v1::ScanEvent ScanToProto(const ScanObservation& scan,
   out.set_comm(std::string(scan.comm));
   OccupancyToProto(scan.llc_occupancy, *out.mutable_llc_occupancy());
   return out;
+}
+
+PreferenceChange ChangeFromProto(const v1::PreferenceChange& change) {
+  return PreferenceChange{.tgid = change.tgid(),
+                          .policy = change.policy(),
+                          .old_llc = change.old_llc(),
+                          .new_llc = change.new_llc(),
+                          .new_cpu = change.new_cpu(),
+                          .reason = ReasonFromProto(change.reason()),
+                          .timestamp_ns = change.timestamp_ns()};
+}
+
+ScanObservation ScanFromProto(const v1::ScanEvent& scan, int policy,
+                              std::vector<LlcOccupancy>& occupancy) {
+  occupancy.clear();
+  for (const v1::LlcOccupancy& llc : scan.llc_occupancy()) {
+    occupancy.push_back(
+        LlcOccupancy{static_cast<int>(llc.llc()), llc.occupancy()});
+  }
+  return ScanObservation{
+      .policy = policy,
+      .tgid = scan.tgid(),
+      .tid = scan.tid(),
+      .cpu = scan.cpu(),
+      .timestamp_ns = scan.timestamp_ns(),
+      .cpus_scanned = static_cast<int>(scan.cost().cpus_scanned()),
+      .comm = scan.comm(),
+      .llcs_scanned = static_cast<int>(scan.cost().llcs_scanned()),
+      .scan_ns = scan.cost().scan_ns(),
+      .preferred_llc = scan.preferred_llc(),
+      .llc_occupancy = occupancy};
 }
 
 }  // namespace schedcache

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -301,6 +302,17 @@ v1::PreferenceChange ChangeToProto(const PreferenceChange& change);
 // ScanToProto is `scan` of the policy named `policy`.
 v1::ScanEvent ScanToProto(const ScanObservation& scan,
                           std::string_view policy);
+// ChangeFromProto is ChangeToProto's inverse, for a client watching a
+// session on a server; its policy views change.policy(), so it is valid
+// while `change` is.
+PreferenceChange ChangeFromProto(const v1::PreferenceChange& change);
+// ScanFromProto is ScanToProto's inverse, `policy` being the index of
+// scan.policy() in the session's order (which the message does not hold).
+// Its comm views scan.comm() and its llc_occupancy views `occupancy`, which
+// it refills (storage the caller keeps and reuses from scan to scan); so it
+// is valid while both are and `occupancy` is not changed.
+ScanObservation ScanFromProto(const v1::ScanEvent& scan, int policy,
+                              std::vector<LlcOccupancy>& occupancy);
 
 }  // namespace schedcache
 

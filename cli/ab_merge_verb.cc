@@ -19,7 +19,8 @@ class AbMergeVerb : public Verb {
   }
 
   void DefineFlags(FlagSet& flags) override {
-    flags.AddString("--json", "FILE", "write the merged result as JSON",
+    flags.AddString("--json", "FILE",
+                    "write the merged result as JSON (an AbReport message)",
                     &files_.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &files_.csv);

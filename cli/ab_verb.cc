@@ -134,6 +134,7 @@ class AbVerb : public Verb {
                     "CPUs onto one",
                     &cpu_map_);
     DefineWorkloadFlags(flags);
+<<<<<<< HEAD
     flags.AddInt64("--jobs", "N",
                    mode_ == Mode::kSweep
                        ? "combinations run at once (each on one thread), "
@@ -148,6 +149,10 @@ class AbVerb : public Verb {
                          "(taskset narrows them)",
                    &jobs_);
     flags.AddString("--json", "FILE", "write the result as JSON",
+=======
+    flags.AddString("--json", "FILE",
+                    "write the result as JSON (an AbReport message)",
+>>>>>>> schema
                     &command_.files.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &command_.files.csv);

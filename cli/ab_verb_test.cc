@@ -31,7 +31,7 @@ TEST(AbVerb, PrintsTheTableAndWritesEveryRequestedFile) {
   const std::string json = ReadWrittenFile(dir + "/ab.json");
   for (const char* key : {"\"policies\"", "\"cpusScanned\"", "\"agreement\"",
                           "\"preferredLlcChanges\"", "\"malformedLines\"",
-                          "\"processes\"", "\"preferredLlc\"", "\"cpuTimeNs\"",
+                          "\"processes\"", "\"finalPreferredLlc\"", "\"cpuTimeNs\"",
                           "\"cpusScannedPerCpuSecond\"", "\"scanTimeShare\""}) {
     EXPECT_THAT(json, HasSubstr(key));
   }

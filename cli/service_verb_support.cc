@@ -6,11 +6,10 @@
 #include <optional>
 #include <sstream>
 
-#include <google/protobuf/util/json_util.h>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "api/proto_json.h"
 #include "common/status_macros.h"
 
 namespace schedcache::cli {
@@ -61,15 +60,7 @@ absl::StatusOr<std::unique_ptr<client::Client>> Connect(
 }
 
 void PrintJson(const google::protobuf::Message& message, std::ostream& out) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  std::string json;
-  // Printing a well-formed message cannot fail.
-  if (!google::protobuf::util::MessageToJsonString(message, &json, options)
-           .ok()) {
-    json = "{}";
-  }
-  out << json << "\n";
+  out << MessageToJson(message) << "\n";
 }
 
 int Fail(absl::string_view verb, const absl::Status& status,

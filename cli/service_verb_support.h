@@ -27,8 +27,9 @@ namespace schedcache::cli {
 absl::StatusOr<std::unique_ptr<client::Client>> Connect(
     const CommonFlags& common);
 
-// PrintJson writes `message` in the protobuf JSON mapping on one line
-// (default values included) and a newline.
+// PrintJson writes `message` in the project's one JSON dialect
+// (api/proto_json.h: protobuf's JSON mapping, defaults included) on one
+// line, and a newline.
 void PrintJson(const google::protobuf::Message& message, std::ostream& out);
 
 // Fail prints "schedcache VERB: STATUS" and returns kExitError.

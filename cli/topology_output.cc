@@ -2,11 +2,9 @@
 
 #include <cstdint>
 
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/topology_proto.h"
-#include "google/protobuf/util/json_util.h"
 
 namespace schedcache::cli {
 namespace {
@@ -68,19 +66,6 @@ std::string TopologyTable(const v1::GetTopologyResponse& described) {
                           CpuList(llc.cpus()));
   }
   return out;
-}
-
-absl::StatusOr<std::string> TopologyJson(const v1::Topology& topology) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  std::string json;
-  const auto status =
-      google::protobuf::util::MessageToJsonString(topology, &json, options);
-  if (!status.ok()) {
-    return absl::InternalError(
-        absl::StrCat("cannot print topology as JSON: ", status.ToString()));
-  }
-  return json;
 }
 
 }  // namespace schedcache::cli

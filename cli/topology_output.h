@@ -1,6 +1,6 @@
 // How the CLI shows a topology, whether read here or asked of a server: a
-// table for people, the protobuf JSON mapping of schedcache.v1.Topology for
-// programs. Both work on the API message, so `schedcache topology` prints
+// table for people (here), the JSON of schedcache.v1.Topology for programs
+// (PrintJson, service_verb_support.h). Both work on the API message, so `schedcache topology` prints
 // the same bytes for a topology read locally and for the same topology
 // returned by GetTopology.
 //
@@ -10,7 +10,6 @@
 
 #include <string>
 
-#include "absl/status/statusor.h"
 #include "schedcache/v1/schedcache.pb.h"
 #include "topology/topology.h"
 
@@ -22,10 +21,6 @@ v1::GetTopologyResponse DescribeTopology(const Topology& topology);
 // TopologyTable is the source, the summary line, then one line per LLC:
 // id, level, size, CPU count and the CPUs in list form ("0-7,192-199").
 std::string TopologyTable(const v1::GetTopologyResponse& described);
-
-// TopologyJson is the topology as schedcache.v1.Topology in the protobuf
-// JSON mapping on one line (lowerCamelCase names, default values printed).
-absl::StatusOr<std::string> TopologyJson(const v1::Topology& topology);
 
 }  // namespace schedcache::cli
 

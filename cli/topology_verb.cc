@@ -56,9 +56,7 @@ class TopologyVerb : public Verb {
       out << TopologyTable(*described);
       return kExitOk;
     }
-    absl::StatusOr<std::string> json = TopologyJson(described->topology());
-    if (!json.ok()) return Fail(kVerb, json.status(), err);
-    out << *json << "\n";
+    PrintJson(described->topology(), out);
     return kExitOk;
   }
 

@@ -30,10 +30,6 @@ endif()
 find_package(ZLIB REQUIRED)
 # trace/ reads and writes Zstandard traces with Debian 12's libzstd 1.5.
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd>=1.5)
-# eval/ab reads back the shard results of `ab --shard` (`ab-merge`) with
-# Debian 12's nlohmann-json 3.11: exact 64-bit integers, which a parser into
-# doubles would round.
-find_package(nlohmann_json 3.11 CONFIG REQUIRED)
 # collector/: Debian 12's libtracefs 1.6 and libtraceevent 1.7.
 pkg_check_modules(TRACEFS REQUIRED IMPORTED_TARGET libtracefs>=1.6)
 pkg_check_modules(TRACEEVENT REQUIRED IMPORTED_TARGET libtraceevent>=1.7)

@@ -15,19 +15,18 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/proto_json.h"
+#include "eval/ab/ab_report.h"
 #include "eval/ab/ab_runner.h"
-#include "eval/report/json_report.h"
 #include "eval/report/perfetto_trace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 #include "perfetto/trace_subset.pb.h"
 #include "policies/builtin_policies.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache::ab {
 namespace {
-
-using Json = nlohmann::json;
 
 const PolicyRegistry& Registry() {
   static const PolicyRegistry* registry =
@@ -80,10 +79,8 @@ Decoded Decode(const std::string& path) {
   return decoded;
 }
 
-int64_t LlcOf(const Json& llc) { return llc.is_null() ? -1 : llc.get<int64_t>(); }
-
 struct Outputs {
-  Json report;
+  v1::AbReport report;  // read back from the JSON report
   Decoded trace;
 };
 
@@ -95,22 +92,23 @@ Outputs RunBoth(AbOptions options, const std::string& name) {
   if (!result.ok()) return {};
   std::ostringstream json;
   EXPECT_TRUE(WriteJson(*result, json).ok());
-  return Outputs{Json::parse(json.str()), Decode(options.perfetto)};
+  Outputs outputs{v1::AbReport(), Decode(options.perfetto)};
+  EXPECT_TRUE(MessageFromJson(json.str(), outputs.report).ok());
+  return outputs;
 }
 
 // ExpectTheReportsNumbers checks the trace against the report, policy by
 // policy and process by process.
 void ExpectTheReportsNumbers(const Outputs& run) {
-  const Json& processes = run.report["processes"];
   std::map<int32_t, std::string> reported;
-  for (const Json& p : processes) {
-    reported[p["tgid"].get<int32_t>()] = p["comm"].get<std::string>();
+  for (const v1::AbProcess& p : run.report.processes()) {
+    reported[p.tgid()] = p.comm();
   }
   EXPECT_EQ(run.trace.processes, reported);
 
-  const Json& policies = run.report["policies"];
-  for (size_t i = 0; i < policies.size(); ++i) {
-    const int policy = static_cast<int>(i);
+  const auto& policies = run.report.policies();
+  for (int i = 0; i < policies.size(); ++i) {
+    const int policy = i;
     std::map<int64_t, uint64_t> histogram;
     uint64_t scans = 0;
     for (const auto& [tgid, name] : reported) {
@@ -119,32 +117,32 @@ void ExpectTheReportsNumbers(const Outputs& run) {
       for (int64_t cpus : it->second) ++histogram[cpus];
       scans += it->second.size();
     }
-    EXPECT_EQ(scans, policies[i]["scans"].get<uint64_t>()) << policy;
+    EXPECT_EQ(scans, policies[i].report().scans()) << policy;
     std::map<int64_t, uint64_t> want;
-    for (const Json& bin : policies[i]["cpusScannedHistogram"]) {
-      want[bin["cpusScanned"].get<int64_t>()] = bin["scans"].get<uint64_t>();
+    for (const v1::AbHistogramBin& bin : policies[i].cpus_scanned_histogram()) {
+      want[bin.cpus_scanned()] = bin.scans();
     }
-    EXPECT_EQ(histogram, want) << policies[i]["name"];
+    EXPECT_EQ(histogram, want) << policies[i].report().policy();
   }
 
-  for (const Json& p : processes) {
-    const auto tgid = p["tgid"].get<int32_t>();
-    for (size_t i = 0; i < policies.size(); ++i) {
-      const auto name = policies[i]["name"].get<std::string>();
+  for (const v1::AbProcess& p : run.report.processes()) {
+    const int32_t tgid = p.tgid();
+    for (int i = 0; i < policies.size(); ++i) {
+      const std::string& name = policies[i].report().policy();
       auto it = run.trace.counters.find(
-          PreferredLlcTrackUuid(tgid, static_cast<int>(i)));
+          PreferredLlcTrackUuid(tgid, i));
       const std::vector<std::pair<int64_t, int64_t>> values =
           it == run.trace.counters.end()
               ? std::vector<std::pair<int64_t, int64_t>>{}
               : it->second;
       EXPECT_EQ(values.empty() ? -1 : values.back().second,
-                LlcOf(p["preferredLlc"][name]))
+                p.final_preferred_llc(i))
           << tgid << " " << name;
-      if (!p.contains("preferredLlcOverTime")) continue;
+      if (p.preferred_llc_over_time().empty()) continue;
       std::vector<std::pair<int64_t, int64_t>> timeline;
-      for (const Json& change : p["preferredLlcOverTime"][name]) {
-        timeline.emplace_back(change["timestampNs"].get<int64_t>(),
-                              LlcOf(change["llc"]));
+      for (const v1::AbLlcChange& change :
+           p.preferred_llc_over_time(i).changes()) {
+        timeline.emplace_back(change.timestamp_ns(), change.llc());
       }
       EXPECT_EQ(values, timeline) << tgid << " " << name;
     }
@@ -175,19 +173,18 @@ TEST(AbPerfetto, RedisTraceHoldsWhatTheJsonReportSays) {
   options.input.workload = WorkloadKind::kRedis;
   options.workload.duration_ns = 200'000'000;
   const Outputs run = RunBoth(options, "redis");
-  ASSERT_EQ(run.report["processes"].size(), 2u);
+  ASSERT_EQ(run.report.processes_size(), 2);
   ExpectTheReportsNumbers(run);
   // No process exits: every counter value is one of the report's changes.
-  for (size_t i = 0; i < run.report["policies"].size(); ++i) {
-    EXPECT_EQ(ChangesOf(run, static_cast<int>(i)),
-              run.report["policies"][i]["preferredLlcChanges"].get<uint64_t>());
+  for (int i = 0; i < run.report.policies_size(); ++i) {
+    EXPECT_EQ(ChangesOf(run, i),
+              run.report.policies(i).report().preferred_llc_changes());
   }
-  EXPECT_GT(run.report["policies"][0]["preferredLlcChanges"].get<uint64_t>(), 0u);
+  EXPECT_GT(run.report.policies(0).report().preferred_llc_changes(), 0u);
   // Both processes are among the busiest, and full-scan (the reference)
   // examines all 24 LLCs of the EPYC shape at every scan: 24 tracks each.
-  for (const Json& p : run.report["processes"]) {
-    const auto tgid = p["tgid"].get<int32_t>();
-    EXPECT_EQ(OccupancyTracksOf(run, tgid), 24u) << tgid;
+  for (const v1::AbProcess& p : run.report.processes()) {
+    EXPECT_EQ(OccupancyTracksOf(run, p.tgid()), 24u) << p.tgid();
   }
 }
 
@@ -226,28 +223,27 @@ TEST(AbPerfetto, ManyProcessesTraceHoldsWhatTheJsonReportSays) {
   options.input.path = path;
   options.session.topology = "synthetic:pack:1 l3:2 core:2 pu:1";
   const Outputs run = RunBoth(options, "many");
-  ASSERT_EQ(run.report["processes"].size(), 8u);
+  ASSERT_EQ(run.report.processes_size(), 8);
   ExpectTheReportsNumbers(run);
   // Beyond the report's changes, the counters hold one change to none per
   // policy where an exiting process had a preference (the report does not
   // count those as the policy's changes).
-  for (size_t i = 0; i < run.report["policies"].size(); ++i) {
+  for (int i = 0; i < run.report.policies_size(); ++i) {
     uint64_t exits = 0;
     for (int tgid : {100, 101}) {
       auto it = run.trace.counters.find(
-          PreferredLlcTrackUuid(tgid, static_cast<int>(i)));
+          PreferredLlcTrackUuid(tgid, i));
       if (it != run.trace.counters.end() &&
           it->second.back().first == 101 * 4'000'000) {
         ++exits;
       }
     }
-    EXPECT_EQ(ChangesOf(run, static_cast<int>(i)),
-              run.report["policies"][i]["preferredLlcChanges"].get<uint64_t>() +
-                  exits);
+    EXPECT_EQ(ChangesOf(run, i),
+              run.report.policies(i).report().preferred_llc_changes() + exits);
   }
   // The busiest process (107) ran every tick of its share among the six
   // busiest: full-scan examined both LLCs of the synthetic machine.
-  EXPECT_EQ(run.report["processes"][0]["tgid"].get<int32_t>(), 107);
+  EXPECT_EQ(run.report.processes(0).tgid(), 107);
   EXPECT_EQ(OccupancyTracksOf(run, 107), 2u);
 }
 

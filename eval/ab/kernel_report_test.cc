@@ -13,7 +13,7 @@
 #include "eval/ab/event_feed.h"
 #include "eval/ab/in_process_session.h"
 #include "eval/ab/shard_result.h"
-#include "eval/report/json_report.h"
+#include "eval/ab/ab_report.h"
 #include "eval/report/table_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -132,6 +132,9 @@ TEST(KernelReport, TextAndCsvShowTheAtKernelScansGroup) {
   EXPECT_THAT(csv.str(), HasSubstr(",3,2,33.33,"));
 }
 
+// The text forms show no kernel figures; the JSON, being the message with
+// every scalar written, shows them as zeros and no process has kernel
+// counts.
 TEST(KernelReport, WithoutDecisionsNoFormShowsKernelFigures) {
   AbResult result = RunKernelStream();
   result.input.kernel_decisions = 0;
@@ -141,21 +144,25 @@ TEST(KernelReport, WithoutDecisionsNoFormShowsKernelFigures) {
   ASSERT_TRUE(WriteJson(result, json).ok());
   EXPECT_THAT(text.str(), Not(HasSubstr("kernel:")));
   EXPECT_THAT(text.str(), Not(HasSubstr("at kernel scans")));
-  EXPECT_THAT(json.str(), Not(HasSubstr("kernelScans")));
+  EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":"0",)"));
+  EXPECT_THAT(json.str(), Not(HasSubstr(R"("kernel":[{)")));
 }
 
+// Per process, one entry per policy in the report's order (kernel, then
+// full-scan).
 TEST(KernelReport, JsonHasThemPerPolicyAndPerProcess) {
   const AbResult result = RunKernelStream();
   std::ostringstream json;
   ASSERT_TRUE(WriteJson(result, json).ok());
+  EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":"5",)"
+                                    R"("kernelDecisionsUnmatched":"1")"));
+  EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":"4",)"
+                                    R"("kernelScans":"3",)"
+                                    R"("kernelAgreements":"1",)"));
   EXPECT_THAT(json.str(),
-              HasSubstr(R"("kernelDecisions":5,"kernelDecisionsUnmatched":1)"));
-  EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":4,"kernelScans":3,)"
-                                    R"("kernelAgreements":1,)"));
-  EXPECT_THAT(json.str(),
-              HasSubstr(R"("kernel":{"kernel":{"kernelScans":3,"scans":3,)"
-                        R"("agreements":3},"full-scan":{"kernelScans":3,)"
-                        R"("scans":2,"agreements":1}})"));
+              HasSubstr(R"("kernel":[{"kernelScans":"3","scans":"3",)"
+                        R"("agreements":"3"},{"kernelScans":"3",)"
+                        R"("scans":"2","agreements":"1"}])"));
 }
 
 TEST(KernelReport, AShardFileKeepsThemAndMergeSumsThem) {

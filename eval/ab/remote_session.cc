@@ -140,13 +140,7 @@ class RemoteSession : public AbSession {
     }
     uint64_t missed = 0;
     for (const v1::PreferenceChange& c : log_.Take(missed)) {
-      // The collector reads LLCs only, so the CPU and reason stay unset.
-      observer_.OnPreferenceChange(PreferenceChange{.tgid = c.tgid(),
-                                                    .policy = c.policy(),
-                                                    .old_llc = c.old_llc(),
-                                                    .new_llc = c.new_llc(),
-                                                    .timestamp_ns =
-                                                        c.timestamp_ns()});
+      observer_.OnPreferenceChange(ChangeFromProto(c));
     }
     if (missed > 0) {
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -174,23 +168,9 @@ class RemoteSession : public AbSession {
     for (const v1::ScanEvent& scan : scan_log_.Take()) {
       const auto policy = std::find(session_.policies().begin(),
                                     session_.policies().end(), scan.policy());
-      occupancy_.clear();
-      for (const v1::LlcOccupancy& llc : scan.llc_occupancy()) {
-        occupancy_.push_back(
-            LlcOccupancy{static_cast<int>(llc.llc()), llc.occupancy()});
-      }
-      observer_.OnScan(ScanObservation{
-          .policy = static_cast<int>(policy - session_.policies().begin()),
-          .tgid = scan.tgid(),
-          .tid = scan.tid(),
-          .cpu = scan.cpu(),
-          .timestamp_ns = scan.timestamp_ns(),
-          .cpus_scanned = static_cast<int>(scan.cost().cpus_scanned()),
-          .comm = scan.comm(),
-          .llcs_scanned = static_cast<int>(scan.cost().llcs_scanned()),
-          .scan_ns = scan.cost().scan_ns(),
-          .preferred_llc = scan.preferred_llc(),
-          .llc_occupancy = occupancy_});
+      observer_.OnScan(ScanFromProto(
+          scan, static_cast<int>(policy - session_.policies().begin()),
+          occupancy_));
       ++scans_delivered_;
     }
   }

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "eval/ab/ab_report.h"
 #include "eval/report/html_report.h"
-#include "eval/report/json_report.h"
 #include "eval/report/sweep_html.h"
 #include "eval/report/sweep_report.h"
 #include "eval/report/table_report.h"

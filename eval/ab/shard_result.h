@@ -5,14 +5,12 @@
 // N shards goes through the same MergeAbResults, over the same values, as
 // one unsharded run (percentiles of summaries do not add up).
 //
-// The file is one JSON object:
-//   {"schema": "schedcache-ab-shard/1",
-//    "shard": {"index": K, "count": N},
-//    "config": {topology, policies[], trigger, settings[], hz, cpuMap,
-//               workload},
-//    "entries": number of list entries, rejected ones included,
-//    "inputs": [{"index", "input"}] every usable entry of the list,
-//    "results": [{"index", "report": the `ab --json` object}]}
+// The file is a schedcache.v1.AbShard message (proto/schedcache/v1/
+// ab_report.proto) in protobuf's JSON mapping (api/proto_json.h), on one
+// line: schema "schedcache-ab-shard/2", index, count, config, entries,
+// inputs and results, each result's report the message `ab --json`
+// writes, so a shard holds exactly what an unsharded run would have
+// written for that input.
 //
 // Thread contract: plain values and functions; thread-safe.
 #ifndef SCHEDCACHE_EVAL_AB_SHARD_RESULT_H_
@@ -29,7 +27,9 @@
 
 namespace schedcache::ab {
 
-inline constexpr char kShardSchema[] = "schedcache-ab-shard/1";
+// kShardSchema is the version this build writes and the only one it reads;
+// /1 was the JSON of the hand-written writer, before AbShard.
+inline constexpr char kShardSchema[] = "schedcache-ab-shard/2";
 
 // ShardConfig is what must be equal across the shards of one run.
 struct ShardConfig {
@@ -56,14 +56,17 @@ struct ShardResult {
 };
 
 // WriteShardResult writes `shard` to `path`. Returns the file's errors
-// naming it, or the JSON writer's.
+// naming it, or InvalidArgument when a result is malformed
+// (ValidateAbResult).
 absl::Status WriteShardResult(const ShardResult& shard,
                               const std::string& path);
 
 // ReadShardResult reads a file WriteShardResult wrote. Returns NotFound or
-// PermissionDenied when it cannot be read, InvalidArgument naming the file,
-// the field's path (e.g. results[2].report.policies[0].scans) and the
-// value when it is not valid JSON of this schema.
+// PermissionDenied when it cannot be read; InvalidArgument naming the file
+// and both versions when its schema is not kShardSchema; InvalidArgument
+// naming the file, the field's path (e.g. results[2].report.policies[0].
+// report.scans, protobuf's account) and the value when it is not JSON of
+// an AbShard, or a report is malformed (AbResultFromProto).
 absl::StatusOr<ShardResult> ReadShardResult(const std::string& path);
 
 }  // namespace schedcache::ab

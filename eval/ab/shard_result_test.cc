@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "eval/report/json_report.h"
+#include "eval/ab/ab_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -80,36 +80,73 @@ std::string WriteText(const std::string& name, const std::string& text) {
   return path;
 }
 
-TEST(ShardResult, AWrongValueIsNamedByFileFieldPathAndValue) {
-  const std::string path = ::testing::TempDir() + "/shard-bad.json";
-  ASSERT_TRUE(WriteShardResult(OneShard(), path).ok());
+std::string ReadText(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  std::string doc = text.str();
-  const std::string scans = "\"preferredLlcChanges\": 0";
-  const size_t at = doc.find(scans);
+  return text.str();
+}
+
+TEST(ShardResult, AWrongValueIsNamedByFileFieldPathAndValue) {
+  const std::string path = ::testing::TempDir() + "/shard-bad.json";
+  ASSERT_TRUE(WriteShardResult(OneShard(), path).ok());
+  std::string doc = ReadText(path);
+  const std::string changes = "\"preferredLlcChanges\":\"0\"";
+  const size_t at = doc.find(changes);
   ASSERT_NE(at, std::string::npos) << doc;
-  doc.replace(at, scans.size(), "\"preferredLlcChanges\": -3");
+  doc.replace(at, changes.size(), "\"preferredLlcChanges\":-3");
   const std::string bad = WriteText("shard-bad2.json", doc);
   absl::StatusOr<ShardResult> back = ReadShardResult(bad);
   ASSERT_FALSE(back.ok());
-  EXPECT_THAT(
-      back.status().message(),
-      HasSubstr(bad + ": results[0].report.policies[0].preferredLlcChanges: "
-                      "want an "
-                      "unsigned integer, got -3"));
+  // protobuf's account names the field by its proto path.
+  EXPECT_THAT(back.status().message(),
+              HasSubstr(bad + ": not JSON of schedcache.v1.AbShard: "
+                              "(results[0].report.policies[0].report."
+                              "preferred_llc_changes): invalid value -3 for "
+                              "type TYPE_UINT64"));
 }
 
-TEST(ShardResult, RefusesAnotherSchemaAndNotJson) {
-  const std::string other =
-      WriteText("not-shard.json", "{\"schema\": \"something/2\"}");
-  EXPECT_THAT(
-      ReadShardResult(other).status().message(),
-      HasSubstr("schema: \"something/2\" is not \"schedcache-ab-shard/1\""));
+TEST(ShardResult, AReportOfTheWrongShapeIsNamedByItsPlace) {
+  const std::string path = ::testing::TempDir() + "/shard-shape.json";
+  ASSERT_TRUE(WriteShardResult(OneShard(), path).ok());
+  std::string doc = ReadText(path);
+  const std::string llcs = "\"finalPreferredLlc\":[-1]";
+  const size_t at = doc.find(llcs);
+  ASSERT_NE(at, std::string::npos) << doc;
+  doc.replace(at, llcs.size(), "\"finalPreferredLlc\":[-1,2]");
+  const std::string bad = WriteText("shard-shape2.json", doc);
+  EXPECT_THAT(ReadShardResult(bad).status().message(),
+              HasSubstr(bad + ": results[0].report: processes[tgid=42]."
+                              "final_preferred_llc has 2 entries, want one "
+                              "per policy (1)"));
+}
+
+// A shard of the hand-written JSON (schema /1, before the AbShard message)
+// is refused for its version, naming the file and both versions, however
+// the rest of it differs from an AbShard.
+TEST(ShardResult, RefusesAnotherSchemaNamingBothVersions) {
+  const std::string v1 = WriteText(
+      "shard-v1.json",
+      R"({"schema": "schedcache-ab-shard/1", "shard": {"index": 0, )"
+      R"("count": 2}, "results": [{"index": 0, "report": {"reference": )"
+      R"("full-scan", "processes": [{"preferredLlc": {"full-scan": null}}]}}]})");
+  absl::StatusOr<ShardResult> old = ReadShardResult(v1);
+  EXPECT_TRUE(absl::IsInvalidArgument(old.status()));
+  EXPECT_THAT(old.status().message(),
+              HasSubstr(v1 + ": schema \"schedcache-ab-shard/1\" is not "
+                             "\"schedcache-ab-shard/2\", the version this "
+                             "schedcache reads"));
+  const std::string none = WriteText("not-shard.json", "{\"entries\": 3}");
+  EXPECT_THAT(ReadShardResult(none).status().message(),
+              HasSubstr(none + ": schema \"\" is not "
+                               "\"schedcache-ab-shard/2\""));
+}
+
+TEST(ShardResult, RefusesWhatIsNotJsonAndAMissingFile) {
   const std::string garbage = WriteText("garbage.json", "{\"schema\": ");
   EXPECT_THAT(ReadShardResult(garbage).status().message(),
-              HasSubstr(garbage + ": not valid JSON"));
+              HasSubstr(garbage + ": not valid JSON (a file of `schedcache ab "
+                                  "--shard K/N --json FILE`?)"));
   EXPECT_TRUE(absl::IsNotFound(ReadShardResult("/nonexistent.json").status()));
 }
 

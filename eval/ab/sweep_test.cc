@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "eval/report/json_report.h"
+#include "eval/ab/ab_report.h"
 #include "policies/builtin_policies.h"
 
 namespace schedcache::ab {

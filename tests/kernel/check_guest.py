@@ -87,9 +87,9 @@ def check_scenario(directory, ab_json):
     if reasons:
         fail(reasons)
     replay = ab["input"]
-    policies = ", ".join(describe_policy(p) for p in ab["policies"])
+    policies = ", ".join(describe_policy(p) for p in policies_of(ab))
     print(f"scenario {name}: {record['traceLines']} lines, "
-          f"{replay['samples']} samples, {replay['handOvers']} hand-overs, "
+          f"{replay['samples']} samples, {replay['handovers']} hand-overs, "
           f"0 malformed, 0 lost; {len(pids)} workload processes with runtime, "
           f"{len(ab['processes'])} in all; {policies}")
 
@@ -113,12 +113,12 @@ def check_capture(directory, ab_json):
     if any(lost.values()):
         reasons.append(f"{name}: record lost events: {lost}")
     replay = ab["input"]
-    if replay["malformedLines"] != 0:
+    if int(replay["malformedLines"]) != 0:
         reasons.append(f"{name}: replay: {replay['malformedLines']} malformed "
                        f"lines, e.g. {replay['malformedExamples'][:3]}")
-    if replay["samples"] == 0:
+    if int(replay["samples"]) == 0:
         reasons.append(f"{name}: replay: no samples")
-    runtime = {p["tgid"]: p["runtimeNs"] for p in ab["processes"]}
+    runtime = {p["tgid"]: int(p["runtimeNs"]) for p in ab["processes"]}
     pids, threads = read_expect(os.path.join(directory, "expect"))
     if not pids:
         reasons.append(f"{name}: the guest named no workload process")
@@ -135,17 +135,18 @@ def check_capture(directory, ab_json):
 
 def check_kernel(name, ab, pids, threads):
     """The kernel decisions' checks; none when the replay had no `kernel`."""
-    kernel = next((p for p in ab["policies"] if p["name"] == "kernel"), None)
+    kernel = next((p for p in policies_of(ab) if p["policy"] == "kernel"), None)
     if kernel is None:
         return []
     reasons = []
-    if ab["input"]["kernelDecisions"] == 0:
+    if int(ab["input"]["kernelDecisions"]) == 0:
         reasons.append(f"{name}: the capture has no kernel decisions")
-    if kernel["kernelAgreements"] != kernel["kernelScans"]:
+    if int(kernel["kernelAgreements"]) != int(kernel["kernelScans"]):
         reasons.append(f"{name}: kernel agrees with itself at "
                        f"{kernel['kernelAgreements']} of its "
                        f"{kernel['kernelScans']} scans")
-    scans = {p["tgid"]: p.get("kernel", {}).get("kernel", {}).get("kernelScans", 0)
+    scans = {p["tgid"]: int((kernel_counts(ab, p, "kernel") or {}).get(
+                 "kernelScans", 0))
              for p in ab["processes"]}
     thread_count = collections.Counter(tgid for tgid, _ in threads)
     for pid in pids:
@@ -155,13 +156,29 @@ def check_kernel(name, ab, pids, threads):
     return reasons
 
 
+def policies_of(ab):
+    """The policies' reports (schedcache.v1.PolicyReport) of `ab`, an
+    AbReport in protobuf's JSON mapping: 64-bit integers are strings, and
+    a ratio with nothing to divide by is absent."""
+    return [p["report"] for p in ab["policies"]]
+
+
+def kernel_counts(ab, process, policy):
+    """PROCESS's agreement with the kernel under POLICY (AbKernelCounts),
+    or None when the kernel made no decision for it."""
+    names = [p["policy"] for p in policies_of(ab)]
+    if policy not in names or not process["kernel"]:
+        return None
+    return process["kernel"][names.index(policy)]
+
+
 def describe_policy(policy):
     """`NAME D decisions A% agree`, and with kernel scans `at kernel scans
     K/O A%`: the kernel's scans, the policy's own, the agreement there."""
-    text = f"{policy['name']} {policy['decisions']} decisions"
-    if policy["agreement"] is not None:
+    text = f"{policy['policy']} {policy['decisions']} decisions"
+    if "agreement" in policy:
         text += f" {100 * policy['agreement']:.1f}% agree"
-    if policy.get("kernelScans"):
+    if int(policy["kernelScans"]):
         text += (f"; at kernel scans {policy['kernelScans']}/"
                  f"{policy['kernelProcessScans']} "
                  f"{100 * policy['kernelAgreement']:.2f}%")
@@ -173,10 +190,11 @@ def scan_deviation(ab, policy, pids):
     the kernel scanned, as a percentage; None when it scanned none."""
     worst = None
     for process in ab["processes"]:
-        counts = process.get("kernel", {}).get(policy)
-        if process["tgid"] not in pids or not counts or not counts["kernelScans"]:
+        counts = kernel_counts(ab, process, policy)
+        if process["tgid"] not in pids or not counts or not int(counts["kernelScans"]):
             continue
-        deviation = abs(counts["scans"] - counts["kernelScans"]) / counts["kernelScans"]
+        own, kernel = int(counts["scans"]), int(counts["kernelScans"])
+        deviation = abs(own - kernel) / kernel
         worst = deviation if worst is None else max(worst, deviation)
     return None if worst is None else 100 * worst
 
@@ -200,7 +218,7 @@ def print_table(out_dir):
             with open(ab_json, encoding="utf-8") as f:
                 ab = json.load(f)
             pids, _ = read_expect(os.path.join(shape_dir, name, "expect"))
-            by_name = {p["name"]: p for p in ab["policies"]}
+            by_name = {p["policy"]: p for p in policies_of(ab)}
             kernel_scans = by_name[models[0]]["kernelScans"]
             cells = []
             for model in models:

@@ -120,14 +120,20 @@ def read_runs(capture, tgid_of, llc_of):
 
 def timeline(ab, tgid, policy):
     """The replay's preferred LLC of TGID under POLICY as (change times,
-    LLCs); before the first change there is none."""
+    LLCs; None for no LLC); before the first change there is none. `ab` is
+    an AbReport in protobuf's JSON mapping (64-bit integers as strings,
+    -1 for no LLC, per-policy lists in the order of its policies)."""
+    names = [p["report"]["policy"] for p in ab["policies"]]
+    if policy not in names:
+        return None
     for process in ab["processes"]:
         if process["tgid"] == tgid:
-            changes = process.get("preferredLlcOverTime", {}).get(policy)
-            if changes is None:
+            timelines = process["preferredLlcOverTime"]
+            if not timelines:
                 return None
-            return ([c["timestampNs"] for c in changes],
-                    [c["llc"] for c in changes])
+            changes = timelines[names.index(policy)]["changes"]
+            return ([int(c["timestampNs"]) for c in changes],
+                    [None if c["llc"] == -1 else c["llc"] for c in changes])
     return None
 
 

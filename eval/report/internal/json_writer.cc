@@ -43,6 +43,22 @@ size_t Utf8SequenceLength(absl::string_view text) {
 
 }  // namespace
 
+std::string ValidUtf8(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t length = Utf8SequenceLength(text);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      text.remove_prefix(1);
+    } else {
+      out.append(text.data(), length);
+      text.remove_prefix(length);
+    }
+  }
+  return out;
+}
+
 std::string JsonQuote(absl::string_view text) {
   std::string out = "\"";
   while (!text.empty()) {

@@ -16,6 +16,12 @@
 
 namespace schedcache::report_internal {
 
+// ValidUtf8 returns `text` with each byte that starts no well-formed UTF-8
+// sequence replaced by U+FFFD, as JsonQuote writes it: protobuf's JSON
+// mapping needs valid UTF-8, and a trace's comm or a malformed input line
+// need not be.
+std::string ValidUtf8(absl::string_view text);
+
 // JsonQuote returns `text` as a JSON string literal, quotes included.
 std::string JsonQuote(absl::string_view text);
 

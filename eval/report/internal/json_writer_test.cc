@@ -30,6 +30,16 @@ TEST(JsonQuote, ReplacesInvalidUtf8WithReplacementCharacter) {
   EXPECT_EQ(JsonQuote("\xED\xA0\x80"), R"("\ufffd\ufffd\ufffd")");
 }
 
+// ValidUtf8 replaces the bytes JsonQuote replaces, one U+FFFD (EF BF BD)
+// each, and keeps every valid sequence and control character as it is.
+TEST(ValidUtf8, ReplacesEachInvalidByteAndKeepsTheRest) {
+  EXPECT_EQ(ValidUtf8("\xC3\xA9\xF0\x9D\x84\x9E\t\x01"),
+            "\xC3\xA9\xF0\x9D\x84\x9E\t\x01");
+  EXPECT_EQ(ValidUtf8("a\x80" "b\xC0\xAF" "c\xE2\x82"),
+            "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD"
+            "c\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST(JsonNumber, PrintsShortestRoundTripForm) {
   EXPECT_EQ(JsonNumber(0.1), "0.1");
   EXPECT_EQ(JsonNumber(3.0), "3");

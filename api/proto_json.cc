@@ -1,0 +1,34 @@
+#include "api/proto_json.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace schedcache {
+
+std::string MessageToJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.always_print_primitive_fields = true;
+  std::string json;
+  // Printing a message that is already built cannot fail: every value of
+  // it has a JSON form.
+  if (!google::protobuf::util::MessageToJsonString(message, &json, options)
+           .ok()) {
+    json = "{}";
+  }
+  return json;
+}
+
+absl::Status MessageFromJson(std::string_view json,
+                             google::protobuf::Message& message) {
+  message.Clear();
+  const google::protobuf::util::Status parsed =
+      google::protobuf::util::JsonStringToMessage(
+          google::protobuf::StringPiece(json.data(), json.size()), &message);
+  if (parsed.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "not JSON of ", message.GetTypeName(), ": ",
+      absl::string_view(parsed.message().data(), parsed.message().size())));
+}
+
+}  // namespace schedcache
