@@ -54,7 +54,8 @@ def run_ab(schedcache, ab_args, cpus="0"):
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"ab_end_to_end: {' '.join(command)} failed:\n{stderr}")
         with open(report) as f:
-            samples = json.load(f)["input"]["samples"]
+            # protobuf's JSON mapping writes a 64-bit count as a string.
+            samples = int(json.load(f)["input"]["samples"])
     cpu = usage.ru_utime + usage.ru_stime
     return {"samples": samples, "wall_s": round(wall, 3),
             "cpu_s": round(cpu, 3),
