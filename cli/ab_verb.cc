@@ -134,7 +134,6 @@ class AbVerb : public Verb {
                     "CPUs onto one",
                     &cpu_map_);
     DefineWorkloadFlags(flags);
-<<<<<<< HEAD
     flags.AddInt64("--jobs", "N",
                    mode_ == Mode::kSweep
                        ? "combinations run at once (each on one thread), "
@@ -148,11 +147,8 @@ class AbVerb : public Verb {
                          "default is the CPUs this process may run on "
                          "(taskset narrows them)",
                    &jobs_);
-    flags.AddString("--json", "FILE", "write the result as JSON",
-=======
     flags.AddString("--json", "FILE",
                     "write the result as JSON (an AbReport message)",
->>>>>>> schema
                     &command_.files.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &command_.files.csv);
