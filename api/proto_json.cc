@@ -6,17 +6,17 @@
 
 namespace schedcache {
 
-std::string MessageToJson(const google::protobuf::Message& message) {
+absl::StatusOr<std::string> MessageToJson(
+    const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.always_print_primitive_fields = true;
   std::string json;
-  // Printing a message that is already built cannot fail: every value of
-  // it has a JSON form.
-  if (!google::protobuf::util::MessageToJsonString(message, &json, options)
-           .ok()) {
-    json = "{}";
-  }
-  return json;
+  const google::protobuf::util::Status printed =
+      google::protobuf::util::MessageToJsonString(message, &json, options);
+  if (printed.ok()) return json;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cannot write ", message.GetTypeName(), " as JSON: ",
+      absl::string_view(printed.message().data(), printed.message().size())));
 }
 
 absl::Status MessageFromJson(std::string_view json,

@@ -13,12 +13,16 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
 
 namespace schedcache {
 
 // MessageToJson is `message` as one line of JSON, without a newline.
-std::string MessageToJson(const google::protobuf::Message& message);
+// Returns InvalidArgument naming the message's type, with protobuf's account
+// of the field, when a value has no JSON form (a string that is not UTF-8).
+absl::StatusOr<std::string> MessageToJson(
+    const google::protobuf::Message& message);
 
 // MessageFromJson parses `json` into `message` (cleared first). Returns
 // InvalidArgument with protobuf's account of what is wrong, which names

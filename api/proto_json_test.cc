@@ -19,7 +19,7 @@ TEST(MessageToJson, WritesLowerCamelKeysDefaultsAndInt64AsStrings) {
   v1::PolicyReport report;
   report.set_policy("full-scan");
   report.set_scans_skipped(9'007'199'254'740'993);
-  const std::string json = MessageToJson(report);
+  const std::string json = MessageToJson(report).value();
   EXPECT_THAT(json, HasSubstr(R"("policy":"full-scan")"));
   EXPECT_THAT(json, HasSubstr(R"("scansSkipped":"9007199254740993")"));
   EXPECT_THAT(json, HasSubstr(R"("scansAborted":"0")"));
@@ -34,7 +34,7 @@ TEST(MessageFromJson, ReadsWhatMessageToJsonWrote) {
   report.set_agreement(1.0 / 3.0);
   v1::PolicyReport back;
   back.set_scans_aborted(7);  // cleared by the read
-  ASSERT_TRUE(MessageFromJson(MessageToJson(report), back).ok());
+  ASSERT_TRUE(MessageFromJson(MessageToJson(report).value(), back).ok());
   EXPECT_EQ(back.SerializeAsString(), report.SerializeAsString());
 }
 

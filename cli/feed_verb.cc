@@ -123,8 +123,8 @@ class FeedVerb : public Verb {
     // `rejected` (its first_rejections keep stream positions).
     summary->set_rejected(summary->rejected() + sent->malformed);
     if (common_.json()) {
-      PrintJson(*summary, out);
-      return kExitOk;
+      const absl::Status printed = PrintJson(*summary, out);
+      return printed.ok() ? kExitOk : Fail(kVerb, printed, err);
     }
     Print(*summary, sent->rejections, out);
     return kExitOk;

@@ -57,8 +57,8 @@ class PoliciesVerb : public Verb {
         (*client)->ListPolicies();
     if (!policies.ok()) return Fail("policies", policies.status(), err);
     if (common_.json()) {
-      PrintJson(*policies, out);
-      return kExitOk;
+      const absl::Status printed = PrintJson(*policies, out);
+      return printed.ok() ? kExitOk : Fail("policies", printed, err);
     }
     const int width = NameColumnWidth(
         "", policies->policies(),

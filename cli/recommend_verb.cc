@@ -53,8 +53,8 @@ class RecommendVerb : public Verb {
         (*client)->Recommend(request);
     if (!response.ok()) return Fail(kVerb, response.status(), err);
     if (common_.json()) {
-      PrintJson(*response, out);
-      return kExitOk;
+      const absl::Status printed = PrintJson(*response, out);
+      return printed.ok() ? kExitOk : Fail(kVerb, printed, err);
     }
     // CPUS, LLCS and SCAN_NS are the cost of the last executed scan; SCAN
     // says whether it ran for this request ("now") or earlier ("last").

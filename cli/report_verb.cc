@@ -49,8 +49,8 @@ class ReportVerb : public Verb {
     absl::StatusOr<v1::Report> report = (*client)->GetReport(common_.session);
     if (!report.ok()) return Fail(kVerb, report.status(), err);
     if (common_.json()) {
-      PrintJson(*report, out);
-      return kExitOk;
+      const absl::Status printed = PrintJson(*report, out);
+      return printed.ok() ? kExitOk : Fail(kVerb, printed, err);
     }
     out << absl::StrFormat(
         "session %s: %d samples, %d hand-overs, %d process exits, %d "

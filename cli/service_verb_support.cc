@@ -59,8 +59,11 @@ absl::StatusOr<std::unique_ptr<client::Client>> Connect(
   return client::Client::Connect(options);
 }
 
-void PrintJson(const google::protobuf::Message& message, std::ostream& out) {
-  out << MessageToJson(message) << "\n";
+absl::Status PrintJson(const google::protobuf::Message& message,
+                       std::ostream& out) {
+  ASSIGN_OR_RETURN(const std::string json, MessageToJson(message));
+  out << json << "\n";
+  return absl::OkStatus();
 }
 
 int Fail(absl::string_view verb, const absl::Status& status,

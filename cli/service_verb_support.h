@@ -29,8 +29,9 @@ absl::StatusOr<std::unique_ptr<client::Client>> Connect(
 
 // PrintJson writes `message` in the project's one JSON dialect
 // (api/proto_json.h: protobuf's JSON mapping, defaults included) on one
-// line, and a newline.
-void PrintJson(const google::protobuf::Message& message, std::ostream& out);
+// line, and a newline. Returns MessageToJson's error, printing nothing.
+absl::Status PrintJson(const google::protobuf::Message& message,
+                       std::ostream& out);
 
 // Fail prints "schedcache VERB: STATUS" and returns kExitError.
 int Fail(absl::string_view verb, const absl::Status& status,

@@ -84,7 +84,8 @@ class SessionVerb : public Verb {
     absl::StatusOr<v1::Session> session = (*client)->CreateSession(*request);
     if (!session.ok()) return Fail(kVerb, session.status(), err);
     if (common_.json()) {
-      PrintJson(*session, out);
+      const absl::Status printed = PrintJson(*session, out);
+      if (!printed.ok()) return Fail(kVerb, printed, err);
     } else {
       out << "created session " << session->name() << ": "
           << session->topology_summary() << "; policies "
@@ -103,8 +104,8 @@ class SessionVerb : public Verb {
         (*client)->ListSessions();
     if (!sessions.ok()) return Fail(kVerb, sessions.status(), err);
     if (common_.json()) {
-      PrintJson(*sessions, out);
-      return kExitOk;
+      const absl::Status printed = PrintJson(*sessions, out);
+      return printed.ok() ? kExitOk : Fail(kVerb, printed, err);
     }
     out << absl::StrFormat("%-16s %-8s %-12s %-10s %-10s %-32s %s\n", "NAME",
                            "TRIGGER", "PROCESSES", "ACCEPTED", "REJECTED",

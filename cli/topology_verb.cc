@@ -56,8 +56,8 @@ class TopologyVerb : public Verb {
       out << TopologyTable(*described);
       return kExitOk;
     }
-    PrintJson(described->topology(), out);
-    return kExitOk;
+    const absl::Status printed = PrintJson(described->topology(), out);
+    return printed.ok() ? kExitOk : Fail(kVerb, printed, err);
   }
 
  private:

@@ -114,7 +114,8 @@ class WatchVerb : public Verb {
       std::optional<v1::WatchPreferencesResponse> event = watch->Next();
       if (!event.has_value()) return Fail(kVerb, watch->Finish(), err);
       if (common_.json()) {
-        PrintJson(*event, out);
+        const absl::Status printed = PrintJson(*event, out);
+        if (!printed.ok()) return Fail(kVerb, printed, err);
       } else {
         PrintTable(*event, out);
       }

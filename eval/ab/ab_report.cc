@@ -230,7 +230,9 @@ absl::StatusOr<AbResult> AbResultFromProto(const v1::AbReport& report) {
 
 absl::Status WriteJson(const AbResult& result, std::ostream& out) {
   RETURN_IF_ERROR(ValidateAbResult(result));
-  out << MessageToJson(AbResultToProto(result)) << "\n";
+  ASSIGN_OR_RETURN(const std::string json,
+                   MessageToJson(AbResultToProto(result)));
+  out << json << "\n";
   return report_internal::StreamStatus(out, "the JSON report");
 }
 

@@ -110,7 +110,7 @@ absl::Status WriteShardResult(const ShardResult& shard,
   for (const auto& [index, result] : shard.results) {
     RETURN_IF_ERROR(ValidateAbResult(result));
   }
-  const std::string json = MessageToJson(ShardToProto(shard));
+  ASSIGN_OR_RETURN(const std::string json, MessageToJson(ShardToProto(shard)));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return FileError("create", path);
   out << json << "\n";
