@@ -17,7 +17,8 @@ plain text, as Zstandard (`zstd -3`) and as gzip, each with
 state machine and an engine that only accounts) and with the default
 policies, plus the reference `zcat FILE | wc -l` on the gzip file (zcat on
 core 0, wc on core 1, so zcat has the core to itself). The plain and
-Zstandard files are made once from the gzip one, beside it.
+Zstandard files are made once, beside the gzip one (the plain text from
+it, the Zstandard file from the plain text).
 
 Usage: ab_end_to_end.py --schedcache BIN [--workload-trace BIN]
                         [--trace FILE.gz] [--scale X] [--no-input-rows]
