@@ -134,7 +134,9 @@ TraceLine Malformed(std::string_view why) {
 }
 
 // SetMalformed makes `out` a malformed line (its header fields cleared).
-void SetMalformed(TraceLine& out, std::string_view why) { out = Malformed(why); }
+void SetMalformed(TraceLine& out, std::string_view why) {
+  out = Malformed(why);
+}
 
 // kPerfEventPrefix is the "SYSTEM:" perf script puts before the event name;
 // its presence is what marks a line as perf script text.
@@ -269,8 +271,6 @@ bool ParseCommPid(std::string_view side, std::string_view& comm,
   return true;
 }
 
-// ParseKernelSwitch reads the kernel's "prev_comm=... prev_pid=...
-// prev_state=... ==> next_comm=... next_pid=..." fields.
 // The keys of the kernel's sched_switch fields that replay reads, each
 // with the space before it.
 constexpr std::string_view kPrevPidKey = " prev_pid=";
@@ -281,8 +281,8 @@ constexpr std::string_view kNextPidKey = " next_pid=";
 // SwitchKeys says where each key starts in the fields (npos: not found):
 // the first " prev_pid=" and " ==> next_comm=", the first " prev_state="
 // from prev_pid on (npos also when it is not before the arrow), and the
-// first " next_pid=" after the arrow's text (npos also when prev_pid= is
-// missing: the line is malformed before next_pid= matters).
+// first " next_pid=" after the arrow's text (npos also when prev_pid= or
+// the arrow is missing: the line is malformed before next_pid= matters).
 struct SwitchKeys {
   size_t prev_pid = std::string_view::npos;
   size_t prev_state = std::string_view::npos;
@@ -294,10 +294,11 @@ struct SwitchKeys {
 // `limit`, found by walking the spaces (every key starts with one and has
 // at least two bytes); npos when there is none. Inlined, so that the
 // comparison with a constant key compiles to a few loads, not a memcmp.
-[[gnu::always_inline]] inline size_t FindKeyFrom(std::string_view fields, std::string_view key, size_t from,
-                   size_t limit) {
-  for (size_t at = FindByte(fields, from, ' '); at < limit && at < fields.size();
-       at = FindByte(fields, at + 1, ' ')) {
+[[gnu::always_inline]] inline size_t FindKeyFrom(std::string_view fields,
+                                                 std::string_view key,
+                                                 size_t from, size_t limit) {
+  for (size_t at = FindByte(fields, from, ' ');
+       at < limit && at < fields.size(); at = FindByte(fields, at + 1, ' ')) {
     if (fields.substr(at).starts_with(key)) return at;
   }
   return std::string_view::npos;
@@ -323,19 +324,22 @@ SwitchKeys FindSwitchKeys(std::string_view fields) {
   if (keys.prev_pid != kNone && keys.arrow != kNone) {
     keys.prev_state =
         FindKeyFrom(fields, kPrevStateKey, keys.prev_pid, keys.arrow);
-    keys.next_pid = FindKeyFrom(fields, kNextPidKey,
-                                keys.arrow + kArrowKey.size(), kNone);
+    keys.next_pid =
+        FindKeyFrom(fields, kNextPidKey, keys.arrow + kArrowKey.size(), kNone);
   }
   return keys;
 }
 
+// ParseKernelSwitch reads the kernel's "prev_comm=... prev_pid=...
+// prev_state=... ==> next_comm=... next_pid=..." fields.
 void ParseKernelSwitch(std::string_view fields, TraceLine& out) {
   const SwitchKeys keys = FindSwitchKeys(fields);
   const size_t prev_pid_at = keys.prev_pid;
   const size_t arrow = keys.arrow;
   if (prev_pid_at == std::string_view::npos ||
       arrow == std::string_view::npos || arrow < prev_pid_at) {
-    return SetMalformed(out, "sched_switch without prev_pid= or ==> next_comm=");
+    return SetMalformed(out,
+                        "sched_switch without prev_pid= or ==> next_comm=");
   }
   if (keys.next_pid == std::string_view::npos) {
     return SetMalformed(out, "sched_switch without next_pid=");
@@ -345,7 +349,8 @@ void ParseKernelSwitch(std::string_view fields, TraceLine& out) {
   const std::optional<int32_t> next_pid =
       LeadingInt(fields.substr(keys.next_pid + kNextPidKey.size()));
   if (!prev_pid || !next_pid) {
-    return SetMalformed(out, "sched_switch prev_pid or next_pid is not a number");
+    return SetMalformed(out,
+                        "sched_switch prev_pid or next_pid is not a number");
   }
   const size_t state_at = keys.prev_state;
   const size_t state_begin = state_at + kPrevStateKey.size();
@@ -378,8 +383,9 @@ void ParsePluginSwitch(std::string_view fields, TraceLine& out) {
       !ParseCommPid(prev, out.prev_comm, out.prev_pid) ||
       !ParseCommPid(TrimRight(fields.substr(arrow + 5)), out.next_comm,
                     out.next_pid)) {
-    return SetMalformed(out, "sched_switch fields are neither prev_comm=... nor "
-                     "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]");
+    return SetMalformed(out,
+                        "sched_switch fields are neither prev_comm=... nor "
+                        "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]");
   }
   out.prev_runnable = *runnable;
 }
@@ -413,8 +419,9 @@ void ParseMigrate(std::string_view fields, TraceLine& out) {
     dest_cpu = LeadingInt(*dest);
   }
   if (!ParseCommAndPid(fields, out) || !orig_cpu || !dest_cpu) {
-    return SetMalformed(out, "sched_migrate_task without comm=, pid=, orig_cpu= "
-                     "and dest_cpu=");
+    return SetMalformed(out,
+                        "sched_migrate_task without comm=, pid=, orig_cpu= "
+                        "and dest_cpu=");
   }
   out.orig_cpu = *orig_cpu;
   out.dest_cpu = *dest_cpu;
@@ -584,15 +591,17 @@ void ParseNewTask(std::string_view fields, TraceLine& out) {
   const size_t flags_at = fields.rfind(" clone_flags=");
   if (fields.substr(0, 4) != "pid=" || comm_at == std::string_view::npos ||
       flags_at == std::string_view::npos || flags_at < comm_at) {
-    return SetMalformed(out, "task_newtask without pid=, comm= and clone_flags=");
+    return SetMalformed(out,
+                        "task_newtask without pid=, comm= and clone_flags=");
   }
   const std::optional<int32_t> pid = ParseInt(fields.substr(4, comm_at - 4));
   std::string_view flags = fields.substr(flags_at + 13);
   flags = flags.substr(0, flags.find(' '));
   const std::optional<uint64_t> clone_flags = ParseHex64(flags);
   if (!pid || *pid <= 0 || !clone_flags) {
-    return SetMalformed(out, "task_newtask pid= is not a positive number or "
-                     "clone_flags= is not hex");
+    return SetMalformed(out,
+                        "task_newtask pid= is not a positive number or "
+                        "clone_flags= is not hex");
   }
   out.pid = *pid;
   out.comm = fields.substr(comm_at + 6, flags_at - comm_at - 6);
@@ -609,14 +618,16 @@ void ParseExec(std::string_view fields, TraceLine& out) {
                             : fields.rfind(" pid=", old_pid_at);
   if (fields.substr(0, 9) != "filename=" || pid_at == std::string_view::npos ||
       pid_at <= 9) {
-    return SetMalformed(out, "sched_process_exec without filename=, pid= and old_pid=");
+    return SetMalformed(
+        out, "sched_process_exec without filename=, pid= and old_pid=");
   }
   const std::optional<int32_t> pid =
       ParseInt(fields.substr(pid_at + 5, old_pid_at - pid_at - 5));
   const std::optional<int32_t> old_pid = ParseInt(fields.substr(old_pid_at + 9));
   if (!pid || !old_pid || *pid <= 0 || *old_pid <= 0) {
-    return SetMalformed(out, "sched_process_exec pid= or old_pid= is not a positive "
-                     "number");
+    return SetMalformed(out,
+                        "sched_process_exec pid= or old_pid= is not a positive "
+                        "number");
   }
   out.filename = fields.substr(9, pid_at - 9);
   out.pid = *pid;
@@ -688,9 +699,10 @@ TraceLine ParseTraceLine(std::string_view line) {
   std::string_view event, fields;
   if (!ParseHeader(line, out, event, fields)) {
     out = NamesUsedEvent(line)
-              ? Malformed("no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header "
-                          "(ftrace) nor 'COMM TID [CPU] SECONDS.FRACTION: "
-                          "sched:EVENT:' (perf script)")
+              ? Malformed(
+                    "no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header "
+                    "(ftrace) nor 'COMM TID [CPU] SECONDS.FRACTION: "
+                    "sched:EVENT:' (perf script)")
               : TraceLine();
   } else if (event == "sched_switch") {
     ParseSwitch(fields, out);
