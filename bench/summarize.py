@@ -296,6 +296,7 @@ def main():
     parser.add_argument("--baseline-name", default="baseline")
     args = parser.parse_args()
     raw, reps, run_seconds = args.raw, args.reps, args.run_seconds
+    r = range(1, reps + 1)
     rows = table(raw, reps)
     before = None
     if args.baseline:

@@ -11,8 +11,11 @@ no figure.
 import argparse
 import contextlib
 import io
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
 BENCH_DIR = None
@@ -38,6 +41,48 @@ def input_doc(scale):
     rows["zcat"] = {"lines": 20_000_000, "wall_s": 8.0,
                     "lines_per_second": 20_000_000 / 8.0}
     return {"input": rows}
+
+
+def benchmark(name):
+    """A Google Benchmark entry carrying every counter summarize.py reads."""
+    return {"name": name, "cpu_time": 100.0, "time_unit": "ns",
+            "full_ns": 1500.0, "visited_ns": 100.0, "ratio": 15.0,
+            "same_llc": 1, "cpus_scanned": 16, "visited_cpus": 16,
+            "cpus4096_ns": 110.0, "cpus384_ns": 100.0,
+            "samples_per_second": 2e7, "events_per_second": 6e7}
+
+
+def write_raw(folder, reps, scale):
+    """A bench/run raw folder of `reps` repetitions: every file bench/run
+    writes, with the fields summarize.py reads."""
+    names = ["BM_ScanSideBySide/redis384", "BM_Scan/visited-scan/redis384",
+             "BM_Scan/visited-scan/redis4096", "BM_ScanScaling/visited-scan",
+             "BM_ScanScaling/full-scan", "BM_Replay/full-scan+visited-scan",
+             "BM_ConvertSubbuffers/real"]
+    ingest = {"events_per_second": 2e7, "samples_per_second": 6e6,
+              "server_cpu_ns_per_sample": 200.0,
+              "engine_cpu_ns_per_sample": 70.0, "rejected": 0,
+              "server_cores": 1.2, "load_cpu_seconds": 1.5, "seconds": 5}
+    memory = {"bytes_per_process": 1500, "rss_after_mib": 160,
+              "processes": 100000}
+    query = {f"{kind}_{q}_us": 100.0 for kind in ("recommend", "health")
+             for q in ("p50", "p99", "p999")}
+    ab = {key: ab_run(11_000_000, 4.0 * scale, 4.0 * scale)
+          for key in ("redis", "hackbench", "trace")}
+    ab.update(input_doc(scale))
+    outputs = {"scan": {"benchmarks": [benchmark(n) for n in names]},
+               "engine": {"benchmarks": [benchmark(n) for n in names]},
+               "trace": {"benchmarks": [benchmark(n) for n in names]},
+               "live": {"benchmarks": [benchmark(n) for n in names]},
+               "ingest-none": ingest, "ingest-both": ingest,
+               "ingest-two": ingest, "query": query, "memory": memory,
+               "memory-1m": memory, "startup": {"ready_ms_median": 100.0},
+               "ab": ab}
+    os.makedirs(folder, exist_ok=True)
+    for rep in range(1, reps + 1):
+        for name, doc in outputs.items():
+            with open(os.path.join(folder, f"{name}.{rep}.json"), "w") as f:
+                json.dump(doc, f)
 
 
 class SummarizeTest(unittest.TestCase):
@@ -108,6 +153,53 @@ class SummarizeTest(unittest.TestCase):
         plain = next(l for l in out.getvalue().splitlines()
                      if "plain ftrace text, --policies none" in l)
         self.assertEqual([c.strip() for c in plain.split("|")][3], "-")
+
+
+class SummarizeCommandTest(unittest.TestCase):
+    """summarize.py as bench/run runs it, on complete raw folders."""
+
+    def run_summarize(self, *args):
+        return subprocess.run(
+            [sys.executable, os.path.join(BENCH_DIR, "summarize.py"), *args],
+            capture_output=True, text=True, check=False)
+
+    def test_prints_the_table_alone_and_with_a_baseline(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            after = os.path.join(tmp, "after")
+            before = os.path.join(tmp, "before")
+            write_raw(after, 3, 1.0)
+            write_raw(before, 3, 2.0)
+            alone = self.run_summarize(after, "3", "60")
+            self.assertEqual(alone.returncode, 0, alone.stderr)
+            self.assertIn("| target | what | value |", alone.stdout)
+            self.assertIn("26.1 input", alone.stdout)
+            both = self.run_summarize(after, "3", "60", "--baseline", before,
+                                      "--baseline-name", "0282aad")
+            self.assertEqual(both.returncode, 0, both.stderr)
+            self.assertIn("before (0282aad)", both.stdout)
+            # The baseline's plain rate is half: after / before 2.00.
+            plain = next(l for l in both.stdout.splitlines()
+                         if "plain ftrace text, --policies none" in l)
+            self.assertEqual([c.strip() for c in plain.split("|")][5], "2.00")
+
+    def test_a_baseline_without_the_input_rows_shows_dashes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            after = os.path.join(tmp, "after")
+            before = os.path.join(tmp, "before")
+            write_raw(after, 1, 1.0)
+            write_raw(before, 1, 1.0)
+            # An older ab_end_to_end.py: no "input" object.
+            path = os.path.join(before, "ab.1.json")
+            with open(path) as f:
+                ab = json.load(f)
+            del ab["input"]
+            with open(path, "w") as f:
+                json.dump(ab, f)
+            both = self.run_summarize(after, "1", "60", "--baseline", before)
+            self.assertEqual(both.returncode, 0, both.stderr)
+            plain = next(l for l in both.stdout.splitlines()
+                         if "plain ftrace text, --policies none" in l)
+            self.assertEqual([c.strip() for c in plain.split("|")][3], "-")
 
 
 def main():
