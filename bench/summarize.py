@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Turns the raw outputs of bench/run into the Markdown targets table.
 
-Usage: summarize.py RAW_DIR REPS RUN_SECONDS. Each figure is the median of
-the repetitions, with min..max beside it.
+Usage: summarize.py RAW_DIR REPS RUN_SECONDS [--baseline BEFORE_RAW_DIR
+[--baseline-name COMMIT]]. Each figure is the median of the repetitions,
+with min..max beside it. With --baseline (bench/run's BASELINE=), the same
+rows are computed from the baseline's raw outputs and shown beside, as
+before | after | after / before; a row the baseline cannot give (its tools
+lack the figure) shows "-" before.
 """
+import argparse
 import json
 import os
 import platform
@@ -52,11 +57,59 @@ PROFILES = {
     "26.4 engine": "\"Performance: workloads, engine, server\"",
     "26.5 server": "\"Performance: workloads, engine, server\"",
     "26.2 jobs": "\"Every core: ab --jobs\"",
+    "26.1 input": "\"Performance: trace input\"",
 }
 
 
-def main():
-    raw, reps, run_seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def input_rows(ab, row, rows):
+    """The trace input target (bench/ab_end_to_end.py's "input"): one trace as
+    plain, Zstandard and gzip text, with --policies none (the input's cost
+    alone) and with the default policies (the issue's end-to-end figure)."""
+    if not all("input" in d for d in ab):
+        return
+    inp = [d["input"] for d in ab]
+    policy_sets = (("", "--policies none"), ("_default", "default policies"))
+    for key, what, goal in (("plain", "plain ftrace text", 5),
+                            ("zst", "Zstandard (.zst) ftrace text", 4)):
+        for suffix, policies in policy_sets:
+            runs = [d[key + suffix] for d in inp]
+            rate = [x["samples_per_second"] / 1e6 for x in runs]
+            cpu_rate = statistics.median(x["samples_per_cpu_second"] / 1e6 for x in runs)
+            enough = all(x["enough_samples"] for x in runs)
+            row("26.1 input", f"{what}, {policies}: {runs[0]['samples'] / 1e6:.1f} M samples, "
+                f"{statistics.median(x['wall_s'] for x in runs):.2f} s wall "
+                f"({cpu_rate:.2f} M samples per CPU second)",
+                rate, "M/s", f">= {goal} M samples/s, >= 10 M samples",
+                [x / goal for x in rate], lambda x: x >= 1 and enough, 2)
+    rows.append(("26.1 input", "trace-cmd .dat: not measured; Debian's trace-cmd "
+                 "3.1.6 cannot write a .dat from text (`convert` reads .dat only), "
+                 "and no tool here writes one of >= 10 M samples",
+                 "-", "-", ">= 5 M samples/s", "-", "MISS", None))
+    # Gzip against zcat on the same file in the same repetition, in lines
+    # per second: both read every line of the file (zcat's count).
+    for suffix, policies in policy_sets:
+        lines = [d["zcat"]["lines"] for d in inp]
+        ab_lines = [n / d["gzip" + suffix]["wall_s"] / 1e6 for n, d in zip(lines, inp)]
+        zcat = [d["zcat"]["lines_per_second"] / 1e6 for d in inp]
+        ratio = [a / z for a, z in zip(ab_lines, zcat)]
+        rate = statistics.median(d["gzip" + suffix]["samples_per_second"] / 1e6 for d in inp)
+        # Per CPU second as well (zcat's own CPU time, where the outputs
+        # have it): on a shared host the wall times move with the load.
+        cpu_note = ""
+        if all("cpu_s" in d["zcat"] for d in inp):
+            cpu_ratio = statistics.median(
+                (n / d["gzip" + suffix]["cpu_s"]) / d["zcat"]["lines_per_cpu_second"]
+                for n, d in zip(lines, inp))
+            cpu_note = f"; per CPU second {cpu_ratio:.2f}x"
+        row("26.1 input", f"gzip ftrace text, {policies}: {statistics.median(ab_lines):.2f} M lines/s "
+            f"({rate:.2f} M samples/s) vs zcat (into wc -l) {statistics.median(zcat):.2f} M lines/s "
+            f"on the same {lines[0] / 1e6:.1f} M lines{cpu_note}",
+            ratio, "x", ">= 0.9x zcat", ratio, lambda x: x >= 0.9, 2)
+
+
+def table(raw, reps):
+    """The targets table's rows from the raw outputs in `raw`: (target,
+    what, value, spread, goal, ratio, result, median)."""
     r = range(1, reps + 1)
     rows = []
 
@@ -64,7 +117,8 @@ def main():
         value, spread = fmt(values, unit, digits)
         ratio = statistics.median(ratio_values)
         rows.append((target, name, value, spread, goal, f"{ratio:.2f}",
-                     "pass" if ok(ratio) else "MISS"))
+                     "pass" if ok(ratio) else "MISS",
+                     statistics.median(values)))
 
     # Performance target 3, scan. Each ratio comes from one side-by-side
     # benchmark (blocks of the two kinds of scans alternate within a run).
@@ -111,8 +165,9 @@ def main():
             f"({cpu_rate:.2f} M samples per CPU second)",
             rate, "M/s", f">= {goal} M samples/s, >= 10 M samples",
             [x / goal for x in rate], lambda x: x >= 1 and enough, 2)
+    input_rows(ab, row, rows)
 
-    # Issue 26 target 2: `ab --jobs 2` over `--jobs 1` on two cores, side by
+    # Every core (docs/PERFORMANCE.md): `ab --jobs 2` over `--jobs 1` on two cores, side by
     # side in each repetition (bench/ab_end_to_end.py, run_jobs).
     if all(d.get("jobs") for d in ab):
         for key, what in (("redis", "workload:redis"),
@@ -250,13 +305,62 @@ def main():
     st = [load(raw, "startup", i)["ready_ms_median"] for i in r]
     row("6 start-up", "exec to first SERVING health check, host topology",
         st, "ms", "<= 300 ms", [x / 300 for x in st], lambda x: x <= 1)
+    return rows
+
+
+def before_after(rows, before, name):
+    """Prints the rows with the baseline's beside them, matched by target
+    and their order within it."""
+    def keyed(table_rows):
+        seen = {}
+        out = {}
+        for t in table_rows:
+            n = seen[t[0]] = seen.get(t[0], 0) + 1
+            out[(t[0], n)] = t
+        return out
+    old = keyed(before)
+    print(f"| target | what | before ({name}) | after | after / before | goal | ratio | result |")
+    print("|---|---|---|---|---|---|---|---|")
+    seen = {}
+    for t in rows:
+        n = seen[t[0]] = seen.get(t[0], 0) + 1
+        b = old.get((t[0], n))
+        before_text = f"{b[2]} ({b[3]})" if b and b[7] is not None else "-"
+        change = (f"{t[7] / b[7]:.2f}" if b and b[7] and t[7] is not None
+                  else "-")
+        after_text = f"{t[2]} ({t[3]})" if t[7] is not None else "-"
+        print(f"| {t[0]} | {t[1]} | {before_text} | {after_text} | {change} "
+              f"| {t[4]} | {t[5]} | {t[6]} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("raw")
+    parser.add_argument("reps", type=int)
+    parser.add_argument("run_seconds")
+    parser.add_argument("--baseline")
+    parser.add_argument("--baseline-name", default="baseline")
+    args = parser.parse_args()
+    raw, reps, run_seconds = args.raw, args.reps, args.run_seconds
+    r = range(1, reps + 1)
+    rows = table(raw, reps)
+    before = None
+    if args.baseline:
+        try:
+            before = table(args.baseline, reps)
+        except (KeyError, OSError, StopIteration, ValueError) as e:
+            print(f"The baseline's outputs lack a figure ({e!r}): before shows '-'.\n")
+            before = []
 
     print(f"Machine: {os.cpu_count()} CPUs, {cpu_model()}; {reps} repetitions, "
           f"{run_seconds} s of runs (build excluded). Value: median; spread: min..max.\n")
-    print("| target | what | value | spread | goal | ratio | result |")
-    print("|---|---|---|---|---|---|---|")
-    for t in rows:
-        print("| " + " | ".join(t) + " |")
+    if before is None:
+        print("| target | what | value | spread | goal | ratio | result |")
+        print("|---|---|---|---|---|---|---|")
+        for t in rows:
+            print("| " + " | ".join(t[:7]) + " |")
+    else:
+        before_after(rows, before, args.baseline_name)
 
     missed = sorted({t[0] for t in rows if t[6] == "MISS"})
     if missed:

@@ -1,5 +1,7 @@
 #include "trace/trace_line.h"
 
+#include <bit>
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -9,6 +11,31 @@ namespace {
 using Kind = TraceLine::Kind;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// FindByte is the position of the first `c` in `s` at or after `from`
+// (s.size() when there is none), eight bytes at a time: a call to memchr
+// costs more than the few bytes between two fields of a trace line.
+[[gnu::always_inline]] inline size_t FindByte(std::string_view s, size_t from,
+                                              char c) {
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kOnes = 0x0101010101010101;
+    constexpr uint64_t kHighs = 0x8080808080808080;
+    const uint64_t pattern = kOnes * static_cast<unsigned char>(c);
+    for (; from + 8 <= s.size(); from += 8) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + from, sizeof(word));
+      const uint64_t x = word ^ pattern;  // a zero byte where `c` is
+      // The lowest flagged byte is the first zero one: a borrow can flag
+      // only bytes above a zero byte.
+      const uint64_t zero = (x - kOnes) & ~x & kHighs;
+      if (zero != 0) return from + std::countr_zero(zero) / 8;
+    }
+  }
+  for (; from < s.size(); ++from) {
+    if (s[from] == c) return from;
+  }
+  return s.size();
+}
 
 // ParseInt reads a whole non-negative decimal int32 (at most 9 digits, so it
 // cannot overflow).
@@ -23,11 +50,16 @@ std::optional<int32_t> ParseInt(std::string_view s) {
 }
 
 // LeadingInt reads the digits at the start of `s` (stopping at the first
-// non-digit) as an int32.
+// non-digit) as an int32: at least one and at most 9 of them.
 std::optional<int32_t> LeadingInt(std::string_view s) {
+  int32_t v = 0;
   size_t n = 0;
-  while (n < s.size() && IsDigit(s[n])) ++n;
-  return ParseInt(s.substr(0, n));
+  for (; n < s.size() && IsDigit(s[n]); ++n) {
+    if (n == 9) return std::nullopt;
+    v = v * 10 + (s[n] - '0');
+  }
+  if (n == 0) return std::nullopt;
+  return v;
 }
 
 // ParseInt64 reads a whole decimal int64, optionally negative, of at most
@@ -88,9 +120,9 @@ std::string_view TrimRight(std::string_view s) {
 // NextToken splits off the text up to the next space.
 std::string_view NextToken(std::string_view& s) {
   s = TrimLeft(s);
-  const size_t end = s.find(' ');
+  const size_t end = FindByte(s, 0, ' ');
   const std::string_view token = s.substr(0, end);
-  s.remove_prefix(end == std::string_view::npos ? s.size() : end);
+  s.remove_prefix(end);
   return token;
 }
 
@@ -99,6 +131,11 @@ TraceLine Malformed(std::string_view why) {
   line.kind = Kind::kMalformed;
   line.error = why;
   return line;
+}
+
+// SetMalformed makes `out` a malformed line (its header fields cleared).
+void SetMalformed(TraceLine& out, std::string_view why) {
+  out = Malformed(why);
 }
 
 // kPerfEventPrefix is the "SYSTEM:" perf script puts before the event name;
@@ -234,46 +271,107 @@ bool ParseCommPid(std::string_view side, std::string_view& comm,
   return true;
 }
 
+// The keys of the kernel's sched_switch fields that replay reads, each
+// with the space before it.
+constexpr std::string_view kPrevPidKey = " prev_pid=";
+constexpr std::string_view kPrevStateKey = " prev_state=";
+constexpr std::string_view kArrowKey = " ==> next_comm=";
+constexpr std::string_view kNextPidKey = " next_pid=";
+
+// SwitchKeys says where each key starts in the fields (npos: not found):
+// the first " prev_pid=" and " ==> next_comm=", the first " prev_state="
+// from prev_pid on (npos also when it is not before the arrow), and the
+// first " next_pid=" after the arrow's text (npos also when prev_pid= or
+// the arrow is missing: the line is malformed before next_pid= matters).
+struct SwitchKeys {
+  size_t prev_pid = std::string_view::npos;
+  size_t prev_state = std::string_view::npos;
+  size_t arrow = std::string_view::npos;
+  size_t next_pid = std::string_view::npos;
+};
+
+// FindKeyFrom is the first `key` at or after `from` that starts before
+// `limit`, found by walking the spaces (every key starts with one and has
+// at least two bytes); npos when there is none. Inlined, so that the
+// comparison with a constant key compiles to a few loads, not a memcmp.
+[[gnu::always_inline]] inline size_t FindKeyFrom(std::string_view fields,
+                                                 std::string_view key,
+                                                 size_t from, size_t limit) {
+  for (size_t at = FindByte(fields, from, ' ');
+       at < limit && at < fields.size(); at = FindByte(fields, at + 1, ' ')) {
+    if (fields.substr(at).starts_with(key)) return at;
+  }
+  return std::string_view::npos;
+}
+
+// FindSwitchKeys finds each key as a search of the text from the front
+// would, walking only as far as the result can depend on. The arrow is
+// found by its '>', which nothing else in the kernel's fields holds; a
+// prev_state= is wanted only before the arrow, so the walk for it stops
+// there (one after it reads as none, as the caller treats it).
+SwitchKeys FindSwitchKeys(std::string_view fields) {
+  constexpr size_t kNone = std::string_view::npos;
+  constexpr size_t kArrowHead = 3;  // where '>' sits in kArrowKey
+  SwitchKeys keys;
+  for (size_t at = FindByte(fields, kArrowHead, '>'); at < fields.size();
+       at = FindByte(fields, at + 1, '>')) {
+    if (fields.substr(at - kArrowHead).starts_with(kArrowKey)) {
+      keys.arrow = at - kArrowHead;
+      break;
+    }
+  }
+  keys.prev_pid = FindKeyFrom(fields, kPrevPidKey, 0, kNone);
+  if (keys.prev_pid != kNone && keys.arrow != kNone) {
+    keys.prev_state =
+        FindKeyFrom(fields, kPrevStateKey, keys.prev_pid, keys.arrow);
+    keys.next_pid =
+        FindKeyFrom(fields, kNextPidKey, keys.arrow + kArrowKey.size(), kNone);
+  }
+  return keys;
+}
+
 // ParseKernelSwitch reads the kernel's "prev_comm=... prev_pid=...
 // prev_state=... ==> next_comm=... next_pid=..." fields.
-TraceLine ParseKernelSwitch(std::string_view fields, TraceLine out) {
-  const size_t prev_pid_at = fields.find(" prev_pid=");
-  const size_t arrow = fields.find(" ==> next_comm=");
+void ParseKernelSwitch(std::string_view fields, TraceLine& out) {
+  const SwitchKeys keys = FindSwitchKeys(fields);
+  const size_t prev_pid_at = keys.prev_pid;
+  const size_t arrow = keys.arrow;
   if (prev_pid_at == std::string_view::npos ||
       arrow == std::string_view::npos || arrow < prev_pid_at) {
-    return Malformed("sched_switch without prev_pid= or ==> next_comm=");
+    return SetMalformed(out,
+                        "sched_switch without prev_pid= or ==> next_comm=");
   }
-  const std::string_view next = fields.substr(arrow + 15);
-  const size_t next_pid_at = next.find(" next_pid=");
-  if (next_pid_at == std::string_view::npos) {
-    return Malformed("sched_switch without next_pid=");
+  if (keys.next_pid == std::string_view::npos) {
+    return SetMalformed(out, "sched_switch without next_pid=");
   }
   const std::optional<int32_t> prev_pid =
-      LeadingInt(fields.substr(prev_pid_at + 10));
+      LeadingInt(fields.substr(prev_pid_at + kPrevPidKey.size()));
   const std::optional<int32_t> next_pid =
-      LeadingInt(next.substr(next_pid_at + 10));
+      LeadingInt(fields.substr(keys.next_pid + kNextPidKey.size()));
   if (!prev_pid || !next_pid) {
-    return Malformed("sched_switch prev_pid or next_pid is not a number");
+    return SetMalformed(out,
+                        "sched_switch prev_pid or next_pid is not a number");
   }
-  const size_t state_at = fields.find(" prev_state=", prev_pid_at);
+  const size_t state_at = keys.prev_state;
+  const size_t state_begin = state_at + kPrevStateKey.size();
   const std::optional<bool> runnable =
       state_at < arrow
-          ? IsRunnableState(fields.substr(state_at + 12, arrow - state_at - 12))
+          ? IsRunnableState(fields.substr(state_begin, arrow - state_begin))
           : std::nullopt;
   if (!runnable) {
-    return Malformed("sched_switch without a prev_state= before ==>");
+    return SetMalformed(out, "sched_switch without a prev_state= before ==>");
   }
+  const size_t next_begin = arrow + kArrowKey.size();
   out.prev_runnable = *runnable;
   out.prev_comm = fields.substr(10, prev_pid_at - 10);
   out.prev_pid = *prev_pid;
-  out.next_comm = next.substr(0, next_pid_at);
+  out.next_comm = fields.substr(next_begin, keys.next_pid - next_begin);
   out.next_pid = *next_pid;
-  return out;
 }
 
 // ParsePluginSwitch reads the sched plugin's "COMM:PID [PRIO] STATE ==>
 // COMM:PID [PRIO]".
-TraceLine ParsePluginSwitch(std::string_view fields, TraceLine out) {
+void ParsePluginSwitch(std::string_view fields, TraceLine& out) {
   const size_t arrow = fields.find(" ==> ");
   const std::string_view prev = fields.substr(0, arrow);
   const size_t prio_end = prev.rfind(']');
@@ -285,14 +383,14 @@ TraceLine ParsePluginSwitch(std::string_view fields, TraceLine out) {
       !ParseCommPid(prev, out.prev_comm, out.prev_pid) ||
       !ParseCommPid(TrimRight(fields.substr(arrow + 5)), out.next_comm,
                     out.next_pid)) {
-    return Malformed("sched_switch fields are neither prev_comm=... nor "
-                     "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]");
+    return SetMalformed(out,
+                        "sched_switch fields are neither prev_comm=... nor "
+                        "COMM:PID [PRIO] STATE ==> COMM:PID [PRIO]");
   }
   out.prev_runnable = *runnable;
-  return out;
 }
 
-TraceLine ParseSwitch(std::string_view fields, TraceLine out) {
+void ParseSwitch(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kSwitch;
   return fields.substr(0, 10) == "prev_comm="
              ? ParseKernelSwitch(fields, out)
@@ -311,7 +409,7 @@ bool ParseCommAndPid(std::string_view fields, TraceLine& out) {
   return true;
 }
 
-TraceLine ParseMigrate(std::string_view fields, TraceLine out) {
+void ParseMigrate(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kMigrate;
   const std::optional<std::string_view> orig = FieldAfter(fields, " orig_cpu=");
   const std::optional<std::string_view> dest = FieldAfter(fields, " dest_cpu=");
@@ -321,20 +419,19 @@ TraceLine ParseMigrate(std::string_view fields, TraceLine out) {
     dest_cpu = LeadingInt(*dest);
   }
   if (!ParseCommAndPid(fields, out) || !orig_cpu || !dest_cpu) {
-    return Malformed("sched_migrate_task without comm=, pid=, orig_cpu= "
-                     "and dest_cpu=");
+    return SetMalformed(out,
+                        "sched_migrate_task without comm=, pid=, orig_cpu= "
+                        "and dest_cpu=");
   }
   out.orig_cpu = *orig_cpu;
   out.dest_cpu = *dest_cpu;
-  return out;
 }
 
-TraceLine ParseExit(std::string_view fields, TraceLine out) {
+void ParseExit(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kExit;
   if (!ParseCommAndPid(fields, out)) {
-    return Malformed("sched_process_exit without comm= and pid=");
+    return SetMalformed(out, "sched_process_exit without comm= and pid=");
   }
-  return out;
 }
 
 // FieldReader takes "key=value" fields off the front of a space-separated
@@ -403,7 +500,7 @@ class FieldReader {
   std::string_view rest_;
 };
 
-TraceLine ParseKernelDecision(std::string_view fields, TraceLine out) {
+void ParseKernelDecision(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kKernelDecision;
   KernelDecision& d = out.decision;
   d.timestamp_ns = out.timestamp_ns;
@@ -448,11 +545,10 @@ TraceLine ParseKernelDecision(std::string_view fields, TraceLine out) {
   if (r.error.empty() && (d.tid <= 0 || d.tgid <= 0 || d.preferred_cpu < -1)) {
     r.error = "schedcache_task_cache_work: pid and tgid must be > 0, cpu >= -1";
   }
-  if (!r.error.empty()) return Malformed(r.error);
-  return out;
+  if (!r.error.empty()) return SetMalformed(out, r.error);
 }
 
-TraceLine ParseKernelTick(std::string_view fields, TraceLine out) {
+void ParseKernelTick(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kKernelTick;
   KernelTick& t = out.tick;
   t.timestamp_ns = out.timestamp_ns;
@@ -484,37 +580,37 @@ TraceLine ParseKernelTick(std::string_view fields, TraceLine out) {
     r.error = "schedcache_sched_tick: numa_preferred_nid must be >= -1 and "
               "footprint >= 0";
   }
-  if (!r.error.empty()) return Malformed(r.error);
-  return out;
+  if (!r.error.empty()) return SetMalformed(out, r.error);
 }
 
 // ParseNewTask reads "pid=N comm=COMM clone_flags=HEX oom_score_adj=N"; the
 // comm may hold spaces, so clone_flags is found from the right.
-TraceLine ParseNewTask(std::string_view fields, TraceLine out) {
+void ParseNewTask(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kNewTask;
   const size_t comm_at = fields.find(" comm=");
   const size_t flags_at = fields.rfind(" clone_flags=");
   if (fields.substr(0, 4) != "pid=" || comm_at == std::string_view::npos ||
       flags_at == std::string_view::npos || flags_at < comm_at) {
-    return Malformed("task_newtask without pid=, comm= and clone_flags=");
+    return SetMalformed(out,
+                        "task_newtask without pid=, comm= and clone_flags=");
   }
   const std::optional<int32_t> pid = ParseInt(fields.substr(4, comm_at - 4));
   std::string_view flags = fields.substr(flags_at + 13);
   flags = flags.substr(0, flags.find(' '));
   const std::optional<uint64_t> clone_flags = ParseHex64(flags);
   if (!pid || *pid <= 0 || !clone_flags) {
-    return Malformed("task_newtask pid= is not a positive number or "
-                     "clone_flags= is not hex");
+    return SetMalformed(out,
+                        "task_newtask pid= is not a positive number or "
+                        "clone_flags= is not hex");
   }
   out.pid = *pid;
   out.comm = fields.substr(comm_at + 6, flags_at - comm_at - 6);
   out.clone_flags = *clone_flags;
-  return out;
 }
 
 // ParseExec reads "filename=PATH pid=N old_pid=N"; the path may hold spaces,
 // so the numbers are found from the right.
-TraceLine ParseExec(std::string_view fields, TraceLine out) {
+void ParseExec(std::string_view fields, TraceLine& out) {
   out.kind = Kind::kExec;
   const size_t old_pid_at = fields.rfind(" old_pid=");
   const size_t pid_at = old_pid_at == std::string_view::npos
@@ -522,19 +618,20 @@ TraceLine ParseExec(std::string_view fields, TraceLine out) {
                             : fields.rfind(" pid=", old_pid_at);
   if (fields.substr(0, 9) != "filename=" || pid_at == std::string_view::npos ||
       pid_at <= 9) {
-    return Malformed("sched_process_exec without filename=, pid= and old_pid=");
+    return SetMalformed(
+        out, "sched_process_exec without filename=, pid= and old_pid=");
   }
   const std::optional<int32_t> pid =
       ParseInt(fields.substr(pid_at + 5, old_pid_at - pid_at - 5));
   const std::optional<int32_t> old_pid = ParseInt(fields.substr(old_pid_at + 9));
   if (!pid || !old_pid || *pid <= 0 || *old_pid <= 0) {
-    return Malformed("sched_process_exec pid= or old_pid= is not a positive "
-                     "number");
+    return SetMalformed(out,
+                        "sched_process_exec pid= or old_pid= is not a positive "
+                        "number");
   }
   out.filename = fields.substr(9, pid_at - 9);
   out.pid = *pid;
   out.old_pid = *old_pid;
-  return out;
 }
 
 // kKernelClockPrefix starts the header comment of the kernel's clock.
@@ -587,36 +684,48 @@ bool NamesUsedEvent(std::string_view line) {
 }  // namespace
 
 TraceLine ParseTraceLine(std::string_view line) {
+  // Every return is of `out`, so it is built in the caller's TraceLine (344
+  // bytes) and never copied.
   TraceLine out;
   if (line.substr(0, kKernelClockPrefix.size()) == kKernelClockPrefix) {
-    return ParseKernelClock(
-        TrimRight(line.substr(kKernelClockPrefix.size())));
+    out = ParseKernelClock(TrimRight(line.substr(kKernelClockPrefix.size())));
+    return out;
   }
-  if (line.empty() || line.front() == '#' ||
-      (line.find("sched_") == std::string_view::npos &&
-       line.find(kKernelDecisionEvent) == std::string_view::npos &&
-       line.find(kNewTaskEvent) == std::string_view::npos)) {
-    return out;  // kNotScheduler
-  }
+  if (line.empty() || line.front() == '#') return out;  // kNotScheduler
+  // The header comes first and names the event, so a line is looked for
+  // the event names only when it has none, or an event replay does not
+  // use: what such a line is follows from the names alone.
   line = TrimRight(line);
   std::string_view event, fields;
   if (!ParseHeader(line, out, event, fields)) {
-    if (NamesUsedEvent(line)) {
-      return Malformed(
-          "no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header (ftrace) nor "
-          "'COMM TID [CPU] SECONDS.FRACTION: sched:EVENT:' (perf script)");
-    }
-    return TraceLine();
+    out = NamesUsedEvent(line)
+              ? Malformed(
+                    "no 'TASK-PID [CPU] SECONDS.FRACTION: EVENT:' header "
+                    "(ftrace) nor 'COMM TID [CPU] SECONDS.FRACTION: "
+                    "sched:EVENT:' (perf script)")
+              : TraceLine();
+  } else if (event == "sched_switch") {
+    ParseSwitch(fields, out);
+  } else if (event == "sched_migrate_task") {
+    ParseMigrate(fields, out);
+  } else if (event == "sched_process_exit") {
+    ParseExit(fields, out);
+  } else if (event == "sched_process_exec") {
+    ParseExec(fields, out);
+  } else if (event == kNewTaskEvent) {
+    ParseNewTask(fields, out);
+  } else if (event == kKernelDecisionEvent) {
+    ParseKernelDecision(fields, out);
+  } else if (event == kKernelTickEvent) {
+    ParseKernelTick(fields, out);
+  } else if (line.find("sched_") == std::string_view::npos &&
+             line.find(kKernelDecisionEvent) == std::string_view::npos &&
+             line.find(kNewTaskEvent) == std::string_view::npos) {
+    out = TraceLine();  // kNotScheduler, header not kept
+  } else {
+    out.kind = event.substr(0, 6) == "sched_" ? Kind::kOtherSched
+                                              : Kind::kNotScheduler;
   }
-  if (event == "sched_switch") return ParseSwitch(fields, out);
-  if (event == "sched_migrate_task") return ParseMigrate(fields, out);
-  if (event == "sched_process_exit") return ParseExit(fields, out);
-  if (event == "sched_process_exec") return ParseExec(fields, out);
-  if (event == kNewTaskEvent) return ParseNewTask(fields, out);
-  if (event == kKernelDecisionEvent) return ParseKernelDecision(fields, out);
-  if (event == kKernelTickEvent) return ParseKernelTick(fields, out);
-  out.kind = event.substr(0, 6) == "sched_" ? Kind::kOtherSched
-                                            : Kind::kNotScheduler;
   return out;
 }
 

@@ -43,6 +43,45 @@ TEST(TraceLine, ReadsFtraceSwitchWithoutTgidColumnAndSpacesInComm) {
   EXPECT_TRUE(line.prev_runnable);  // R+
 }
 
+// The keys of the kernel's switch fields are each the first of their kind
+// (prev_state= and next_pid= the first after prev_pid= and after the arrow),
+// wherever a comm holds text that looks like one.
+TEST(TraceLine, TakesTheFirstOfEachSwitchKeyWhenCommsHoldKeyText) {
+  const std::string header = "  x-1     [000]   1.5: sched_switch: ";
+  // A '>' in the prev comm that is no arrow; next_pid= inside the next comm:
+  // the next comm ends before it and its number is the next pid.
+  TraceLine line = ParseTraceLine(
+      header + "prev_comm=a ==> b prev_pid=7 prev_prio=120 prev_state=R ==> "
+               "next_comm=c next_pid=5 next_pid=9 next_prio=120");
+  ASSERT_EQ(line.kind, Kind::kSwitch) << line.error;
+  EXPECT_EQ(line.prev_comm, "a ==> b");
+  EXPECT_EQ(line.prev_pid, 7);
+  EXPECT_TRUE(line.prev_runnable);
+  EXPECT_EQ(line.next_comm, "c");
+  EXPECT_EQ(line.next_pid, 5);
+
+  // The whole arrow in the prev comm comes before prev_pid=.
+  line = ParseTraceLine(header +
+                        "prev_comm=p ==> next_comm=q prev_pid=7 prev_prio=120 "
+                        "prev_state=S ==> next_comm=c next_pid=5 next_prio=1");
+  ASSERT_EQ(line.kind, Kind::kMalformed);
+  EXPECT_EQ(line.error, "sched_switch without prev_pid= or ==> next_comm=");
+
+  // prev_state= only after the arrow.
+  line = ParseTraceLine(header +
+                        "prev_comm=a prev_pid=7 prev_prio=120 ==> next_comm=c "
+                        "next_pid=5 next_prio=120 prev_state=S");
+  ASSERT_EQ(line.kind, Kind::kMalformed);
+  EXPECT_EQ(line.error, "sched_switch without a prev_state= before ==>");
+
+  // A pid of 10 digits is not an int32 the parser takes.
+  line = ParseTraceLine(header +
+                        "prev_comm=a prev_pid=1234567890 prev_prio=120 "
+                        "prev_state=S ==> next_comm=c next_pid=5 next_prio=1");
+  ASSERT_EQ(line.kind, Kind::kMalformed);
+  EXPECT_EQ(line.error, "sched_switch prev_pid or next_pid is not a number");
+}
+
 TEST(TraceLine, ReadsIdleTgidDashes) {
   const TraceLine line = ParseTraceLine(
       "          <idle>-0       (-------) [001] d.s4.  2187.944096: "
