@@ -10,10 +10,10 @@
 #include <string>
 
 #include "bench/workload_trace.h"
+#include "eval/ab/ab_report.h"
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/event_feed.h"
 #include "eval/ab/sweep.h"
-#include "eval/report/json_report.h"
 #include "eval/report/sweep_report.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"

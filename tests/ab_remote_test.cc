@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "eval/ab/ab_report.h"
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/remote_session.h"
-#include "eval/report/json_report.h"
 #include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 #include "gmock/gmock.h"
