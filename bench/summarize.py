@@ -253,7 +253,8 @@ def table(raw, reps):
     value, spread = fmt(hack, "M/s", 2)
     rows.append(("26.3 workload", "ab on workload:hackbench, samples/s (the 16.1 ab row's figure); "
                  "the goal is a ratio to the before tree's run", value, spread,
-                 ">= 2x the before tree's, stream byte-identical (workload_digest_test)", "-", "-"))
+                 ">= 2x the before tree's, stream byte-identical (workload_digest_test)", "-", "-",
+                 statistics.median(hack)))
     # 26.5: the 16.4 server row's first figure, against the 1.3x goal.
     row("26.5 server", "server CPU per sample over the engine's in process (the 16.4 server row)",
         cpu_ratio, "x", "<= 1.3x", cpu_ratio, lambda x: x <= 1.3 and clean, 2)
@@ -265,7 +266,7 @@ def table(raw, reps):
     if any(b.get("error_occurred") for b in live):
         rows.append(("16.6 live", "conversion path: not measured, "
                      + live[0].get("error_message", "the benchmark failed"),
-                     "-", "-", ">= 2 M events/s per core", "-", "MISS"))
+                     "-", "-", ">= 2 M events/s per core", "-", "MISS", None))
     else:
         lr = [b["events_per_second"] / 1e6 for b in live]
         row("16.6 live", "events/s on one core through the conversion path "

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "bench/workload_trace.h"
-#include "eval/ab/ab_report.h"
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/event_feed.h"
 #include "eval/ab/sweep.h"
+#include "eval/ab/testing/comparable_report.h"
 #include "eval/report/sweep_report.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"
@@ -32,26 +32,13 @@ const PolicyRegistry& Registry() {
   return *registry;
 }
 
-// Zeroed is `result` without its scan times, the one figure that is wall
-// time (it differs between any two runs).
-AbResult Zeroed(AbResult result) {
-  for (PolicyResult& policy : result.policies) policy.report.scan_ns = {};
-  return result;
-}
-
-// RunOn runs `options` on `jobs` threads; its scan times are zeroed.
+// RunOn runs `options` on `jobs` threads.
 AbResult RunOn(AbOptions options, int jobs) {
   options.jobs = jobs;
   absl::StatusOr<AbResult> result =
       RunAb(options, Registry(), InProcessSessions(Registry()));
   EXPECT_TRUE(result.ok()) << result.status();
-  return result.ok() ? Zeroed(*std::move(result)) : AbResult{};
-}
-
-std::string Json(const AbResult& result) {
-  std::ostringstream out;
-  EXPECT_TRUE(WriteJson(result, out).ok());
-  return out.str();
+  return result.ok() ? *std::move(result) : AbResult{};
 }
 
 uint64_t Events(const AbResult& result) {
@@ -80,7 +67,7 @@ TEST(AbJobs, ATraceGivesTheOneThreadReportOnThreeThreads) {
   const AbResult three = RunOn(options, 3);
   EXPECT_GT(Events(one), kEventsToFillTheQueue);
   EXPECT_EQ(one.input.malformed_lines, 1u);
-  EXPECT_EQ(Json(three), Json(one));
+  EXPECT_EQ(ComparableJson(three), ComparableJson(one));
 }
 
 TEST(AbJobs, AWorkloadGivesTheOneThreadReportOnThreeThreads) {
@@ -91,7 +78,7 @@ TEST(AbJobs, AWorkloadGivesTheOneThreadReportOnThreeThreads) {
   const AbResult one = RunOn(options, 1);
   const AbResult three = RunOn(options, 3);
   EXPECT_GT(Events(one), kEventsToFillTheQueue);
-  EXPECT_EQ(Json(three), Json(one));
+  EXPECT_EQ(ComparableJson(three), ComparableJson(one));
 }
 
 TEST(AbJobs, ASweepGivesTheOneThreadReportOnThreeThreads) {
@@ -110,7 +97,7 @@ TEST(AbJobs, ASweepGivesTheOneThreadReportOnThreeThreads) {
                                  "workload:hackbench", nullptr);
     ASSERT_TRUE(sweep.failures.empty()) << sweep.failures[0].error;
     ASSERT_EQ(sweep.rows.size(), 4u);
-    for (SweepRow& row : sweep.rows) row.result = Zeroed(std::move(row.result));
+    for (SweepRow& row : sweep.rows) row.result = WithoutScanTimes(std::move(row.result));
     std::ostringstream out;
     ASSERT_TRUE(WriteSweepJson(sweep, out).ok());
     json[i] = out.str();

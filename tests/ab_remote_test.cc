@@ -7,13 +7,12 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "eval/ab/ab_report.h"
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/remote_session.h"
+#include "eval/ab/testing/comparable_report.h"
 #include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 #include "gmock/gmock.h"
@@ -79,15 +78,6 @@ class AbRemote : public ::testing::Test {
   std::unique_ptr<TestServer> server_;
 };
 
-// JsonWithoutScanTimes is `result`'s JSON report with its scan times, the
-// one wall-time figure, zeroed.
-std::string JsonWithoutScanTimes(AbResult result) {
-  for (PolicyResult& policy : result.policies) policy.report.scan_ns = {};
-  std::ostringstream out;
-  EXPECT_TRUE(WriteJson(result, out).ok());
-  return out.str();
-}
-
 TEST_F(AbRemote, FeedingFromAThreadOfItsOwnGivesTheOneThreadResult) {
   AbOptions options = Redis();
   absl::StatusOr<AbResult> one = RunAb(options, *registry_, Remote());
@@ -96,8 +86,8 @@ TEST_F(AbRemote, FeedingFromAThreadOfItsOwnGivesTheOneThreadResult) {
   absl::StatusOr<AbResult> two = RunAb(options, *registry_, Remote());
   ASSERT_TRUE(two.ok()) << two.status();
   ASSERT_GT(one->input.samples, 0u);
-  EXPECT_EQ(JsonWithoutScanTimes(*std::move(two)),
-            JsonWithoutScanTimes(*std::move(one)));
+  EXPECT_EQ(ComparableJson(*std::move(two)),
+            ComparableJson(*std::move(one)));
 }
 
 TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {

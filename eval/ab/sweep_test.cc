@@ -1,12 +1,11 @@
 #include "eval/ab/sweep.h"
 
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "eval/ab/testing/comparable_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "eval/ab/ab_report.h"
 #include "policies/builtin_policies.h"
 
 namespace schedcache::ab {
@@ -118,15 +117,6 @@ TEST(MakeSweepPlan, RefusesAxesThatCannotWork) {
   trace.input = *ParseAbInput("trace:/tmp/none");
   EXPECT_THAT(PlanError(trace, {*ParseVary("groups=1,2")}),
               HasSubstr("--vary groups: a workload flag"));
-}
-
-// ComparableJson is `result` as its JSON report with the scan time, the
-// one figure that is wall time, zeroed.
-std::string ComparableJson(AbResult result) {
-  for (PolicyResult& policy : result.policies) policy.report.scan_ns = {};
-  std::ostringstream out;
-  EXPECT_TRUE(WriteJson(result, out).ok());
-  return out.str();
 }
 
 TEST(RunSweep, EveryRowEqualsTheSameRunOfAb) {

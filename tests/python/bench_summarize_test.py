@@ -58,6 +58,7 @@ def write_raw(folder, reps, scale):
     names = ["BM_ScanSideBySide/redis384", "BM_Scan/visited-scan/redis384",
              "BM_Scan/visited-scan/redis4096", "BM_ScanScaling/visited-scan",
              "BM_ScanScaling/full-scan", "BM_Replay/full-scan+visited-scan",
+             "BM_Replay/none",
              "BM_ConvertSubbuffers/real"]
     ingest = {"events_per_second": 2e7, "samples_per_second": 6e6,
               "server_cpu_ns_per_sample": 200.0,
