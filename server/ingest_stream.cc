@@ -41,15 +41,12 @@ void IngestTally::Fill(v1::IngestSummary& summary) const {
   }
 }
 
-void StreamComms::Fill(Sample& sample) {
-  Done& done = DoneSlot(sample.tgid);
+void StreamComms::FillFirst(Sample& sample) {
+  DoneSlot(sample.tgid) = Done{sample.tgid, batch_};
   if (!sample.comm.empty()) {
     by_tgid_.insert_or_assign(sample.tgid, Known{sample.comm, batch_});
-    done = Done{sample.tgid, batch_};
     return;
   }
-  if (done.tgid == sample.tgid && done.batch == batch_) return;
-  done = Done{sample.tgid, batch_};
   const auto known = by_tgid_.find(sample.tgid);
   if (known == by_tgid_.end() || known->second.batch == batch_) return;
   sample.comm = known->second.comm;

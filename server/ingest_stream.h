@@ -89,8 +89,16 @@ class StreamComms {
   // again on its first sample.
   void StartBatch() { ++batch_; }
   // Fill remembers the comm `sample` carries or, if it carries none, gives
-  // it the process's last one when this batch has not yet.
-  void Fill(Sample& sample);
+  // it the process's last one when this batch has not yet. Inline: most
+  // samples are of a process already handled this batch.
+  void Fill(Sample& sample) {
+    const Done& done = DoneSlot(sample.tgid);
+    if (sample.comm.empty() && done.tgid == sample.tgid &&
+        done.batch == batch_) {
+      return;
+    }
+    FillFirst(sample);
+  }
   // Forget drops what is known of process `tgid`.
   void Forget(int32_t tgid);
 
@@ -111,6 +119,9 @@ class StreamComms {
   Done& DoneSlot(int32_t tgid) {
     return done_[static_cast<uint32_t>(tgid) % kDoneSlots];
   }
+  // FillFirst is Fill for a sample that carries a comm, or is the first of
+  // its process this batch (or whose slot another process took).
+  void FillFirst(Sample& sample);
 
   absl::flat_hash_map<int32_t, Known> by_tgid_;
   std::array<Done, kDoneSlots> done_{};
