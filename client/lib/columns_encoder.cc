@@ -164,6 +164,9 @@ void ColumnsEncoder::Clear() {
   columns_.mutable_kernel_decisions()->Clear();
   last_timestamp_ns_ = 0;
   sent_.clear();
+  // Only a server that takes the fixed-width form keeps the stream's
+  // comms; any other needs each process's in every batch.
+  if (form_ == ColumnsForm::kPacked) sent_comm_.clear();
   sent_jiffies_ = kDerivedJiffies;
 }
 

@@ -11,10 +11,13 @@
 // it keeps the value. Every batch starts afresh (its first row of each
 // process sends what the sample sets), so a value the server lost (a row
 // rejected, a process evicted and seen again) is back with the next batch.
-// A process's comm goes only when it differs from the last one sent on the
-// encoder's whole life (one Ingest stream): the server keeps each stream's
-// last comm per process and gives it back itself (server/ingest_stream.h,
-// StreamComms). A process exit or start forgets the process at once. A sample's jiffies, one
+// In the fixed-width form a process's comm goes only when it differs from
+// the last one sent in the encoder's whole life (one Ingest stream): a
+// server that takes that form keeps each stream's last comm per process
+// and gives it back itself (server/ingest_stream.h, StreamComms). In the
+// packed form, for any server, comm is an attribute like the others, sent
+// again in every batch. A process exit or start forgets the process at
+// once. A sample's jiffies, one
 // counter for all processes, go only when they differ from the batch's
 // last sent, as the server then runs at the session's jiffy, never behind
 // them (docs/MODEL.md, Time in jiffies).
@@ -61,7 +64,7 @@ class ColumnsEncoder {
   }
   // Clear empties the columns, keeping their storage, for the next batch
   // of the same stream (whose row 0 holds its full time again and which
-  // sends every attribute but comm again).
+  // sends every attribute again, but comm in the fixed-width form).
   void Clear();
 
  private:
@@ -84,8 +87,8 @@ class ColumnsEncoder {
   const ColumnsForm form_;
   int64_t last_timestamp_ns_ = 0;  // of the last row; 0 before row 0
   absl::flat_hash_map<int32_t, SentAttributes> sent_;  // by tgid
-  // The last comm this stream sent per process, by tgid: kept across
-  // batches.
+  // The last comm sent per process, by tgid: across batches in the
+  // fixed-width form, within one in the packed form.
   absl::flat_hash_map<int32_t, Comm> sent_comm_;
   // The last jiffies this batch sent: the kernel's one counter, so one
   // value for every process.

@@ -94,9 +94,9 @@ TEST(ColumnsEncoder, AnExitForgetsWhatWasSentForTheProcess) {
   EXPECT_THAT(attributes.comm(), ElementsAre("worker", "worker"));
 }
 
-TEST(ColumnsEncoder, CommGoesOncePerStreamUntilItChangesOrTheProcessEnds) {
+TEST(ColumnsEncoder, FixedWidthSendsCommOncePerStreamUntilItChangesOrTheProcessEnds) {
   v1::EventColumns columns;
-  ColumnsEncoder encoder(columns);
+  ColumnsEncoder encoder(columns, ColumnsForm::kFixedWidth);
   Sample sample = Tick(1, 1, 1, 4);
   sample.comm = Comm("worker");
   encoder.Add(sample);  // batch 1, row 0: nr_threads and comm
@@ -115,6 +115,19 @@ TEST(ColumnsEncoder, CommGoesOncePerStreamUntilItChangesOrTheProcessEnds) {
   sample.timestamp_ns = 5;
   encoder.Add(sample);  // batch 3, row 1: its comm again
   EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker-2"));
+}
+
+TEST(ColumnsEncoder, PackedSendsCommInEveryBatch) {
+  // The packed form is for servers that may not keep comms per stream.
+  v1::EventColumns columns;
+  ColumnsEncoder encoder(columns);
+  Sample sample = Tick(1, 1, 1, 4);
+  sample.comm = Comm("worker");
+  encoder.Add(sample);
+  encoder.Clear();
+  sample.timestamp_ns = 2;
+  encoder.Add(sample);
+  EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker"));
 }
 
 TEST(ColumnsEncoder, ClearStartsABatchAfreshAndKeepsNothingOfTheLast) {
