@@ -1,6 +1,7 @@
 // Reading an IngestBatch: the form checks of CheckBatchForm (each names the
 // field and values) and ForEachBatchEvent over hand-built columns: delta
 // coded times, kinds, and sparse attributes landing on their rows.
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <variant>
@@ -385,6 +386,106 @@ TEST(CheckBatchForm, EmptyColumnsBesideEventsAreNoSecondForm) {
   EXPECT_TRUE(CheckBatchForm(batch).ok());
 }
 
+// AppendLittleEndian appends the `width` low bytes of `value`, least
+// significant first: the fixed-width columns' encoding, written out here
+// byte by byte rather than borrowed from the client.
+void AppendLittleEndian(std::string& column, int64_t value, int width) {
+  const auto bits = static_cast<uint64_t>(value);
+  for (int i = 0; i < width; ++i) {
+    column.push_back(static_cast<char>((bits >> (8 * i)) & 0xff));
+  }
+}
+
+// ToFixedWidth moves `batch`'s timestamp_delta_ns, delta_ns and kind into
+// their fixed-width twins.
+v1::IngestBatch ToFixedWidth(v1::IngestBatch batch) {
+  v1::EventColumns& c = *batch.mutable_columns();
+  for (int row = 0; row < c.timestamp_delta_ns_size(); ++row) {
+    AppendLittleEndian(*c.mutable_timestamp_delta_ns_le(),
+                       c.timestamp_delta_ns(row), 8);
+    AppendLittleEndian(*c.mutable_delta_ns_le(), c.delta_ns(row), 8);
+    AppendLittleEndian(*c.mutable_kind_le(), c.kind().Get(row), 4);
+  }
+  c.clear_timestamp_delta_ns();
+  c.clear_delta_ns();
+  c.clear_kind();
+  return batch;
+}
+
+TEST(ForEachBatchEvent, FixedWidthColumnsReadAsThePackedForm) {
+  v1::IngestBatch packed = ThreeRows();
+  // A negative time delta (row 2: -5) and an unknown kind (7) too, so the
+  // sign and the raw kind survive the little-endian form.
+  AddRow(packed, 30, 3, 30, 31, 0, 7);
+  const v1::IngestBatch fixed = ToFixedWidth(packed);
+  ASSERT_TRUE(CheckBatchForm(fixed).ok()) << CheckBatchForm(fixed);
+  EXPECT_EQ(BatchEventCount(fixed), 4);
+  // 4 rows of 8 bytes (times) and of 4 (kinds): the form is what is sent.
+  EXPECT_EQ(fixed.columns().timestamp_delta_ns_le().size(), 32u);
+  EXPECT_EQ(fixed.columns().kind_le().size(), 16u);
+  const std::vector<Read> want = ReadAll(packed);
+  const std::vector<Read> got = ReadAll(fixed);
+  ASSERT_EQ(got.size(), 4u);
+  ASSERT_EQ(want.size(), 4u);
+  // Times 1000, 1020, 1015: the sum of the deltas, -5 included.
+  EXPECT_EQ(std::get<Sample>(got[0]).timestamp_ns, 1000);
+  EXPECT_EQ(std::get<Sample>(got[0]).delta_ns, 50);
+  EXPECT_EQ(std::get<HandOver>(got[1]).timestamp_ns, 1020);
+  EXPECT_EQ(std::get<Sample>(got[2]).timestamp_ns, 1015);
+  EXPECT_EQ(std::get<Sample>(got[2]).delta_ns, 70);
+  EXPECT_FALSE(std::get<Sample>(got[2]).tick);
+  EXPECT_THAT(std::get<absl::Status>(got[3]).message(),
+              HasSubstr("kind 7 is not an EventKind"));
+  EXPECT_EQ(std::get<absl::Status>(want[3]), std::get<absl::Status>(got[3]));
+}
+
+TEST(CheckBatchForm, FixedWidthColumnOfPartValuesIsNamedWithItsLength) {
+  const struct {
+    const char* field;
+    std::string* (v1::EventColumns::*column)();
+    const char* message;
+  } cases[] = {
+      {"timestamp_delta_ns_le", &v1::EventColumns::mutable_timestamp_delta_ns_le,
+       "columns.timestamp_delta_ns_le has 25 bytes, not a multiple of its "
+       "width 8"},
+      {"delta_ns_le", &v1::EventColumns::mutable_delta_ns_le,
+       "columns.delta_ns_le has 25 bytes, not a multiple of its width 8"},
+      {"kind_le", &v1::EventColumns::mutable_kind_le,
+       "columns.kind_le has 13 bytes, not a multiple of its width 4"},
+  };
+  for (const auto& test : cases) {
+    v1::IngestBatch batch = ToFixedWidth(ThreeRows());
+    ((*batch.mutable_columns()).*test.column)()->push_back('\0');
+    const absl::Status status = CheckBatchForm(batch);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << test.field;
+    EXPECT_THAT(status.message(), HasSubstr(test.message)) << test.field;
+  }
+}
+
+TEST(CheckBatchForm, FixedWidthColumnsOfOtherLengthsAreNamed) {
+  v1::IngestBatch short_kind = ToFixedWidth(ThreeRows());
+  short_kind.mutable_columns()->mutable_kind_le()->resize(8);  // 2 rows
+  EXPECT_THAT(CheckBatchForm(short_kind).message(),
+              HasSubstr("columns.kind_le has 2 rows but "
+                        "columns.timestamp_delta_ns_le has 3"));
+  v1::IngestBatch short_cpu = ToFixedWidth(ThreeRows());
+  short_cpu.mutable_columns()->mutable_cpu()->RemoveLast();
+  EXPECT_THAT(CheckBatchForm(short_cpu).message(),
+              HasSubstr("columns.cpu has 2 rows but "
+                        "columns.timestamp_delta_ns_le has 3"));
+  // A packed twin beside a fixed-width column: two forms in one batch.
+  v1::IngestBatch mixed = ToFixedWidth(ThreeRows());
+  mixed.mutable_columns()->clear_kind_le();
+  for (int i = 0; i < 3; ++i) {
+    mixed.mutable_columns()->add_kind(v1::EVENT_KIND_TICK);
+  }
+  const absl::Status status = CheckBatchForm(mixed);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("columns.kind has 3 rows but the batch sends the "
+                        "fixed-width form (columns.kind_le)"));
+}
+
 TEST(CheckBatchForm, EachShortColumnIsNamedWithBothLengths) {
   const struct {
     const char* name;
@@ -481,7 +582,9 @@ std::vector<ColumnField> EveryColumnField() {
       *v1::EventColumns::descriptor();
   for (int i = 0; i < columns.field_count(); ++i) {
     const google::protobuf::FieldDescriptor* field = columns.field(i);
-    if (field->is_repeated()) {
+    // Repeated fields, and the fixed-width forms (bytes), are row columns.
+    if (field->is_repeated() ||
+        field->type() == google::protobuf::FieldDescriptor::TYPE_BYTES) {
       out.push_back({field, nullptr});
       continue;
     }
@@ -520,6 +623,9 @@ void AddOneValue(v1::EventColumns& columns, const ColumnField& column) {
     case Field::CPPTYPE_ENUM:
       return reflection.AddEnumValue(&owner, field, 0);
     case Field::CPPTYPE_STRING:
+      if (!field->is_repeated()) {
+        return reflection.SetString(&owner, field, "x");
+      }
       return reflection.AddString(&owner, field, "x");
     default:
       ADD_FAILURE() << "column " << field->full_name() << " has a type "
@@ -532,14 +638,18 @@ int FieldSize(const v1::EventColumns& columns, const ColumnField& column) {
       column.owner != nullptr
           ? columns.GetReflection()->GetMessage(columns, column.owner)
           : static_cast<const google::protobuf::Message&>(columns);
-  return owner.GetReflection()->FieldSize(owner, column.field);
+  const google::protobuf::Reflection& reflection = *owner.GetReflection();
+  if (!column.field->is_repeated()) {  // a fixed-width column: its bytes
+    return static_cast<int>(reflection.GetString(owner, column.field).size());
+  }
+  return reflection.FieldSize(owner, column.field);
 }
 
 TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
   const std::vector<ColumnField> fields = EveryColumnField();
-  // 6 row columns, 7 attribute columns (row, fields and five values) and
-  // 10 kernel decision columns today.
-  EXPECT_EQ(fields.size(), 23u);
+  // 6 row columns and 3 fixed-width twins, 7 attribute columns (row,
+  // fields and five values) and 10 kernel decision columns today.
+  EXPECT_EQ(fields.size(), 26u);
   for (const ColumnField& column : fields) {
     v1::EventColumns columns;
     AddOneValue(columns, column);
@@ -553,7 +663,10 @@ TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
 TEST(CheckBatchForm, EveryRowColumnOfTheProtoHasItsLengthChecked) {
   std::vector<ColumnField> row_columns;
   for (const ColumnField& column : EveryColumnField()) {
-    if (column.owner == nullptr) row_columns.push_back(column);
+    // The packed form; the fixed-width twins have tests of their own.
+    if (column.owner == nullptr && column.field->is_repeated()) {
+      row_columns.push_back(column);
+    }
   }
   v1::IngestBatch full;
   for (const ColumnField& column : row_columns) {

@@ -215,23 +215,89 @@ absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
 }
 
 // RowColumn is one per-row column of EventColumns: every field but
-// attributes. The one list of them, so clearing, the emptiness test and the
-// length check cannot miss a column added to the proto.
+// attributes and kernel_decisions. The one list of them, so clearing, the
+// emptiness test and the length check cannot miss a column added to the
+// proto. A column with a fixed-width form names its `_le` twin.
 struct RowColumn {
   const char* name;
   int (v1::EventColumns::*size)() const;
   void (v1::EventColumns::*clear)();
+  const char* fixed_name = nullptr;
+  const std::string& (v1::EventColumns::*fixed)() const = nullptr;
+  void (v1::EventColumns::*clear_fixed)() = nullptr;
+  int width = 0;  // bytes per row of the fixed-width form
 };
 constexpr RowColumn kRowColumns[] = {
     {"timestamp_delta_ns", &v1::EventColumns::timestamp_delta_ns_size,
-     &v1::EventColumns::clear_timestamp_delta_ns},
+     &v1::EventColumns::clear_timestamp_delta_ns, "timestamp_delta_ns_le",
+     &v1::EventColumns::timestamp_delta_ns_le,
+     &v1::EventColumns::clear_timestamp_delta_ns_le, 8},
     {"cpu", &v1::EventColumns::cpu_size, &v1::EventColumns::clear_cpu},
     {"tgid", &v1::EventColumns::tgid_size, &v1::EventColumns::clear_tgid},
     {"tid", &v1::EventColumns::tid_size, &v1::EventColumns::clear_tid},
     {"delta_ns", &v1::EventColumns::delta_ns_size,
-     &v1::EventColumns::clear_delta_ns},
-    {"kind", &v1::EventColumns::kind_size, &v1::EventColumns::clear_kind},
+     &v1::EventColumns::clear_delta_ns, "delta_ns_le",
+     &v1::EventColumns::delta_ns_le, &v1::EventColumns::clear_delta_ns_le, 8},
+    {"kind", &v1::EventColumns::kind_size, &v1::EventColumns::clear_kind,
+     "kind_le", &v1::EventColumns::kind_le, &v1::EventColumns::clear_kind_le,
+     4},
 };
+
+// FixedBytes is the byte length of `column`'s fixed-width form (0 when it
+// has none).
+size_t FixedBytes(const v1::EventColumns& columns, const RowColumn& column) {
+  return column.fixed == nullptr ? 0 : (columns.*column.fixed)().size();
+}
+
+// CheckRowColumns checks that every per-row column is in the batch's one
+// form, holds whole fixed-width values, and has `rows` rows.
+absl::Status CheckRowColumns(const v1::EventColumns& columns, int rows) {
+  const bool fixed_form = FixedWidthColumns(columns);
+  const char* const rows_name = fixed_form ? kRowColumns[0].fixed_name
+                                           : kRowColumns[0].name;
+  for (const RowColumn& column : kRowColumns) {
+    const size_t bytes = FixedBytes(columns, column);
+    if (column.fixed != nullptr && bytes % column.width != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.", column.fixed_name, " has ", bytes,
+          " bytes, not a multiple of its width ", column.width,
+          " (one little-endian value per row)"));
+    }
+    const int packed = (columns.*column.size)();
+    if (column.fixed != nullptr && fixed_form && packed != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.", column.name, " has ", packed,
+          " rows but the batch sends the fixed-width form (columns.",
+          column.fixed_name, "); a batch carries its columns in one form"));
+    }
+    const bool fixed = column.fixed != nullptr && fixed_form;
+    const int64_t length =
+        fixed ? static_cast<int64_t>(bytes / column.width) : packed;
+    if (length != rows) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "columns.", fixed ? column.fixed_name : column.name, " has ",
+          length, " rows but columns.", rows_name, " has ", rows));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// KernelDecisionRows is the number of EVENT_KIND_KERNEL_DECISION rows of
+// columns whose row lengths CheckRowColumns has checked.
+int64_t KernelDecisionRows(const v1::EventColumns& columns) {
+  if (!FixedWidthColumns(columns)) {
+    const auto& kinds = columns.kind();
+    return std::count(kinds.begin(), kinds.end(),
+                      v1::EVENT_KIND_KERNEL_DECISION);
+  }
+  const proto_convert_internal::FixedRows form{columns};
+  const int rows = ColumnRows(columns);
+  int64_t decisions = 0;
+  for (int row = 0; row < rows; ++row) {
+    decisions += form.Kind(row) == v1::EVENT_KIND_KERNEL_DECISION ? 1 : 0;
+  }
+  return decisions;
+}
 
 // KernelColumn is one column of KernelDecisionColumns, listed once as
 // kRowColumns are.
@@ -255,9 +321,7 @@ constexpr KernelColumn kKernelColumns[] = {
 // CheckKernelColumns checks that every kernel_decisions column has one
 // entry per kernel decision row.
 absl::Status CheckKernelColumns(const v1::EventColumns& columns) {
-  const auto& kinds = columns.kind();
-  const auto decisions = std::count(kinds.begin(), kinds.end(),
-                                    v1::EVENT_KIND_KERNEL_DECISION);
+  const int64_t decisions = KernelDecisionRows(columns);
   for (const KernelColumn& column : kKernelColumns) {
     const int length = (columns.kernel_decisions().*column.size)();
     if (length != decisions) {
@@ -272,22 +336,38 @@ absl::Status CheckKernelColumns(const v1::EventColumns& columns) {
 
 }  // namespace
 
+bool FixedWidthColumns(const v1::EventColumns& columns) {
+  return !columns.timestamp_delta_ns_le().empty() ||
+         !columns.delta_ns_le().empty() || !columns.kind_le().empty();
+}
+
+int ColumnRows(const v1::EventColumns& columns) {
+  return columns.timestamp_delta_ns_size() +
+         static_cast<int>(columns.timestamp_delta_ns_le().size() /
+                          sizeof(int64_t));
+}
+
 void ClearColumns(v1::EventColumns& columns) {
-  for (const RowColumn& column : kRowColumns) (columns.*column.clear)();
+  for (const RowColumn& column : kRowColumns) {
+    (columns.*column.clear)();
+    if (column.clear_fixed != nullptr) (columns.*column.clear_fixed)();
+  }
   columns.mutable_attributes()->Clear();  // repeated fields only: kept
   columns.mutable_kernel_decisions()->Clear();
 }
 
 bool ColumnsEmpty(const v1::EventColumns& columns) {
   for (const RowColumn& column : kRowColumns) {
-    if ((columns.*column.size)() != 0) return false;
+    if ((columns.*column.size)() != 0 || FixedBytes(columns, column) != 0) {
+      return false;
+    }
   }
   return columns.attributes().ByteSizeLong() == 0 &&
          columns.kernel_decisions().ByteSizeLong() == 0;
 }
 
 int BatchEventCount(const v1::IngestBatch& batch) {
-  return batch.events_size() + batch.columns().timestamp_delta_ns_size();
+  return batch.events_size() + ColumnRows(batch.columns());
 }
 
 absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
@@ -300,15 +380,8 @@ absl::Status CheckBatchForm(const v1::IngestBatch& batch) {
         "sets both events (", batch.events_size(),
         ") and columns; a batch carries one form"));
   }
-  const int rows = columns.timestamp_delta_ns_size();
-  for (const RowColumn& column : kRowColumns) {
-    const int length = (columns.*column.size)();
-    if (length != rows) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "columns.", column.name, " has ", length,
-          " rows but columns.timestamp_delta_ns has ", rows));
-    }
-  }
+  const int rows = ColumnRows(columns);
+  RETURN_IF_ERROR(CheckRowColumns(columns, rows));
   RETURN_IF_ERROR(CheckKernelColumns(columns));
   return CheckAttributes(columns.attributes(), rows);
 }

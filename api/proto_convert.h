@@ -8,7 +8,11 @@
 #ifndef SCHEDCACHE_API_PROTO_CONVERT_H_
 #define SCHEDCACHE_API_PROTO_CONVERT_H_
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -54,6 +58,14 @@ void ClearColumns(v1::EventColumns& columns);
 // ColumnsEmpty is true when no column of `columns` holds a value: an
 // emptied columns message carries nothing, present or not.
 bool ColumnsEmpty(const v1::EventColumns& columns);
+
+// FixedWidthColumns is true when `columns` carry timestamp_delta_ns,
+// delta_ns and kind in their fixed-width form (any of the three `_le`
+// fields set).
+bool FixedWidthColumns(const v1::EventColumns& columns);
+// ColumnRows is the row count of `columns`: that of timestamp_delta_ns in
+// the form the batch uses.
+int ColumnRows(const v1::EventColumns& columns);
 
 // BatchEventCount is the number of events of `batch`: Event messages or
 // column rows.
@@ -158,6 +170,50 @@ class AttributeReader {
   int jiffies_ = 0;
 };
 
+// LoadLittleEndian is entry `row` of a fixed-width column of `T`s: little
+// endian, two's complement. REQUIRES: the column holds more than `row`.
+template <typename T>
+T LoadLittleEndian(const std::string& column, int row) {
+  std::make_unsigned_t<T> bits;
+  const char* at = column.data() + static_cast<size_t>(row) * sizeof(T);
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&bits, at, sizeof(T));
+  } else {
+    bits = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) {
+      bits |= static_cast<std::make_unsigned_t<T>>(
+                  static_cast<unsigned char>(at[i]))
+              << (8 * i);
+    }
+  }
+  return static_cast<T>(bits);
+}
+
+// PackedRows and FixedRows read the three columns that come in two forms
+// (EventColumns' packed fields, or their `_le` fixed-width twins), so one
+// loop reads either.
+struct PackedRows {
+  const v1::EventColumns& columns;
+  int64_t TimestampDelta(int row) const {
+    return columns.timestamp_delta_ns(row);
+  }
+  int64_t DeltaNs(int row) const { return columns.delta_ns(row); }
+  // The raw value: an open enum column may hold numbers it does not name.
+  int Kind(int row) const { return columns.kind().Get(row); }
+};
+struct FixedRows {
+  const v1::EventColumns& columns;
+  int64_t TimestampDelta(int row) const {
+    return LoadLittleEndian<int64_t>(columns.timestamp_delta_ns_le(), row);
+  }
+  int64_t DeltaNs(int row) const {
+    return LoadLittleEndian<int64_t>(columns.delta_ns_le(), row);
+  }
+  int Kind(int row) const {
+    return LoadLittleEndian<int32_t>(columns.kind_le(), row);
+  }
+};
+
 }  // namespace proto_convert_internal
 
 inline absl::Status CheckSampleAttributes(const Sample& sample,
@@ -178,6 +234,68 @@ inline absl::Status CheckSampleAttributes(const Sample& sample,
 // REQUIRES: CheckBatchForm of the columns' batch is OK.
 KernelDecision KernelDecisionOfRow(const v1::EventColumns& columns, int row,
                                    int entry, int64_t timestamp_ns);
+
+namespace proto_convert_internal {
+
+// ForEachColumnRow is ForEachBatchEvent over the rows of `columns`, whose
+// two-form columns `form` reads.
+template <typename Rows, typename Visitor>
+void ForEachColumnRow(const v1::EventColumns& columns, const Rows& form,
+                      Visitor& visit) {
+  const int rows = ColumnRows(columns);
+  proto_convert_internal::AttributeReader attributes(columns.attributes());
+  // Unsigned, so that a sum of deltas that wraps is defined; it converts
+  // back modulo 2^64.
+  uint64_t timestamp_ns = 0;
+  int kernel_entry = 0;  // the next entry of columns.kernel_decisions
+  for (int row = 0; row < rows; ++row) {
+    timestamp_ns += static_cast<uint64_t>(form.TimestampDelta(row));
+    const int kind = form.Kind(row);
+    if (kind == v1::EVENT_KIND_SWITCH_OUT || kind == v1::EVENT_KIND_TICK) {
+      Sample sample;
+      sample.timestamp_ns = static_cast<int64_t>(timestamp_ns);
+      sample.cpu = columns.cpu(row);
+      sample.tgid = columns.tgid(row);
+      sample.tid = columns.tid(row);
+      sample.delta_ns = form.DeltaNs(row);
+      sample.tick = kind == v1::EVENT_KIND_TICK;
+      const uint32_t present = attributes.Read(row, &sample);
+      absl::Status bad = present == 0 ? absl::OkStatus()
+                                      : CheckSampleAttributes(sample, present);
+      if (bad.ok()) {
+        visit(sample);
+      } else {
+        visit(UnreadableRow{std::move(bad)});
+      }
+      continue;
+    }
+    attributes.Read(row, nullptr);
+    if (kind == v1::EVENT_KIND_HANDOVER) {
+      HandOver handover;
+      handover.timestamp_ns = static_cast<int64_t>(timestamp_ns);
+      handover.cpu = columns.cpu(row);
+      handover.tgid = columns.tgid(row);
+      handover.tid = columns.tid(row);
+      visit(handover);
+    } else if (kind == v1::EVENT_KIND_PROCESS_EXIT) {
+      visit(ProcessExit{static_cast<int64_t>(timestamp_ns),
+                        columns.tgid(row)});
+    } else if (kind == v1::EVENT_KIND_PROCESS_START) {
+      visit(ProcessStart{static_cast<int64_t>(timestamp_ns),
+                         columns.tgid(row)});
+    } else if (kind == v1::EVENT_KIND_KERNEL_DECISION) {
+      visit(KernelDecisionOfRow(columns, row, kernel_entry++,
+                                static_cast<int64_t>(timestamp_ns)));
+    } else {
+      visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
+          "kind ", kind, " is not an EventKind (1 switch-out, 2 tick, ",
+          "3 hand-over, 4 process exit, 5 kernel decision, 6 process start; "
+          "0 is unset)"))});
+    }
+  }
+}
+
+}  // namespace proto_convert_internal
 
 // ForEachBatchEvent calls `visit` with every event of `batch` in order, as
 // a `const Sample&`, `const HandOver&`, `const ProcessExit&`,
@@ -220,57 +338,12 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
     }
   }
   const v1::EventColumns& columns = batch.columns();
-  const int rows = columns.timestamp_delta_ns_size();
-  proto_convert_internal::AttributeReader attributes(columns.attributes());
-  // Unsigned, so that a sum of deltas that wraps is defined; it converts
-  // back modulo 2^64.
-  uint64_t timestamp_ns = 0;
-  int kernel_entry = 0;  // the next entry of columns.kernel_decisions
-  for (int row = 0; row < rows; ++row) {
-    timestamp_ns += static_cast<uint64_t>(columns.timestamp_delta_ns(row));
-    // The raw value: an open enum column may hold numbers it does not name.
-    const int kind = columns.kind().Get(row);
-    if (kind == v1::EVENT_KIND_SWITCH_OUT || kind == v1::EVENT_KIND_TICK) {
-      Sample sample;
-      sample.timestamp_ns = static_cast<int64_t>(timestamp_ns);
-      sample.cpu = columns.cpu(row);
-      sample.tgid = columns.tgid(row);
-      sample.tid = columns.tid(row);
-      sample.delta_ns = columns.delta_ns(row);
-      sample.tick = kind == v1::EVENT_KIND_TICK;
-      const uint32_t present = attributes.Read(row, &sample);
-      absl::Status bad = present == 0 ? absl::OkStatus()
-                                      : CheckSampleAttributes(sample, present);
-      if (bad.ok()) {
-        visit(sample);
-      } else {
-        visit(UnreadableRow{std::move(bad)});
-      }
-      continue;
-    }
-    attributes.Read(row, nullptr);
-    if (kind == v1::EVENT_KIND_HANDOVER) {
-      HandOver handover;
-      handover.timestamp_ns = static_cast<int64_t>(timestamp_ns);
-      handover.cpu = columns.cpu(row);
-      handover.tgid = columns.tgid(row);
-      handover.tid = columns.tid(row);
-      visit(handover);
-    } else if (kind == v1::EVENT_KIND_PROCESS_EXIT) {
-      visit(ProcessExit{static_cast<int64_t>(timestamp_ns),
-                        columns.tgid(row)});
-    } else if (kind == v1::EVENT_KIND_PROCESS_START) {
-      visit(ProcessStart{static_cast<int64_t>(timestamp_ns),
-                         columns.tgid(row)});
-    } else if (kind == v1::EVENT_KIND_KERNEL_DECISION) {
-      visit(KernelDecisionOfRow(columns, row, kernel_entry++,
-                                static_cast<int64_t>(timestamp_ns)));
-    } else {
-      visit(UnreadableRow{absl::InvalidArgumentError(absl::StrCat(
-          "kind ", kind, " is not an EventKind (1 switch-out, 2 tick, ",
-          "3 hand-over, 4 process exit, 5 kernel decision, 6 process start; "
-          "0 is unset)"))});
-    }
+  if (FixedWidthColumns(columns)) {
+    proto_convert_internal::ForEachColumnRow(
+        columns, proto_convert_internal::FixedRows{columns}, visit);
+  } else {
+    proto_convert_internal::ForEachColumnRow(
+        columns, proto_convert_internal::PackedRows{columns}, visit);
   }
 }
 

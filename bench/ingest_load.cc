@@ -31,39 +31,89 @@ namespace {
 
 // Batches is the stream as columnar IngestBatch messages, each
 // `batch_samples` sample rows plus the hand-over rows between them,
-// serialised once. Times are delta coded from row 0, so shifting a batch by
-// a pass changes row 0 only: a batch is sent as a small head, serialised
-// per send (the session and row 0's time), followed by `tail`, the rest
-// of the batch serialised at start. Protobuf parses concatenated messages
-// as one merged message, and merging appends repeated fields, so head +
-// tail is the whole batch with row 0 first.
+// serialised once, by one encoder as one stream would be (a process's comm
+// in the first batch only). Times are delta coded from row 0, so shifting a
+// batch by a pass changes row 0 only. In the packed form a batch is sent as
+// a small head, serialised per send (the session and row 0's time),
+// followed by `tail`, the rest of the batch serialised at start: protobuf
+// parses concatenated messages as one merged message, and merging appends
+// repeated fields, so head + tail is the whole batch with row 0 first. In
+// the fixed-width form a bytes field is not appended to but replaced, so
+// `tail` is the whole batch and each send copies it and writes row 0's
+// time over its 8 bytes at `row0_offset`.
 struct Batches {
   std::vector<grpc::Slice> tail;
-  std::vector<int64_t> row0_ns;  // row 0's unshifted time
-  std::vector<int64_t> events;   // rows, per batch
-  std::vector<int64_t> samples;  // sample rows, per batch
+  std::vector<int64_t> row0_ns;      // row 0's unshifted time
+  std::vector<size_t> row0_offset;   // fixed-width form: row 0 in `tail`
+  std::vector<int64_t> events;       // rows, per batch
+  std::vector<int64_t> samples;      // sample rows, per batch
+  client::ColumnsForm form = client::ColumnsForm::kPacked;
 };
 
-Batches Encode(const RecordedStream& stream, int batch_samples) {
+// kRow0Marker stands for row 0's time while a fixed-width batch is
+// serialised, so its place in the bytes can be found; any value does that
+// occurs once in the batch.
+constexpr uint64_t kRow0Marker = 0x5ced'cace'7e57'ab1e;
+
+// LittleEndianBytes is `value` as a fixed-width column stores it.
+std::string LittleEndianBytes(uint64_t value) {
+  std::string bytes(8, '\0');
+  for (char& byte : bytes) {
+    byte = static_cast<char>(value & 0xff);
+    value >>= 8;
+  }
+  return bytes;
+}
+
+// TakeRow0 removes row 0's time from `batch`'s columns (packed form), or
+// replaces it with kRow0Marker (fixed-width form), and returns it.
+int64_t TakeRow0(v1::EventColumns& columns, client::ColumnsForm form) {
+  if (form == client::ColumnsForm::kPacked) {
+    google::protobuf::RepeatedField<int64_t>& times =
+        *columns.mutable_timestamp_delta_ns();
+    const int64_t row0 = times[0];
+    times.erase(times.begin());
+    return row0;
+  }
+  std::string& times = *columns.mutable_timestamp_delta_ns_le();
+  uint64_t row0 = 0;
+  for (int i = 7; i >= 0; --i) {
+    row0 = (row0 << 8) | static_cast<unsigned char>(times[i]);
+  }
+  times.replace(0, 8, LittleEndianBytes(kRow0Marker));
+  return static_cast<int64_t>(row0);
+}
+
+absl::StatusOr<Batches> Encode(const RecordedStream& stream,
+                               int batch_samples, client::ColumnsForm form) {
   Batches out;
+  out.form = form;
   const std::vector<RecordingSink::Event>& events = stream.events;
+  v1::IngestBatch batch;
+  client::ColumnsEncoder encoder(*batch.mutable_columns(), form);
   size_t begin = 0;
   for (const size_t end : BatchEnds(stream, batch_samples)) {
-    v1::IngestBatch batch;
-    client::ColumnsEncoder encoder(*batch.mutable_columns());
+    encoder.Clear();
     int64_t samples = 0;
     for (size_t i = begin; i < end; ++i) {
       samples += std::holds_alternative<Sample>(events[i]) ? 1 : 0;
       std::visit([&encoder](const auto& e) { encoder.Add(e); }, events[i]);
     }
     begin = end;
-    google::protobuf::RepeatedField<int64_t>& times =
-        *batch.mutable_columns()->mutable_timestamp_delta_ns();
-    out.row0_ns.push_back(times[0]);
     out.events.push_back(encoder.rows());
     out.samples.push_back(samples);
-    times.erase(times.begin());
-    out.tail.emplace_back(batch.SerializeAsString());
+    out.row0_ns.push_back(TakeRow0(*batch.mutable_columns(), form));
+    std::string bytes = batch.SerializeAsString();
+    if (form == client::ColumnsForm::kFixedWidth) {
+      const std::string marker = LittleEndianBytes(kRow0Marker);
+      const size_t at = bytes.find(marker);
+      if (at == std::string::npos || bytes.rfind(marker) != at) {
+        return absl::InternalError(absl::StrCat(
+            "batch ", out.tail.size(), ": row 0's marker is not once in it"));
+      }
+      out.row0_offset.push_back(at);
+    }
+    out.tail.emplace_back(bytes);
   }
   return out;
 }
@@ -74,10 +124,18 @@ grpc::ByteBuffer BatchBytes(const Batches& batches, size_t b, int64_t shift_ns,
                             const std::string& session) {
   v1::IngestBatch head;
   head.set_session(session);
-  head.mutable_columns()->add_timestamp_delta_ns(batches.row0_ns[b] +
-                                                 shift_ns);
+  const uint64_t row0 = static_cast<uint64_t>(batches.row0_ns[b] + shift_ns);
+  if (batches.form == client::ColumnsForm::kPacked) {
+    head.mutable_columns()->add_timestamp_delta_ns(static_cast<int64_t>(row0));
+    grpc::Slice slices[] = {grpc::Slice(head.SerializeAsString()),
+                            batches.tail[b]};
+    return grpc::ByteBuffer(slices, 2);
+  }
+  std::string whole(reinterpret_cast<const char*>(batches.tail[b].begin()),
+                    batches.tail[b].size());
+  whole.replace(batches.row0_offset[b], 8, LittleEndianBytes(row0));
   grpc::Slice slices[] = {grpc::Slice(head.SerializeAsString()),
-                          batches.tail[b]};
+                          grpc::Slice(std::move(whole))};
   return grpc::ByteBuffer(slices, 2);
 }
 
@@ -284,6 +342,7 @@ absl::StatusOr<IngestLoadResult> RunIngestLoad(
   client_options.address = options.address;
   std::unique_ptr<client::Client> admin = client::Client::Connect(client_options);
   std::vector<std::string> sessions;
+  client::ColumnsForm form = client::ColumnsForm::kPacked;
   for (int i = 0; i < options.streams; ++i) {
     v1::CreateSessionRequest request;
     request.set_name(absl::StrCat("bench-", getpid(), "-", i));
@@ -292,8 +351,13 @@ absl::StatusOr<IngestLoadResult> RunIngestLoad(
     request.set_trigger(v1::SCAN_TRIGGER_TICK);
     ASSIGN_OR_RETURN(v1::Session session, admin->CreateSession(request));
     sessions.push_back(session.name());
+    // The form a client library would send this server (Client::StartIngest).
+    if (session.takes_fixed_width_columns()) {
+      form = client::ColumnsForm::kFixedWidth;
+    }
   }
-  const Batches batches = Encode(stream, options.batch_samples);
+  ASSIGN_OR_RETURN(const Batches batches,
+                   Encode(stream, options.batch_samples, form));
   // A pass spans the stream plus an epoch, so the next pass starts later.
   const int64_t pass_ns =
       stream.last_timestamp_ns - stream.first_timestamp_ns + 10'000'000;

@@ -41,15 +41,42 @@ void IngestTally::Fill(v1::IngestSummary& summary) const {
   }
 }
 
-void DecodedBatch::Decode(const v1::IngestBatch& batch) {
+void StreamComms::FillFirst(Sample& sample) {
+  DoneSlot(sample.tgid) = Done{sample.tgid, batch_};
+  if (!sample.comm.empty()) {
+    by_tgid_.insert_or_assign(sample.tgid, Known{sample.comm, batch_});
+    return;
+  }
+  const auto known = by_tgid_.find(sample.tgid);
+  if (known == by_tgid_.end() || known->second.batch == batch_) return;
+  sample.comm = known->second.comm;
+  known->second.batch = batch_;
+}
+
+void StreamComms::Forget(int32_t tgid) {
+  by_tgid_.erase(tgid);
+  // A new process with the tgid may be named later in this batch.
+  Done& done = DoneSlot(tgid);
+  if (done.tgid == tgid) done = Done{};
+}
+
+void DecodedBatch::Decode(const v1::IngestBatch& batch, StreamComms& comms) {
   events_.clear();
   unreadable_.clear();
+  comms.StartBatch();
   uint64_t position = 0;
-  ForEachBatchEvent(batch, [this, &position](const auto& event) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(event)>,
-                                 UnreadableRow>) {
+  ForEachBatchEvent(batch, [this, &comms, &position](const auto& event) {
+    using Kind = std::decay_t<decltype(event)>;
+    if constexpr (std::is_same_v<Kind, UnreadableRow>) {
       unreadable_.push_back(Unreadable{position, event.reason});
+    } else if constexpr (std::is_same_v<Kind, Sample>) {
+      Sample& sample = std::get<Sample>(events_.emplace_back(event));
+      comms.Fill(sample);
     } else {
+      if constexpr (std::is_same_v<Kind, ProcessExit> ||
+                    std::is_same_v<Kind, ProcessStart>) {
+        comms.Forget(event.tgid);
+      }
       events_.push_back(event);
     }
     ++position;
@@ -226,7 +253,7 @@ absl::Status IngestStream::Parse(int slot, uint64_t number) {
     return absl::InvalidArgumentError(
         absl::StrCat("batch ", number, " ", form.message()));
   }
-  target.events.Decode(batch);
+  target.events.Decode(batch, comms_);
   return absl::OkStatus();
 }
 

@@ -25,6 +25,7 @@
 #ifndef SCHEDCACHE_SERVER_INGEST_STREAM_H_
 #define SCHEDCACHE_SERVER_INGEST_STREAM_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -34,6 +35,7 @@
 #include <grpcpp/support/server_callback.h>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -72,14 +74,69 @@ class IngestTally {
   std::vector<v1::Rejection> first_rejections_;
 };
 
+// StreamComms is the last comm one Ingest stream sent for each process: a
+// client sends a process's comm only when it changes on the stream
+// (docs/SERVICE.md, Ingest), so the server gives each process its name
+// again on the first sample of every batch, as a client that repeated it
+// per batch would. The engine may have evicted the process meanwhile (idle
+// timeout, max_processes) and would take it back with no name; this
+// memory is the stream's, not the engine's. A process exit or start
+// forgets the process, as the client does. Not thread-safe: the batches of
+// one stream decode one at a time.
+class StreamComms {
+ public:
+  // StartBatch begins the next batch: every known process gets its comm
+  // again on its first sample.
+  void StartBatch() { ++batch_; }
+  // Fill remembers the comm `sample` carries or, if it carries none, gives
+  // it the process's last one when this batch has not yet. Inline: most
+  // samples are of a process already handled this batch.
+  void Fill(Sample& sample) {
+    const Done& done = DoneSlot(sample.tgid);
+    if (sample.comm.empty() && done.tgid == sample.tgid &&
+        done.batch == batch_) {
+      return;
+    }
+    FillFirst(sample);
+  }
+  // Forget drops what is known of process `tgid`.
+  void Forget(int32_t tgid);
+
+ private:
+  struct Known {
+    Comm comm;
+    uint64_t batch;  // the last batch a sample of the process carried it
+  };
+  // Done is a slot of a small direct-mapped cache (by tgid) of processes
+  // Fill has handled this batch, so that the samples after a process's
+  // first in a batch skip the map: a lookup per sample was 7% of the
+  // server's CPU (docs/PERFORMANCE.md, "Performance: server wire").
+  struct Done {
+    int32_t tgid = 0;
+    uint64_t batch = 0;  // batch_ starts at 1, so no slot is done at first
+  };
+  static constexpr size_t kDoneSlots = 64;
+  Done& DoneSlot(int32_t tgid) {
+    return done_[static_cast<uint32_t>(tgid) % kDoneSlots];
+  }
+  // FillFirst is Fill for a sample that carries a comm, or is the first of
+  // its process this batch (or whose slot another process took).
+  void FillFirst(Sample& sample);
+
+  absl::flat_hash_map<int32_t, Known> by_tgid_;
+  std::array<Done, kDoneSlots> done_{};
+  uint64_t batch_ = 0;
+};
+
 // DecodedBatch is one IngestBatch read into engine events, kept for the
 // stream's life so that in steady state decoding allocates nothing.
 // Not thread-safe.
 class DecodedBatch {
  public:
   // Decode empties this, keeping its storage, and reads every event of
-  // `batch`. REQUIRES: CheckBatchForm(batch) is OK.
-  void Decode(const v1::IngestBatch& batch);
+  // `batch`, its samples' comm filled in from and noted in `comms`.
+  // REQUIRES: CheckBatchForm(batch) is OK.
+  void Decode(const v1::IngestBatch& batch, StreamComms& comms);
   // ApplyTo applies the events to `session` in one Session::ApplyBatch and
   // counts each in `tally`, unreadable rows among them, in batch order.
   // Returns the Close status once the session is closed (then nothing is
@@ -173,6 +230,8 @@ class IngestStream final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
     uint64_t number = 0;  // the batch's position in the stream
   };
   Slot slots_[kSlots];
+  // Used only by Parse, which runs for one batch at a time.
+  StreamComms comms_;
 
   absl::Mutex mu_;
   int applying_ ABSL_GUARDED_BY(mu_) = -1;  // slot being applied, or -1

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -114,6 +115,69 @@ std::shared_ptr<Session> MakeSession(const std::string& name) {
   return session.ok() ? *std::move(session) : nullptr;
 }
 
+// Named is a sample of process `tgid` carrying `comm` (empty: none).
+Sample Named(int32_t tgid, std::string_view comm) {
+  Sample sample;
+  sample.tgid = tgid;
+  sample.tid = tgid;
+  sample.comm.Assign(comm);
+  return sample;
+}
+
+TEST(StreamComms, GivesEachProcessItsLastCommOncePerBatchUntilItEnds) {
+  StreamComms comms;
+  comms.StartBatch();
+  Sample first = Named(1, "redis-server");
+  comms.Fill(first);  // sent: remembered, kept
+  EXPECT_EQ(first.comm.view(), "redis-server");
+  Sample same_batch = Named(1, "");
+  comms.Fill(same_batch);  // this batch already carried it
+  EXPECT_TRUE(same_batch.comm.empty());
+  Sample never_named = Named(2, "");
+  comms.Fill(never_named);  // nothing known: stays unnamed
+  EXPECT_TRUE(never_named.comm.empty());
+
+  // The next batch: the first sample gets the name back (the engine may
+  // have evicted the process), the second does not need it.
+  comms.StartBatch();
+  Sample next = Named(1, "");
+  comms.Fill(next);
+  EXPECT_EQ(next.comm.view(), "redis-server");
+  Sample again = Named(1, "");
+  comms.Fill(again);
+  EXPECT_TRUE(again.comm.empty());
+
+  // A rename within a batch replaces it for the batches after.
+  Sample renamed = Named(1, "redis-bio");
+  comms.Fill(renamed);
+  comms.StartBatch();
+  Sample later = Named(1, "");
+  comms.Fill(later);
+  EXPECT_EQ(later.comm.view(), "redis-bio");
+
+  // Processes 1 and 65 share a slot of the cache of those handled this
+  // batch (64 slots): interleaved, each still gets its name once.
+  Sample other = Named(65, "valkey-server");
+  comms.Fill(other);
+  comms.StartBatch();
+  Sample one = Named(1, "");
+  Sample sixty_five = Named(65, "");
+  Sample one_again = Named(1, "");
+  comms.Fill(one);
+  comms.Fill(sixty_five);
+  comms.Fill(one_again);
+  EXPECT_EQ(one.comm.view(), "redis-bio");
+  EXPECT_EQ(sixty_five.comm.view(), "valkey-server");
+  EXPECT_TRUE(one_again.comm.empty());
+
+  // An exit (or start) forgets it: a new process with the tgid is unnamed.
+  comms.Forget(1);
+  comms.StartBatch();
+  Sample reused = Named(1, "");
+  comms.Fill(reused);
+  EXPECT_TRUE(reused.comm.empty());
+}
+
 TEST(DecodedBatch, UnreadableRowsAndRefusedEventsAreRejectedInRowOrder) {
   std::shared_ptr<Session> session = MakeSession("s");
   ASSERT_NE(session, nullptr);
@@ -124,13 +188,14 @@ TEST(DecodedBatch, UnreadableRowsAndRefusedEventsAreRejectedInRowOrder) {
       Batch("s", {TwoKinds(), Tick(10, 0, 1), Tick(20, 0, 0), TwoKinds(),
                   TwoKinds(), Tick(30, 1, 2), TwoKinds()});
   DecodedBatch decoded;
+  StreamComms comms;
   IngestTally tally;
-  decoded.Decode(first);
+  decoded.Decode(first, comms);
   ASSERT_TRUE(decoded.ApplyTo(*session, tally).ok());
   // The same DecodedBatch again: nothing of the first batch may remain.
   // Its row 0 (stream index 7) is refused, row 1 accepted.
   const v1::IngestBatch second = Batch("", {Tick(40, 0, 0), Tick(50, 0, 1)});
-  decoded.Decode(second);
+  decoded.Decode(second, comms);
   ASSERT_TRUE(decoded.ApplyTo(*session, tally).ok());
 
   v1::IngestSummary summary;
@@ -154,7 +219,8 @@ TEST(DecodedBatch, AClosedSessionRefusesTheBatchAndNothingIsCounted) {
   const absl::Status deleted = absl::NotFoundError("session \"s\" was deleted");
   session->Close(deleted);
   DecodedBatch decoded;
-  decoded.Decode(Batch("s", {Tick(10, 0, 1), TwoKinds()}));
+  StreamComms comms;
+  decoded.Decode(Batch("s", {Tick(10, 0, 1), TwoKinds()}), comms);
   IngestTally tally;
   EXPECT_EQ(decoded.ApplyTo(*session, tally), deleted);
   EXPECT_EQ(tally.accepted(), 0u);

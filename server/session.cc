@@ -170,6 +170,9 @@ SessionStats Session::Stats() const {
 v1::Session Session::Describe() const {
   v1::Session out;
   out.set_name(settings_.name);
+  // This server reads EventColumns' fixed-width form and keeps each
+  // stream's comms (server/ingest_stream.h, StreamComms).
+  out.set_takes_fixed_width_columns(true);
   out.set_topology_source(topology_->source());
   out.set_topology_summary(topology_->Summary());
   for (const PolicyChoice& policy : settings_.policies) {

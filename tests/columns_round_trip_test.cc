@@ -128,6 +128,42 @@ TEST(ColumnsRoundTrip, ClearStartsTheNextBatchAfresh) {
   ExpectSameSample(std::get<Sample>(back[0]), next);
 }
 
+TEST(ColumnsRoundTrip, FixedWidthFormReadsAsThePackedForm) {
+  Sample second = FullSample();
+  second.timestamp_ns = 100;  // a negative time delta
+  second.tick = false;
+  second.delta_ns = -7;       // rejected by the engine, kept by the wire
+  const std::vector<Event> events = {
+      FullSample(), HandOver{123456800, 3, 42, 44}, second,
+      ProcessExit{123456900, 42}};
+  v1::IngestBatch packed;
+  v1::IngestBatch fixed;
+  client::ColumnsEncoder packed_encoder(*packed.mutable_columns());
+  client::ColumnsEncoder fixed_encoder(*fixed.mutable_columns(),
+                                       client::ColumnsForm::kFixedWidth);
+  for (const Event& event : events) {
+    std::visit([&](const auto& e) { packed_encoder.Add(e); }, event);
+    std::visit([&](const auto& e) { fixed_encoder.Add(e); }, event);
+  }
+  EXPECT_EQ(fixed_encoder.rows(), 4);
+  EXPECT_EQ(fixed.columns().timestamp_delta_ns_size(), 0);
+  // 4 rows of 8 bytes (times, runtimes) and of 4 (kinds).
+  EXPECT_EQ(fixed.columns().timestamp_delta_ns_le().size(), 32u);
+  EXPECT_EQ(fixed.columns().delta_ns_le().size(), 32u);
+  EXPECT_EQ(fixed.columns().kind_le().size(), 16u);
+  const std::vector<Event> from_packed = RoundTrip(packed);
+  const std::vector<Event> from_fixed = RoundTrip(fixed);
+  ASSERT_EQ(from_fixed.size(), 4u);
+  ASSERT_EQ(from_packed.size(), 4u);
+  ExpectSameSample(std::get<Sample>(from_fixed[0]), FullSample());
+  ExpectSameSample(std::get<Sample>(from_fixed[2]),
+                   std::get<Sample>(from_packed[2]));
+  EXPECT_EQ(std::get<Sample>(from_fixed[2]).timestamp_ns, 100);
+  EXPECT_EQ(std::get<Sample>(from_fixed[2]).delta_ns, -7);
+  EXPECT_EQ(std::get<HandOver>(from_fixed[1]).tid, 44);
+  EXPECT_EQ(std::get<ProcessExit>(from_fixed[3]).timestamp_ns, 123456900);
+}
+
 // Unchanged is `sample` as the server reads a row that repeats every
 // attribute already sent: the same sample with all of them unset.
 Sample Unchanged(Sample sample) {

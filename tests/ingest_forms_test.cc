@@ -1,8 +1,10 @@
-// The two forms of an IngestBatch through a real server (Unix socket): the
-// client library's columns and plain Event messages (as python or grpcurl
-// send them) give the same summary and report; a batch's form errors end
+// The forms of an IngestBatch through a real server (Unix socket): the
+// client library's columns, the packed columns of clients from before the
+// fixed-width form, and plain Event messages (as python or grpcurl send
+// them) give the same summary and report; a batch's form errors end
 // the stream with INVALID_ARGUMENT naming the fields; bad rows are rejected
 // one by one, counted across batches.
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -273,6 +275,58 @@ TEST_F(IngestFormsTest, ColumnsAndEventsGiveTheSameSummaryAndReport) {
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(by_columns,
                                                                  by_events))
       << by_columns.DebugString() << "\nvs\n" << by_events.DebugString();
+}
+
+// PreviousClientBatches is `events` as the client library sent them before
+// the fixed-width columns: packed columns, `batch` rows each, every batch
+// encoded afresh, so each process's comm goes in every batch it is in.
+std::vector<v1::IngestBatch> PreviousClientBatches(
+    const std::string& session, const std::vector<Event>& events,
+    size_t batch) {
+  std::vector<v1::IngestBatch> batches;
+  for (size_t first = 0; first < events.size(); first += batch) {
+    const auto end = events.begin() + std::min(events.size(), first + batch);
+    batches.push_back(
+        Columns(std::vector<Event>(events.begin() + first, end)));
+  }
+  batches.front().set_session(session);
+  return batches;
+}
+
+TEST_F(IngestFormsTest, PreviousColumnsAndFixedWidthGiveTheSameSummaryAndReport) {
+  CreateSession("packed");
+  CreateSession("fixed");
+  // The library sends fixed-width columns because the Session says so.
+  absl::StatusOr<v1::Session> fixed_session = client().GetSession("fixed");
+  ASSERT_TRUE(fixed_session.ok()) << fixed_session.status();
+  EXPECT_TRUE(fixed_session->takes_fixed_width_columns());
+  const std::vector<Event> events = Workload();
+  absl::StatusOr<v1::IngestSummary> packed =
+      IngestBatches(address(), PreviousClientBatches("packed", events, 4));
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  client::IngestOptions options;
+  options.max_batch_events = 4;
+  std::unique_ptr<client::IngestWriter> writer =
+      client().StartIngest("fixed", options);
+  for (const Event& event : events) {
+    ASSERT_TRUE(std::visit([&](const auto& e) { return writer->Add(e); },
+                           event)
+                    .ok());
+  }
+  absl::StatusOr<v1::IngestSummary> fixed = writer->Finish();
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+
+  // The workload's two bad rows (cpu 9, tgid 0) are rejected in both.
+  EXPECT_EQ(fixed->rejected(), 2u);
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(*packed, *fixed))
+      << packed->DebugString() << "\nvs\n" << fixed->DebugString();
+  const v1::Report by_packed = ReportWithoutTimes("packed");
+  const v1::Report by_fixed = ReportWithoutTimes("fixed");
+  EXPECT_GT(by_fixed.policies(0).scans(), 0u);
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(by_packed, by_fixed))
+      << by_packed.DebugString() << "\nvs\n" << by_fixed.DebugString();
 }
 
 // KernelDecisionAt is a decision of thread 11 of `tgid`, run on CPU 0.

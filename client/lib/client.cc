@@ -157,8 +157,8 @@ absl::StatusOr<v1::Report> Client::GetReport(absl::string_view session) const {
 class IngestWriter::Impl {
  public:
   Impl(v1::SchedCache::Stub& stub, absl::string_view session,
-       const IngestOptions& options)
-      : options_(options), encoder_(*batch_.mutable_columns()) {
+       const IngestOptions& options, ColumnsForm form)
+      : options_(options), encoder_(*batch_.mutable_columns(), form) {
     writer_ = stub.Ingest(&context_, &summary_);
     batch_.set_session(std::string(session));
     timer_ = std::thread([this] { RunTimer(); });
@@ -326,8 +326,17 @@ absl::StatusOr<v1::IngestSummary> IngestWriter::Finish() {
 
 std::unique_ptr<IngestWriter> Client::StartIngest(
     absl::string_view session, const IngestOptions& options) const {
+  // The target's Session says whether the server reads the fixed-width
+  // columns. A server that cannot say (one from before the field, or an
+  // error such as no such session, which the stream then reports itself)
+  // gets the packed form, which every server reads.
+  const absl::StatusOr<v1::Session> target =
+      GetSession(session.empty() ? kDefaultSessionName : session);
+  const ColumnsForm form = target.ok() && target->takes_fixed_width_columns()
+                               ? ColumnsForm::kFixedWidth
+                               : ColumnsForm::kPacked;
   return std::unique_ptr<IngestWriter>(new IngestWriter(
-      std::make_unique<IngestWriter::Impl>(*stub_, session, options)));
+      std::make_unique<IngestWriter::Impl>(*stub_, session, options, form)));
 }
 
 }  // namespace schedcache::client

@@ -1,23 +1,50 @@
 #include "client/lib/columns_encoder.h"
 
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace schedcache::client {
+namespace {
+
+// AppendLittleEndian appends `value` to a fixed-width column: its bytes,
+// least significant first (proto/schedcache/v1/schedcache.proto,
+// EventColumns).
+template <typename T>
+void AppendLittleEndian(std::string& column, T value) {
+  auto bits = static_cast<std::make_unsigned_t<T>>(value);
+  char bytes[sizeof(T)];
+  for (char& byte : bytes) {
+    byte = static_cast<char>(bits & 0xff);
+    bits >>= 8;
+  }
+  column.append(bytes, sizeof(T));
+}
+
+}  // namespace
 
 void ColumnsEncoder::AddRow(int64_t timestamp_ns, int32_t cpu, int32_t tgid,
                             int32_t tid, int64_t delta_ns,
                             v1::EventKind kind) {
   // Unsigned difference: defined for any two times; the server's sum wraps
   // back to timestamp_ns.
-  columns_.add_timestamp_delta_ns(static_cast<int64_t>(
+  const int64_t timestamp_delta = static_cast<int64_t>(
       static_cast<uint64_t>(timestamp_ns) -
-      static_cast<uint64_t>(last_timestamp_ns_)));
+      static_cast<uint64_t>(last_timestamp_ns_));
   last_timestamp_ns_ = timestamp_ns;
   columns_.add_cpu(cpu);
   columns_.add_tgid(tgid);
   columns_.add_tid(tid);
-  columns_.add_delta_ns(delta_ns);
-  columns_.add_kind(kind);
+  if (form_ == ColumnsForm::kPacked) {
+    columns_.add_timestamp_delta_ns(timestamp_delta);
+    columns_.add_delta_ns(delta_ns);
+    columns_.add_kind(kind);
+    return;
+  }
+  AppendLittleEndian(*columns_.mutable_timestamp_delta_ns_le(),
+                     timestamp_delta);
+  AppendLittleEndian(*columns_.mutable_delta_ns_le(), delta_ns);
+  AppendLittleEndian(*columns_.mutable_kind_le(), static_cast<int32_t>(kind));
 }
 
 uint32_t ColumnsEncoder::NewAttributes(const Sample& sample) {
@@ -33,9 +60,12 @@ uint32_t ColumnsEncoder::NewAttributes(const Sample& sample) {
     fields |= v1::ATTRIBUTE_BIT_FOOTPRINT_PAGES;
     sent.footprint_pages = sample.footprint_pages;
   }
-  if (!sample.comm.empty() && sample.comm.view() != sent.comm.view()) {
-    fields |= v1::ATTRIBUTE_BIT_COMM;
-    sent.comm = sample.comm;
+  if (!sample.comm.empty()) {
+    auto [comm, first] = sent_comm_.try_emplace(sample.tgid, sample.comm);
+    if (first || comm->second.view() != sample.comm.view()) {
+      fields |= v1::ATTRIBUTE_BIT_COMM;
+      comm->second = sample.comm;
+    }
   }
   if (sample.numa_node != kUnchangedNumaNode) {
     auto [numa, first] =
@@ -89,6 +119,7 @@ void ColumnsEncoder::Add(const ProcessExit& exit) {
   // The server forgets the process: a later one with its tgid starts with
   // nothing known, so it must be sent everything again.
   sent_.erase(exit.tgid);
+  sent_comm_.erase(exit.tgid);
   AddRow(exit.timestamp_ns, /*cpu=*/0, exit.tgid, /*tid=*/0, /*delta_ns=*/0,
          v1::EVENT_KIND_PROCESS_EXIT);
 }
@@ -96,6 +127,7 @@ void ColumnsEncoder::Add(const ProcessExit& exit) {
 void ColumnsEncoder::Add(const ProcessStart& start) {
   // As at an exit: the server forgets a tracked process at its start.
   sent_.erase(start.tgid);
+  sent_comm_.erase(start.tgid);
   AddRow(start.timestamp_ns, /*cpu=*/0, start.tgid, /*tid=*/0, /*delta_ns=*/0,
          v1::EVENT_KIND_PROCESS_START);
 }
@@ -125,10 +157,16 @@ void ColumnsEncoder::Clear() {
   columns_.clear_tid();
   columns_.clear_delta_ns();
   columns_.clear_kind();
+  columns_.clear_timestamp_delta_ns_le();
+  columns_.clear_delta_ns_le();
+  columns_.clear_kind_le();
   columns_.mutable_attributes()->Clear();
   columns_.mutable_kernel_decisions()->Clear();
   last_timestamp_ns_ = 0;
   sent_.clear();
+  // Only a server that takes the fixed-width form keeps the stream's
+  // comms; any other needs each process's in every batch.
+  if (form_ == ColumnsForm::kPacked) sent_comm_.clear();
   sent_jiffies_ = kDerivedJiffies;
 }
 

@@ -5,13 +5,19 @@
 // per event once its columns have grown.
 //
 // Attributes are sent only when they change: within one batch, a row
-// carries a process's nr_threads, footprint_pages or comm (a thread's
+// carries a process's nr_threads or footprint_pages (a thread's
 // numa_node) only when it differs from what an earlier row of the batch
 // sent for that process (thread); unset means unchanged to the server, so
 // it keeps the value. Every batch starts afresh (its first row of each
 // process sends what the sample sets), so a value the server lost (a row
-// rejected, a process evicted and seen again) is back with the next batch;
-// a process exit forgets the process at once. A sample's jiffies, one
+// rejected, a process evicted and seen again) is back with the next batch.
+// In the fixed-width form a process's comm goes only when it differs from
+// the last one sent in the encoder's whole life (one Ingest stream): a
+// server that takes that form keeps each stream's last comm per process
+// and gives it back itself (server/ingest_stream.h, StreamComms). In the
+// packed form, for any server, comm is an attribute like the others, sent
+// again in every batch. A process exit or start forgets the process at
+// once. A sample's jiffies, one
 // counter for all processes, go only when they differ from the batch's
 // last sent, as the server then runs at the session's jiffy, never behind
 // them (docs/MODEL.md, Time in jiffies).
@@ -26,11 +32,19 @@
 
 namespace schedcache::client {
 
+// Form is how the rows' timestamp_delta_ns, delta_ns and kind go:
+// EventColumns' packed fields, which every server reads, or their
+// fixed-width `_le` twins, for a server whose Session says
+// takes_fixed_width_columns.
+enum class ColumnsForm { kPacked, kFixedWidth };
+
 // ColumnsEncoder appends events as rows of one EventColumns message, which
 // must outlive it and be changed only through it. Thread-compatible.
 class ColumnsEncoder {
  public:
-  explicit ColumnsEncoder(v1::EventColumns& columns) : columns_(columns) {}
+  explicit ColumnsEncoder(v1::EventColumns& columns,
+                          ColumnsForm form = ColumnsForm::kPacked)
+      : columns_(columns), form_(form) {}
 
   // Add appends a row; the "unchanged" markers of Sample, and values this
   // batch has already sent for the process or thread, become unset
@@ -42,10 +56,15 @@ class ColumnsEncoder {
   // A kernel decision's fields beyond its row go to
   // EventColumns.kernel_decisions.
   void Add(const KernelDecision& decision);
-  int rows() const { return columns_.timestamp_delta_ns_size(); }
+  int rows() const {
+    return form_ == ColumnsForm::kPacked
+               ? columns_.timestamp_delta_ns_size()
+               : static_cast<int>(columns_.timestamp_delta_ns_le().size() /
+                                  sizeof(int64_t));
+  }
   // Clear empties the columns, keeping their storage, for the next batch
-  // (whose row 0 holds its full time again and which sends every attribute
-  // again).
+  // of the same stream (whose row 0 holds its full time again and which
+  // sends every attribute again, but comm in the fixed-width form).
   void Clear();
 
  private:
@@ -58,7 +77,6 @@ class ColumnsEncoder {
   struct SentAttributes {
     int32_t nr_threads = kUnchangedNrThreads;
     int64_t footprint_pages = kUnchangedFootprint;
-    Comm comm;
     absl::flat_hash_map<int32_t, int32_t> numa_node_by_tid;
   };
   // NewAttributes is the bit set of the attributes of `sample` to send,
@@ -66,8 +84,12 @@ class ColumnsEncoder {
   uint32_t NewAttributes(const Sample& sample);
 
   v1::EventColumns& columns_;
+  const ColumnsForm form_;
   int64_t last_timestamp_ns_ = 0;  // of the last row; 0 before row 0
   absl::flat_hash_map<int32_t, SentAttributes> sent_;  // by tgid
+  // The last comm sent per process, by tgid: across batches in the
+  // fixed-width form, within one in the packed form.
+  absl::flat_hash_map<int32_t, Comm> sent_comm_;
   // The last jiffies this batch sent: the kernel's one counter, so one
   // value for every process.
   int64_t sent_jiffies_ = kDerivedJiffies;

@@ -94,6 +94,42 @@ TEST(ColumnsEncoder, AnExitForgetsWhatWasSentForTheProcess) {
   EXPECT_THAT(attributes.comm(), ElementsAre("worker", "worker"));
 }
 
+TEST(ColumnsEncoder, FixedWidthSendsCommOncePerStreamUntilItChangesOrTheProcessEnds) {
+  v1::EventColumns columns;
+  ColumnsEncoder encoder(columns, ColumnsForm::kFixedWidth);
+  Sample sample = Tick(1, 1, 1, 4);
+  sample.comm = Comm("worker");
+  encoder.Add(sample);  // batch 1, row 0: nr_threads and comm
+  EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker"));
+  encoder.Clear();
+  sample.timestamp_ns = 2;
+  encoder.Add(sample);  // batch 2, row 0: nr_threads again, comm not
+  EXPECT_THAT(columns.attributes().nr_threads(), ElementsAre(4));
+  EXPECT_EQ(columns.attributes().comm_size(), 0);
+  sample.timestamp_ns = 3;
+  sample.comm = Comm("worker-2");
+  encoder.Add(sample);  // batch 2, row 1: renamed, so sent
+  EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker-2"));
+  encoder.Clear();
+  encoder.Add(ProcessStart{4, 1});  // batch 3, row 0: a new process
+  sample.timestamp_ns = 5;
+  encoder.Add(sample);  // batch 3, row 1: its comm again
+  EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker-2"));
+}
+
+TEST(ColumnsEncoder, PackedSendsCommInEveryBatch) {
+  // The packed form is for servers that may not keep comms per stream.
+  v1::EventColumns columns;
+  ColumnsEncoder encoder(columns);
+  Sample sample = Tick(1, 1, 1, 4);
+  sample.comm = Comm("worker");
+  encoder.Add(sample);
+  encoder.Clear();
+  sample.timestamp_ns = 2;
+  encoder.Add(sample);
+  EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker"));
+}
+
 TEST(ColumnsEncoder, ClearStartsABatchAfreshAndKeepsNothingOfTheLast) {
   v1::EventColumns columns;
   ColumnsEncoder encoder(columns);

@@ -129,7 +129,11 @@ class Client {
   absl::StatusOr<v1::Report> GetReport(absl::string_view session) const;
 
   // StartIngest opens an Ingest stream to `session` (empty: "default").
-  // The stream has no deadline; it lives until IngestWriter::Finish.
+  // The stream has no deadline; it lives until IngestWriter::Finish. It
+  // first asks GetSession whether the server takes the fixed-width columns
+  // (Session.takes_fixed_width_columns) and sends them if so, the packed
+  // form otherwise; a process's comm goes only when it changes on the
+  // stream.
   std::unique_ptr<IngestWriter> StartIngest(
       absl::string_view session, const IngestOptions& options = {}) const;
 
