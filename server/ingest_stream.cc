@@ -44,6 +44,10 @@ void IngestTally::Fill(v1::IngestSummary& summary) const {
 void StreamComms::FillFirst(Sample& sample) {
   DoneSlot(sample.tgid) = Done{sample.tgid, batch_};
   if (!sample.comm.empty()) {
+    if (static_cast<int64_t>(by_tgid_.size()) >= capacity_ &&
+        !by_tgid_.contains(sample.tgid)) {
+      by_tgid_.clear();
+    }
     by_tgid_.insert_or_assign(sample.tgid, Known{sample.comm, batch_});
     return;
   }
@@ -147,7 +151,8 @@ IngestStream::IngestStream(SessionManager& sessions, StreamLimiter& limiter,
       streams_(streams),
       max_batch_events_(limits.max_batch_events),
       context_(context),
-      response_(response) {
+      response_(response),
+      comms_(limits.max_processes) {
   if (absl::Status admitted = limiter_.Admit(); !admitted.ok()) {
     FinishWith(admitted, 0);
     return;

@@ -81,10 +81,15 @@ class IngestTally {
 // per batch would. The engine may have evicted the process meanwhile (idle
 // timeout, max_processes) and would take it back with no name; this
 // memory is the stream's, not the engine's. A process exit or start
-// forgets the process, as the client does. Not thread-safe: the batches of
-// one stream decode one at a time.
+// forgets the process, as the client does. It holds at most `capacity`
+// processes, the session's --max_processes: a stream that names more
+// (processes that never exit) forgets them all and learns again, so a
+// client cannot grow the server's memory without bound; a process the
+// engine evicted meanwhile then comes back unnamed. Not thread-safe: the
+// batches of one stream decode one at a time.
 class StreamComms {
  public:
+  explicit StreamComms(int64_t capacity) : capacity_(capacity) {}
   // StartBatch begins the next batch: every known process gets its comm
   // again on its first sample.
   void StartBatch() { ++batch_; }
@@ -123,6 +128,7 @@ class StreamComms {
   // its process this batch (or whose slot another process took).
   void FillFirst(Sample& sample);
 
+  const int64_t capacity_;
   absl::flat_hash_map<int32_t, Known> by_tgid_;
   std::array<Done, kDoneSlots> done_{};
   uint64_t batch_ = 0;

@@ -22,6 +22,7 @@
 #include "policies/testing/test_registry.h"
 #include "policies/testing/test_topologies.h"
 #include "schedcache/v1/schedcache.grpc.pb.h"
+#include "server/limits.h"
 
 namespace schedcache {
 namespace {
@@ -125,7 +126,7 @@ Sample Named(int32_t tgid, std::string_view comm) {
 }
 
 TEST(StreamComms, GivesEachProcessItsLastCommOncePerBatchUntilItEnds) {
-  StreamComms comms;
+  StreamComms comms(Limits{}.max_processes);
   comms.StartBatch();
   Sample first = Named(1, "redis-server");
   comms.Fill(first);  // sent: remembered, kept
@@ -178,6 +179,36 @@ TEST(StreamComms, GivesEachProcessItsLastCommOncePerBatchUntilItEnds) {
   EXPECT_TRUE(reused.comm.empty());
 }
 
+TEST(StreamComms, ForgetsEveryProcessRatherThanHoldMoreThanItsCapacity) {
+  StreamComms comms(/*capacity=*/2);
+  comms.StartBatch();
+  Sample one = Named(1, "one");
+  Sample two = Named(2, "two");
+  Sample renamed = Named(2, "two-b");  // a known process: no room needed
+  comms.Fill(one);
+  comms.Fill(two);
+  comms.Fill(renamed);
+  comms.StartBatch();
+  Sample one_back = Named(1, "");
+  comms.Fill(one_back);  // both held: 1 still gets its name back
+  EXPECT_EQ(one_back.comm.view(), "one");
+
+  // A third process finds the 2 places taken: the stream forgets 1 and 2
+  // and holds 3 alone.
+  Sample three = Named(3, "three");
+  comms.Fill(three);
+  comms.StartBatch();
+  Sample one_after = Named(1, "");
+  Sample two_after = Named(2, "");
+  Sample three_after = Named(3, "");
+  comms.Fill(one_after);
+  comms.Fill(two_after);
+  comms.Fill(three_after);
+  EXPECT_TRUE(one_after.comm.empty());
+  EXPECT_TRUE(two_after.comm.empty());
+  EXPECT_EQ(three_after.comm.view(), "three");
+}
+
 TEST(DecodedBatch, UnreadableRowsAndRefusedEventsAreRejectedInRowOrder) {
   std::shared_ptr<Session> session = MakeSession("s");
   ASSERT_NE(session, nullptr);
@@ -188,7 +219,7 @@ TEST(DecodedBatch, UnreadableRowsAndRefusedEventsAreRejectedInRowOrder) {
       Batch("s", {TwoKinds(), Tick(10, 0, 1), Tick(20, 0, 0), TwoKinds(),
                   TwoKinds(), Tick(30, 1, 2), TwoKinds()});
   DecodedBatch decoded;
-  StreamComms comms;
+  StreamComms comms(Limits{}.max_processes);
   IngestTally tally;
   decoded.Decode(first, comms);
   ASSERT_TRUE(decoded.ApplyTo(*session, tally).ok());
@@ -219,7 +250,7 @@ TEST(DecodedBatch, AClosedSessionRefusesTheBatchAndNothingIsCounted) {
   const absl::Status deleted = absl::NotFoundError("session \"s\" was deleted");
   session->Close(deleted);
   DecodedBatch decoded;
-  StreamComms comms;
+  StreamComms comms(Limits{}.max_processes);
   decoded.Decode(Batch("s", {Tick(10, 0, 1), TwoKinds()}), comms);
   IngestTally tally;
   EXPECT_EQ(decoded.ApplyTo(*session, tally), deleted);
