@@ -63,7 +63,8 @@ void FuzzOneInput(const uint8_t* data, size_t size) {
 
   std::shared_ptr<Session> session = MakeFuzzSession();
   DecodedBatch decoded;
-  decoded.Decode(batch);
+  StreamComms comms(Limits{}.max_processes);
+  decoded.Decode(batch, comms);
   IngestTally tally;
   const absl::Status applied = decoded.ApplyTo(*session, tally);
   FUZZ_CHECK(applied.ok(), applied.ToString());
