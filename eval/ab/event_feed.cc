@@ -158,7 +158,7 @@ class EventFeed::Pipeline {
   // Returns the session's error once it stopped.
   template <typename Kind>
   absl::Status Add(const Kind& event, int64_t line) {
-    batch_.emplace_back(event, line);
+    batch_.push_back(FedEvent{event, line});
     if (batch_.size() < kBatchEvents) return absl::OkStatus();
     return Send();
   }
