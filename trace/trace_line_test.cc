@@ -49,10 +49,12 @@ TEST(TraceLine, ReadsFtraceSwitchWithoutTgidColumnAndSpacesInComm) {
 TEST(TraceLine, TakesTheFirstOfEachSwitchKeyWhenCommsHoldKeyText) {
   const std::string header = "  x-1     [000]   1.5: sched_switch: ";
   // A '>' in the prev comm that is no arrow; next_pid= inside the next comm:
-  // the next comm ends before it and its number is the next pid.
-  TraceLine line = ParseTraceLine(
+  // the next comm ends before it and its number is the next pid. The line's
+  // comms are views into the text, which must outlive them.
+  const std::string text =
       header + "prev_comm=a ==> b prev_pid=7 prev_prio=120 prev_state=R ==> "
-               "next_comm=c next_pid=5 next_pid=9 next_prio=120");
+               "next_comm=c next_pid=5 next_pid=9 next_prio=120";
+  TraceLine line = ParseTraceLine(text);
   ASSERT_EQ(line.kind, Kind::kSwitch) << line.error;
   EXPECT_EQ(line.prev_comm, "a ==> b");
   EXPECT_EQ(line.prev_pid, 7);
