@@ -56,12 +56,8 @@ class ColumnsEncoder {
   // A kernel decision's fields beyond its row go to
   // EventColumns.kernel_decisions.
   void Add(const KernelDecision& decision);
-  int rows() const {
-    return form_ == ColumnsForm::kPacked
-               ? columns_.timestamp_delta_ns_size()
-               : static_cast<int>(columns_.timestamp_delta_ns_le().size() /
-                                  sizeof(int64_t));
-  }
+  // Every row, in either form, appends one packed cpu.
+  int rows() const { return columns_.cpu_size(); }
   // Clear empties the columns, keeping their storage, for the next batch
   // of the same stream (whose row 0 holds its full time again and which
   // sends every attribute again, but comm in the fixed-width form).
