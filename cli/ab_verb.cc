@@ -148,7 +148,10 @@ class AbVerb : public Verb {
                          "(taskset narrows them)",
                    &jobs_);
     flags.AddString("--json", "FILE",
-                    "write the result as JSON (an AbReport message)",
+                    mode_ == Mode::kSweep
+                        ? "write the result as JSON (a SweepReport message)"
+                        : "write the result as JSON (an AbReport message; a "
+                          "SweepReport with lists of --groups or --fds)",
                     &command_.files.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &command_.files.csv);

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "bench/workload_trace.h"
+#include "eval/ab/ab_report.h"
 #include "eval/ab/ab_runner.h"
 #include "eval/ab/event_feed.h"
 #include "eval/ab/sweep.h"
 #include "eval/ab/testing/comparable_report.h"
-#include "eval/report/sweep_report.h"
 #include "gtest/gtest.h"
 #include "policies/builtin_policies.h"
 #include "topology/topology_source.h"
@@ -99,7 +99,7 @@ TEST(AbJobs, ASweepGivesTheOneThreadReportOnThreeThreads) {
     ASSERT_EQ(sweep.rows.size(), 4u);
     for (SweepRow& row : sweep.rows) row.result = WithoutScanTimes(std::move(row.result));
     std::ostringstream out;
-    ASSERT_TRUE(WriteSweepJson(sweep, out).ok());
+    ASSERT_TRUE(WriteSweepJson(SweepResultToProto(sweep), out).ok());
     json[i] = out.str();
   }
   EXPECT_EQ(json[1], json[0]);

@@ -91,7 +91,7 @@ Outputs RunBoth(AbOptions options, const std::string& name) {
   EXPECT_TRUE(result.ok()) << result.status();
   if (!result.ok()) return {};
   std::ostringstream json;
-  EXPECT_TRUE(WriteJson(*result, json).ok());
+  EXPECT_TRUE(WriteJson(AbResultToProto(*result), json).ok());
   Outputs outputs{v1::AbReport(), Decode(options.perfetto)};
   EXPECT_TRUE(MessageFromJson(json.str(), outputs.report).ok());
   return outputs;

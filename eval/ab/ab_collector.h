@@ -25,8 +25,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "eval/ab/ab_result.h"
 #include "eval/ab/ab_session.h"
-#include "eval/report/ab_result.h"
 #include "eval/report/perfetto_trace.h"
 #include "eval/report/scan_trace.h"
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "eval/report/ab_result.h"
+#include "eval/ab/ab_result.h"
 
 namespace schedcache::ab {
 

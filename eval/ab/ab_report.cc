@@ -6,18 +6,66 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "api/proto_convert.h"
 #include "api/proto_json.h"
 #include "common/status_macros.h"
-#include "eval/report/internal/json_writer.h"
 #include "eval/report/internal/stream_status.h"
 #include "eval/report/policy_cost.h"
 #include "eval/report/policy_table.h"
+#include "eval/report/sweep_report.h"
 
 namespace schedcache::ab {
 namespace {
 
-using report_internal::ValidUtf8;
+// Utf8SequenceLength returns the length of the well-formed UTF-8 sequence
+// at the start of `text` (RFC 3629: no overlongs, no surrogates, nothing
+// above U+10FFFF), or 0 when the first byte does not start one.
+size_t Utf8SequenceLength(absl::string_view text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(0);
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // range of the second byte
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (text.size() < length) return 0;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+// ValidUtf8 returns `text` with each byte that starts no well-formed UTF-8
+// sequence replaced by U+FFFD: protobuf's strings must be valid UTF-8, and
+// a trace's comm or a malformed input line need not be.
+std::string ValidUtf8(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t length = Utf8SequenceLength(text);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      text.remove_prefix(1);
+    } else {
+      out.append(text.data(), length);
+      text.remove_prefix(length);
+    }
+  }
+  return out;
+}
 
 v1::AbInput InputToProto(const AbInput& in) {
   v1::AbInput out;
@@ -82,17 +130,35 @@ void CostToProto(const PolicyCost& cost, absl::string_view policy,
   s.set_vs_full_scan_numa_balancing_on(ratio.numa_balancing_on);
 }
 
-v1::AbPolicy PolicyToProto(const PolicyResult& policy, const PolicyCost& cost) {
+v1::PolicyReport ReportToProto(const PolicyReport& report) {
+  v1::PolicyReport out = PolicyReportToProto(report);
+  out.set_policy(ValidUtf8(report.name));
+  return out;
+}
+
+v1::AbPolicy PolicyToProto(const PolicyResult& policy) {
   v1::AbPolicy out;
-  *out.mutable_report() = PolicyReportToProto(policy.report);
-  out.mutable_report()->set_policy(ValidUtf8(policy.report.name));
+  *out.mutable_report() = ReportToProto(policy.report);
   for (const HistogramBin& bin : policy.cpus_scanned_histogram) {
     v1::AbHistogramBin& b = *out.add_cpus_scanned_histogram();
     b.set_cpus_scanned(bin.cpus_scanned);
     b.set_scans(bin.scans);
   }
-  CostToProto(cost, policy.report.name, *out.mutable_cost());
   return out;
+}
+
+// FillDerived sets the figures AbReport carries for scripts only: the
+// reference's name, the CPU time and each policy's cost.
+// REQUIRES: report has a policy.
+void FillDerived(v1::AbReport& report) {
+  const ResultCost cost = ComputeCost(report);
+  for (int i = 0; i < report.policies_size(); ++i) {
+    v1::AbPolicy& policy = *report.mutable_policies(i);
+    CostToProto(cost.policies[i], policy.report().policy(),
+                *policy.mutable_cost());
+  }
+  report.set_reference(report.policies(0).report().policy());
+  report.set_cpu_time_ns(cost.cpu_time_ns);
 }
 
 PolicyResult PolicyFromProto(const v1::AbPolicy& policy) {
@@ -166,14 +232,22 @@ absl::StatusOr<ProcessResult> ProcessFromProto(const v1::AbProcess& p,
   return out;
 }
 
+// WriteJsonLine writes `message` as one line of JSON and a newline;
+// `what` names it in an error.
+absl::Status WriteJsonLine(const google::protobuf::Message& message,
+                           std::ostream& out, absl::string_view what) {
+  ASSIGN_OR_RETURN(const std::string json, MessageToJson(message));
+  out << json << "\n";
+  return report_internal::StreamStatus(out, what);
+}
+
 }  // namespace
 
 v1::AbReport AbResultToProto(const AbResult& result) {
   v1::AbReport out;
   *out.mutable_input() = InputToProto(result.input);
-  const ResultCost cost = ComputeCost(result);
-  for (size_t i = 0; i < result.policies.size(); ++i) {
-    *out.add_policies() = PolicyToProto(result.policies[i], cost.policies[i]);
+  for (const PolicyResult& policy : result.policies) {
+    *out.add_policies() = PolicyToProto(policy);
   }
   for (const ProcessResult& process : result.processes) {
     *out.add_processes() = ProcessToProto(process);
@@ -196,12 +270,12 @@ v1::AbReport AbResultToProto(const AbResult& result) {
       o.set_occupancy(llc.occupancy);
     }
   }
-  out.set_reference(ValidUtf8(result.policies[0].report.name));
-  out.set_cpu_time_ns(cost.cpu_time_ns);
+  if (!out.policies().empty()) FillDerived(out);
   return out;
 }
 
 absl::StatusOr<AbResult> AbResultFromProto(const v1::AbReport& report) {
+  RETURN_IF_ERROR(ValidateAbReport(report));
   AbResult result;
   result.input = InputFromProto(report.input());
   for (const v1::AbPolicy& policy : report.policies()) {
@@ -224,16 +298,44 @@ absl::StatusOr<AbResult> AbResultFromProto(const v1::AbReport& report) {
       llcs.push_back({static_cast<int>(o.llc()), o.occupancy()});
     }
   }
-  RETURN_IF_ERROR(ValidateAbResult(result));
   return result;
 }
 
-absl::Status WriteJson(const AbResult& result, std::ostream& out) {
-  RETURN_IF_ERROR(ValidateAbResult(result));
-  ASSIGN_OR_RETURN(const std::string json,
-                   MessageToJson(AbResultToProto(result)));
-  out << json << "\n";
-  return report_internal::StreamStatus(out, "the JSON report");
+v1::SweepReport SweepResultToProto(const SweepResult& result) {
+  v1::SweepReport out;
+  out.set_input(ValidUtf8(result.input));
+  for (const SweepAxis& axis : result.axes) {
+    v1::SweepAxis& a = *out.add_axes();
+    a.set_key(ValidUtf8(axis.key));
+    for (const std::string& value : axis.values) a.add_values(ValidUtf8(value));
+  }
+  for (const SweepRow& row : result.rows) {
+    v1::SweepRow& r = *out.add_rows();
+    for (const std::string& value : row.values) r.add_values(ValidUtf8(value));
+    *r.mutable_input() = InputToProto(row.result.input);
+    for (const PolicyResult& policy : row.result.policies) {
+      *r.add_policies() = ReportToProto(policy.report);
+    }
+  }
+  for (const SweepFailure& failure : result.failures) {
+    v1::SweepFailure& f = *out.add_failures();
+    for (const std::string& value : failure.values) f.add_values(ValidUtf8(value));
+    f.set_error(ValidUtf8(failure.error));
+  }
+  if (!out.rows().empty() && !out.rows(0).policies().empty()) {
+    out.set_reference(out.rows(0).policies(0).policy());
+  }
+  return out;
+}
+
+absl::Status WriteJson(const v1::AbReport& report, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateAbReport(report));
+  return WriteJsonLine(report, out, "the JSON report");
+}
+
+absl::Status WriteSweepJson(const v1::SweepReport& report, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateSweepReport(report, SweepLayout::kSweep));
+  return WriteJsonLine(report, out, "the sweep JSON");
 }
 
 }  // namespace schedcache::ab

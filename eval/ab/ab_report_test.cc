@@ -1,16 +1,18 @@
-// The AbResult <-> AbReport converter and `ab --json`, which is the message
-// in protobuf's JSON mapping: lowerCamelCase keys, 64-bit integers as
-// strings, -1 for "no LLC", and an absent key (not null) for a figure with
-// nothing behind it.
+// The AbResult <-> AbReport and SweepResult -> SweepReport converter, and
+// `ab --json` and `sweep --json`, which are the messages in protobuf's JSON
+// mapping: lowerCamelCase keys, 64-bit integers as strings, -1 for "no
+// LLC", and an absent key (not null) for a figure with nothing behind it.
 #include "eval/ab/ab_report.h"
 
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "api/proto_json.h"
-#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/example_report.h"
 #include "eval/report/internal/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,13 +20,21 @@
 namespace schedcache::ab {
 namespace {
 
-using report_internal::ExampleResult;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+// ExampleResult is the report tests' ExampleReport as the result it was
+// converted from.
+AbResult ExampleResult() {
+  absl::StatusOr<AbResult> result =
+      AbResultFromProto(report_internal::ExampleReport());
+  EXPECT_TRUE(result.ok()) << result.status();
+  return result.ok() ? *std::move(result) : AbResult{};
+}
+
 std::string JsonOf(const AbResult& result) {
   std::ostringstream out;
-  EXPECT_TRUE(WriteJson(result, out).ok());
+  EXPECT_TRUE(WriteJson(AbResultToProto(result), out).ok());
   return out.str();
 }
 
@@ -116,7 +126,7 @@ TEST(JsonReport, ParsesBackWithPython) {
   const std::string path = absl::StrCat(::testing::TempDir(), "/report.json");
   {
     std::ofstream out(path);
-    ASSERT_TRUE(WriteJson(result, out).ok());
+    ASSERT_TRUE(WriteJson(AbResultToProto(result), out).ok());
   }
   const std::string script =
       "import json,sys\n"
@@ -174,12 +184,25 @@ TEST(AbResultFromProto, BringsBackWhatAbResultToProtoWrote) {
 }
 
 // protobuf's JSON needs valid UTF-8: a byte that starts no UTF-8 sequence
-// (a raw trace's comm may hold one) becomes U+FFFD, as the text writers
-// would never need.
+// (a raw trace's comm may hold one) becomes U+FFFD (EF BF BD), one per
+// byte; every valid sequence and control character stays as it is.
 TEST(AbResultToProto, ReplacesInvalidUtf8WithTheReplacementCharacter) {
   AbResult result = ExampleResult();
   result.processes[0].comm = "bad\xFFname";
   EXPECT_EQ(AbResultToProto(result).processes(0).comm(), "bad\xEF\xBF\xBDname");
+  // "é" is C3 A9, "𝄞" F0 9D 84 9E.
+  result.processes[0].comm = "\xC3\xA9\xF0\x9D\x84\x9E\t\x01";
+  EXPECT_EQ(AbResultToProto(result).processes(0).comm(),
+            "\xC3\xA9\xF0\x9D\x84\x9E\t\x01");
+  // A lone continuation byte, an overlong "/" (C0 AF), a truncated 3-byte
+  // sequence at the end, and a UTF-16 surrogate (ED A0 80).
+  result.processes[0].comm = "a\x80" "b\xC0\xAF" "c\xE2\x82";
+  EXPECT_EQ(AbResultToProto(result).processes(0).comm(),
+            "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD"
+            "c\xEF\xBF\xBD\xEF\xBF\xBD");
+  result.processes[0].comm = "\xED\xA0\x80";
+  EXPECT_EQ(AbResultToProto(result).processes(0).comm(),
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 TEST(AbResultFromProto, RefusesPerPolicyListsOfAnotherLengthAndBadLlcs) {
@@ -194,7 +217,72 @@ TEST(AbResultFromProto, RefusesPerPolicyListsOfAnotherLengthAndBadLlcs) {
               HasSubstr("processes[1].finalPreferredLlc[1]: -2 is not an LLC "
                         "id (>= 0) nor -1 (no LLC)"));
   EXPECT_THAT(AbResultFromProto(v1::AbReport()).status().message(),
-              HasSubstr("AbResult.policies is empty"));
+              HasSubstr("AbReport.policies is empty"));
+}
+
+// ExampleSweep's values as a sweep: its rows are ExampleResult's input and
+// policies, so SweepResultToProto gives ExampleSweep back (with the
+// reference, which it derives), and a failure keeps its values and error.
+SweepResult ExampleSweepResult() {
+  SweepResult sweep;
+  sweep.input = "workload:hackbench";
+  sweep.axes = {{"affinity_timeout_epochs", {"1", "5", "9"}}};
+  AbResult second = ExampleResult();
+  second.policies[1].report.agreement.reset();
+  sweep.rows = {{{"1"}, ExampleResult()}, {{"5"}, second}};
+  sweep.failures = {{{"9"}, "bad \xFF value"}};
+  return sweep;
+}
+
+TEST(SweepResultToProto, HoldsEachRowsInputAndPolicies) {
+  const v1::SweepReport report = SweepResultToProto(ExampleSweepResult());
+  v1::SweepReport want = report_internal::ExampleSweep();
+  want.mutable_axes(0)->add_values("9");
+  v1::SweepFailure& failure = *want.add_failures();
+  failure.add_values("9");
+  failure.set_error("bad \xEF\xBF\xBD value");
+  want.set_reference("full-scan");
+  EXPECT_EQ(report.SerializeAsString(), want.SerializeAsString())
+      << report.DebugString();
+}
+
+// sweep --json: a row per combination with its values in the axes' order,
+// its input and each policy's statistics as in `ab --json`, agreement
+// absent where there were no decisions.
+TEST(SweepJson, IsTheMessageInProtobufsJsonMapping) {
+  std::ostringstream out;
+  ASSERT_TRUE(
+      WriteSweepJson(SweepResultToProto(ExampleSweepResult()), out).ok());
+  const std::string json = out.str();
+  EXPECT_THAT(json, HasSubstr(R"({"input":"workload:hackbench","axes":[)"
+                              R"({"key":"affinity_timeout_epochs",)"
+                              R"("values":["1","5","9"]}],"rows":[)"
+                              R"({"values":["1"],"input":{"description":)"
+                              R"("workload:redis seed=1",)"));
+  EXPECT_THAT(json, HasSubstr(R"({"values":["5"],"input":{)"));
+  EXPECT_THAT(json, HasSubstr(R"("policies":[{"policy":"full-scan","scans":"10",)"));
+  EXPECT_THAT(json, HasSubstr(R"("decisions":"10","agreements":"9",)"
+                              R"("preferredLlcChanges":"3",)"
+                              R"("runtimeOnPreferredLlc":0.6875,)"
+                              R"("kernelDecisions":"0","kernelScans":"0",)"
+                              R"("kernelAgreements":"0",)"
+                              R"("kernelProcessScans":"0"}]}],)"));
+  EXPECT_THAT(json, HasSubstr(R"("failures":[{"values":["9"],"error":"bad )"));
+  EXPECT_THAT(json, HasSubstr(R"("reference":"full-scan"})"));
+  v1::SweepReport back;
+  ASSERT_TRUE(MessageFromJson(json, back).ok());
+  EXPECT_EQ(back.failures(0).error(), "bad \xEF\xBF\xBD value");
+  EXPECT_EQ(back.rows(1).policies(1).has_agreement(), false);
+  EXPECT_EQ(back.rows(0).policies(1).agreement(), 0.9);
+}
+
+TEST(SweepJson, RefusesAFailureWhoseValuesDoNotMatchTheAxes) {
+  SweepResult sweep = ExampleSweepResult();
+  sweep.failures[0].values = {"9", "extra"};
+  std::ostringstream out;
+  const absl::Status status = WriteSweepJson(SweepResultToProto(sweep), out);
+  EXPECT_TRUE(absl::IsInvalidArgument(status));
+  EXPECT_THAT(status.message(), HasSubstr("failures[0] has 2 values for 1 axes"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // RunAb: one A/B evaluation (`schedcache ab`, docs/EVALUATION.md). It reads one
 // input (a scheduler trace, a sample CSV, or a generated workload), feeds
 // its events to one session that runs every policy, and assembles the
-// AbResult the report writers print.
+// AbResult (ab_result.h), which ab_report.h turns into the report.
 //
 // Workload inputs close a loop: the generator places threads on their
 // process's preferred LLC, as the simulated machine's own (cache-aware)
@@ -27,8 +27,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/model_defaults.h"
+#include "eval/ab/ab_result.h"
 #include "eval/ab/ab_session.h"
-#include "eval/report/ab_result.h"
 #include "eval/workload/workload.h"
 #include "events/event.h"
 #include "policies/policy_registry.h"

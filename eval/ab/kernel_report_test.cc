@@ -113,7 +113,7 @@ TEST(KernelReport, TheResultCarriesTheKernelFiguresPerPolicyAndProcess) {
 TEST(KernelReport, TextAndCsvShowTheAtKernelScansGroup) {
   const AbResult result = RunKernelStream();
   std::ostringstream text;
-  ASSERT_TRUE(WriteTextReport(result, text).ok());
+  ASSERT_TRUE(WriteTextReport(AbResultToProto(result), text).ok());
   EXPECT_THAT(text.str(),
               HasSubstr("kernel:    5 decisions, 1 of them for untracked "
                         "processes"));
@@ -123,7 +123,7 @@ TEST(KernelReport, TextAndCsvShowTheAtKernelScansGroup) {
   EXPECT_THAT(text.str(), HasSubstr("at kernel scans"));
   EXPECT_THAT(text.str(), HasSubstr("kernel  own  agree(%)"));
   std::ostringstream csv;
-  ASSERT_TRUE(WriteCsv(result, csv).ok());
+  ASSERT_TRUE(WriteCsv(AbResultToProto(result), csv).ok());
   EXPECT_THAT(csv.str(), HasSubstr(",kernel_scans,kernel_process_scans,"
                                    "kernel_agreement_pct,"));
   // Columns: ..., kernel, own, agree(%), then the cost table's.
@@ -140,8 +140,8 @@ TEST(KernelReport, WithoutDecisionsNoFormShowsKernelFigures) {
   result.input.kernel_decisions = 0;
   for (ProcessResult& process : result.processes) process.kernel.clear();
   std::ostringstream text, json;
-  ASSERT_TRUE(WriteTextReport(result, text).ok());
-  ASSERT_TRUE(WriteJson(result, json).ok());
+  ASSERT_TRUE(WriteTextReport(AbResultToProto(result), text).ok());
+  ASSERT_TRUE(WriteJson(AbResultToProto(result), json).ok());
   EXPECT_THAT(text.str(), Not(HasSubstr("kernel:")));
   EXPECT_THAT(text.str(), Not(HasSubstr("at kernel scans")));
   EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":"0",)"));
@@ -153,7 +153,7 @@ TEST(KernelReport, WithoutDecisionsNoFormShowsKernelFigures) {
 TEST(KernelReport, JsonHasThemPerPolicyAndPerProcess) {
   const AbResult result = RunKernelStream();
   std::ostringstream json;
-  ASSERT_TRUE(WriteJson(result, json).ok());
+  ASSERT_TRUE(WriteJson(AbResultToProto(result), json).ok());
   EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":"5",)"
                                     R"("kernelDecisionsUnmatched":"1")"));
   EXPECT_THAT(json.str(), HasSubstr(R"("kernelDecisions":"4",)"
@@ -183,8 +183,8 @@ TEST(KernelReport, AShardFileKeepsThemAndMergeSumsThem) {
   ASSERT_TRUE(back.ok()) << back.status();
   const AbResult& read = back->results[0].second;
   std::ostringstream written, reread;
-  ASSERT_TRUE(WriteJson(shard.results[0].second, written).ok());
-  ASSERT_TRUE(WriteJson(read, reread).ok());
+  ASSERT_TRUE(WriteJson(AbResultToProto(shard.results[0].second), written).ok());
+  ASSERT_TRUE(WriteJson(AbResultToProto(read), reread).ok());
   EXPECT_EQ(reread.str(), written.str());
 
   absl::StatusOr<AbResult> merged = MergeAbResults({read, read});

@@ -15,11 +15,11 @@
 namespace schedcache::ab {
 namespace {
 
-// WriteFile writes `result` to `path` with `write`, for an A/B result and a
+// WriteFile writes `report` to `path` with `write`, for an A/B report and a
 // sweep's alike.
-template <typename Result>
-absl::Status WriteFile(const std::string& path, const Result& result,
-                       absl::Status (*write)(const Result&, std::ostream&)) {
+template <typename Report>
+absl::Status WriteFile(const std::string& path, const Report& report,
+                       absl::Status (*write)(const Report&, std::ostream&)) {
   if (path.empty()) return absl::OkStatus();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
@@ -29,7 +29,7 @@ absl::Status WriteFile(const std::string& path, const Result& result,
     return error == EACCES ? absl::PermissionDeniedError(message)
                            : absl::NotFoundError(message);
   }
-  absl::Status status = write(result, out);
+  absl::Status status = write(report, out);
   out.close();
   if (status.ok() && !out) {
     status = absl::DataLossError(absl::StrCat("cannot write ", path));
@@ -43,23 +43,25 @@ absl::Status WriteFile(const std::string& path, const Result& result,
 
 }  // namespace
 
-absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files) {
-  RETURN_IF_ERROR(WriteFile(files.json, result, &WriteJson));
-  RETURN_IF_ERROR(WriteFile(files.csv, result, &WriteCsv));
-  return WriteFile(files.html, result, &WriteHtml);
+absl::Status WriteReportFiles(const v1::AbReport& report,
+                              const ReportFiles& files) {
+  RETURN_IF_ERROR(WriteFile(files.json, report, &WriteJson));
+  RETURN_IF_ERROR(WriteFile(files.csv, report, &WriteCsv));
+  return WriteFile(files.html, report, &WriteHtml);
 }
 
-absl::Status WriteSweepReportFiles(const SweepResult& result,
+absl::Status WriteSweepReportFiles(const v1::SweepReport& report,
                                    const ReportFiles& files) {
-  RETURN_IF_ERROR(WriteFile(files.json, result, &WriteSweepJson));
-  RETURN_IF_ERROR(WriteFile(files.csv, result, &WriteSweepCsv));
-  return WriteFile(files.html, result, &WriteSweepHtml);
+  RETURN_IF_ERROR(WriteFile(files.json, report, &WriteSweepJson));
+  RETURN_IF_ERROR(WriteFile(files.csv, report, &WriteSweepCsv));
+  return WriteFile(files.html, report, &WriteSweepHtml);
 }
 
 absl::Status PublishReport(const AbResult& result, const ReportFiles& files,
                            std::ostream& out, std::ostream& err) {
-  RETURN_IF_ERROR(WriteTextReport(result, out));
-  RETURN_IF_ERROR(WriteReportFiles(result, files));
+  const v1::AbReport report = AbResultToProto(result);
+  RETURN_IF_ERROR(WriteTextReport(report, out));
+  RETURN_IF_ERROR(WriteReportFiles(report, files));
   for (const std::string* path : {&files.json, &files.csv, &files.html}) {
     if (!path->empty()) err << "wrote " << *path << "\n";
   }

@@ -1,9 +1,10 @@
-// WriteReportFiles writes the A/B result to the files `schedcache ab` was
+// WriteReportFiles writes the A/B report to the files `schedcache ab` was
 // asked for (--json, --csv, --html), so the verbs that run an evaluation
-// share one way of producing them.
+// share one way of producing them; PublishReport converts their result to
+// the report's message (ab_report.h) once, for every writer.
 //
-// Thread contract: a pure function over a const AbResult; thread-safe when
-// the paths differ.
+// Thread contract: pure functions over const values; thread-safe when the
+// paths differ.
 #ifndef SCHEDCACHE_EVAL_AB_REPORT_FILES_H_
 #define SCHEDCACHE_EVAL_AB_REPORT_FILES_H_
 
@@ -11,8 +12,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "eval/report/ab_result.h"
-#include "eval/report/sweep_result.h"
+#include "eval/ab/ab_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache::ab {
 
@@ -26,16 +27,18 @@ struct ReportFiles {
 // WriteReportFiles writes each named file (created or truncated). Returns
 // the first error, naming the file: PermissionDenied/NotFound when it
 // cannot be opened, or the writer's error.
-absl::Status WriteReportFiles(const AbResult& result, const ReportFiles& files);
+absl::Status WriteReportFiles(const v1::AbReport& report,
+                              const ReportFiles& files);
 
 // WriteSweepReportFiles is WriteReportFiles for a sweep (sweep_report.h,
-// sweep_html.h). Errors as WriteReportFiles.
-absl::Status WriteSweepReportFiles(const SweepResult& result,
+// sweep_html.h, ab_report.h's WriteSweepJson). Errors as WriteReportFiles.
+absl::Status WriteSweepReportFiles(const v1::SweepReport& report,
                                    const ReportFiles& files);
 
-// PublishReport is what the verbs that end in a report do: the text table
-// to `out`, then WriteReportFiles, then a "wrote FILE" line on `err` for
-// each file. Errors as WriteTextReport and WriteReportFiles.
+// PublishReport is what the verbs that end in a report do: `result` to its
+// message (AbResultToProto), the text table to `out`, then
+// WriteReportFiles, then a "wrote FILE" line on `err` for each file.
+// Errors as WriteTextReport and WriteReportFiles.
 absl::Status PublishReport(const AbResult& result, const ReportFiles& files,
                            std::ostream& out, std::ostream& err);
 

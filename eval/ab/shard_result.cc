@@ -107,10 +107,11 @@ absl::StatusOr<ShardResult> ShardFromProto(const v1::AbShard& shard) {
 
 absl::Status WriteShardResult(const ShardResult& shard,
                               const std::string& path) {
-  for (const auto& [index, result] : shard.results) {
-    RETURN_IF_ERROR(ValidateAbResult(result));
+  const v1::AbShard message = ShardToProto(shard);
+  for (const v1::AbShardResult& result : message.results()) {
+    RETURN_IF_ERROR(ValidateAbReport(result.report()));
   }
-  ASSIGN_OR_RETURN(const std::string json, MessageToJson(ShardToProto(shard)));
+  ASSIGN_OR_RETURN(const std::string json, MessageToJson(message));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return FileError("create", path);
   out << json << "\n";

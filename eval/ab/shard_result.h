@@ -22,8 +22,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "eval/ab/ab_result.h"
 #include "eval/ab/input_list.h"
-#include "eval/report/ab_result.h"
 
 namespace schedcache::ab {
 
@@ -57,7 +57,7 @@ struct ShardResult {
 
 // WriteShardResult writes `shard` to `path`. Returns the file's errors
 // naming it, or InvalidArgument when a result is malformed
-// (ValidateAbResult).
+// (ValidateAbReport of its message).
 absl::Status WriteShardResult(const ShardResult& shard,
                               const std::string& path);
 

@@ -53,7 +53,7 @@ ShardResult OneShard() {
 
 std::string JsonOf(const AbResult& r) {
   std::ostringstream out;
-  EXPECT_TRUE(WriteJson(r, out).ok());
+  EXPECT_TRUE(WriteJson(AbResultToProto(r), out).ok());
   return out.str();
 }
 

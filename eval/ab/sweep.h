@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "eval/ab/ab_runner.h"
-#include "eval/report/sweep_result.h"
+#include "eval/ab/sweep_result.h"
 #include "policies/policy_registry.h"
 
 namespace schedcache::ab {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "eval/ab/ab_report.h"
 #include "policies/builtin_policies.h"
 
 namespace schedcache::ab {
@@ -44,8 +45,9 @@ absl::Status RunSweepCommand(const SweepCommand& command, std::ostream& out,
         << failure.error << "\n";
   }
   if (!result.rows.empty()) {
-    RETURN_IF_ERROR(WriteSweepText(result, command.layout, out));
-    RETURN_IF_ERROR(WriteSweepReportFiles(result, command.files));
+    const v1::SweepReport report = SweepResultToProto(result);
+    RETURN_IF_ERROR(WriteSweepText(report, command.layout, out));
+    RETURN_IF_ERROR(WriteSweepReportFiles(report, command.files));
     for (const std::string* path :
          {&command.files.json, &command.files.csv, &command.files.html}) {
       if (!path->empty()) err << "wrote " << *path << "\n";

@@ -1,5 +1,6 @@
 #include "eval/report/html_report.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "eval/report/internal/svg_chart.h"
 #include "eval/report/internal/svg_topology.h"
 #include "eval/report/policy_table.h"
+#include "eval/report/scan_event.h"
 
 namespace schedcache {
 namespace {
@@ -43,21 +45,21 @@ svg.chart path.step { fill: none; stroke-width: 2; stroke-linejoin: round; }
 svg.chart text.marker { fill: #fff; font-size: 10px; font-weight: 600; }
 )css";
 
-std::string InputSection(const AbInput& in) {
+std::string InputSection(const v1::AbInput& in) {
   std::string html = "<section id=\"input\"><h2>Input</h2><dl>\n";
   auto row = [&](absl::string_view name, absl::string_view value) {
     absl::StrAppend(&html, "<dt>", name, "</dt><dd>", HtmlEscape(value), "</dd>\n");
   };
-  row("input", in.description);
-  row("topology", absl::StrCat(in.topology, " (", in.topology_source, ")"));
-  row("samples", absl::StrCat(in.samples));
-  row("hand-overs", absl::StrCat(in.handovers));
-  row("malformed lines", absl::StrCat(in.malformed_lines));
-  row("duration", absl::StrFormat("%.6f s at HZ %d", in.duration_ns / 1e9, in.hz));
+  row("input", in.description());
+  row("topology", absl::StrCat(in.topology(), " (", in.topology_source(), ")"));
+  row("samples", absl::StrCat(in.samples()));
+  row("hand-overs", absl::StrCat(in.handovers()));
+  row("malformed lines", absl::StrCat(in.malformed_lines()));
+  row("duration", absl::StrFormat("%.6f s at HZ %d", in.duration_ns() / 1e9, in.hz()));
   html += "</dl>\n";
-  if (!in.malformed_examples.empty()) {
+  if (!in.malformed_examples().empty()) {
     html += "<p>First malformed lines:</p><pre>";
-    for (const std::string& line : in.malformed_examples) {
+    for (const std::string& line : in.malformed_examples()) {
       absl::StrAppend(&html, HtmlEscape(line), "\n");
     }
     html += "</pre>\n";
@@ -99,66 +101,66 @@ std::string TableHtml(const PolicyTable& table, absl::string_view css_class) {
   return html + "</tbody></table></div>";
 }
 
-std::string PolicySection(const AbResult& result) {
+std::string PolicySection(const v1::AbReport& report) {
   return absl::StrCat("<section id=\"policies\"><h2>Policies</h2>",
-                      TableHtml(BuildPolicyTable(result), "policies"), "</section>\n");
+                      TableHtml(BuildPolicyTable(report), "policies"), "</section>\n");
 }
 
-std::string CostSection(const AbResult& result) {
+std::string CostSection(const v1::AbReport& report) {
   return absl::StrCat("<section id=\"cost\"><h2>Cost of the scans</h2><p>",
-                      HtmlEscape(CostTableCaption(result)), "</p>",
-                      TableHtml(BuildCostTable(result), "cost"), "</section>\n");
+                      HtmlEscape(CostTableCaption(report)), "</p>",
+                      TableHtml(BuildCostTable(report), "cost"), "</section>\n");
 }
 
-std::string ProcessSection(const AbResult& result) {
+std::string ProcessSection(const v1::AbReport& report) {
   std::string html =
       "<section id=\"processes\"><h2>Final preferred LLC per process</h2>"
       "<table class=\"processes\"><thead><tr><th>tgid</th><th>comm</th><th>runtime (ms)</th>";
-  for (const PolicyResult& policy : result.policies) {
-    absl::StrAppend(&html, "<th>", HtmlEscape(policy.report.name), "</th>");
+  for (const v1::AbPolicy& policy : report.policies()) {
+    absl::StrAppend(&html, "<th>", HtmlEscape(policy.report().policy()), "</th>");
   }
   html += "</tr></thead><tbody>\n";
-  const size_t rows = std::min<size_t>(result.processes.size(), kHtmlMaxProcessRows);
-  for (size_t r = 0; r < rows; ++r) {
-    const ProcessResult& p = result.processes[r];
+  const int rows = std::min(report.processes_size(), kHtmlMaxProcessRows);
+  for (int r = 0; r < rows; ++r) {
+    const v1::AbProcess& p = report.processes(r);
     absl::StrAppendFormat(&html, "<tr><td class=\"num\">%d</td><td>%s</td><td class=\"num\">%.1f</td>",
-                          p.tgid, HtmlEscape(p.comm), p.runtime_ns / 1e6);
-    for (int llc : p.final_preferred_llc) {
+                          p.tgid(), HtmlEscape(p.comm()), p.runtime_ns() / 1e6);
+    for (int llc : p.final_preferred_llc()) {
       absl::StrAppend(&html, "<td class=\"num\">",
                       llc == kNoPreferredLlc ? "none" : absl::StrCat(llc), "</td>");
     }
     html += "</tr>\n";
   }
   html += "</tbody></table>\n";
-  if (result.processes.size() > rows) {
+  if (report.processes_size() > rows) {
     absl::StrAppendFormat(&html, "<p>%d more processes are in the JSON report.</p>\n",
-                          result.processes.size() - rows);
+                          report.processes_size() - rows);
   }
   return html + "</section>\n";
 }
 
 }  // namespace
 
-absl::Status WriteHtml(const AbResult& result, std::ostream& out) {
-  RETURN_IF_ERROR(ValidateAbResult(result));
-  const std::string legend = report_internal::PolicyLegend(result);
+absl::Status WriteHtml(const v1::AbReport& report, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateAbReport(report));
+  const std::string legend = report_internal::PolicyLegend(report);
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       // Nothing may be fetched: the page must work as a single file offline.
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
          "style-src 'unsafe-inline'\">\n"
-      << "<title>schedcache A/B: " << HtmlEscape(result.input.description) << "</title>\n"
+      << "<title>schedcache A/B: " << HtmlEscape(report.input().description()) << "</title>\n"
       << "<style>" << kStyle << "</style></head><body>\n"
       << "<h1>schedcache A/B report</h1>\n"
-      << InputSection(result.input) << PolicySection(result) << CostSection(result)
+      << InputSection(report.input()) << PolicySection(report) << CostSection(report)
       << "<section id=\"distribution\"><h2>CPUs scanned per scan</h2>\n"
-      << legend << report_internal::CpusScannedChart(result) << "</section>\n"
+      << legend << report_internal::CpusScannedChart(report) << "</section>\n"
       << "<section id=\"timelines\"><h2>Preferred LLC over time, busiest processes</h2>\n"
-      << legend << report_internal::LlcOverTimeChart(result) << "</section>\n"
+      << legend << report_internal::LlcOverTimeChart(report) << "</section>\n"
       << "<section id=\"topology-view\"><h2>Topology: preferred LLC of the busiest "
          "processes</h2>\n"
-      << legend << report_internal::TopologyKey(result)
-      << report_internal::TopologyView(result) << "</section>\n"
-      << ProcessSection(result) << "</body></html>\n";
+      << legend << report_internal::TopologyKey(report)
+      << report_internal::TopologyView(report) << "</section>\n"
+      << ProcessSection(report) << "</body></html>\n";
   return report_internal::StreamStatus(out, "the HTML report");
 }
 

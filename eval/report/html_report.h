@@ -8,24 +8,24 @@
 // internal/svg_topology.h), and each process's final preferred LLC per
 // policy. All text from the input is HTML-escaped.
 //
-// Thread contract: a pure function over a const AbResult; thread-safe as
-// long as each call has its own stream.
+// Thread contract: a pure function over a const schedcache.v1.AbReport;
+// thread-safe as long as each call has its own stream.
 #ifndef SCHEDCACHE_EVAL_REPORT_HTML_REPORT_H_
 #define SCHEDCACHE_EVAL_REPORT_HTML_REPORT_H_
 
 #include <ostream>
 
 #include "absl/status/status.h"
-#include "eval/report/ab_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache {
 
 // kHtmlMaxProcessRows bounds the process table; the JSON has them all.
 inline constexpr int kHtmlMaxProcessRows = 50;
 
-// WriteHtml writes the page to `out`. Returns InvalidArgument when `result`
-// is malformed (see ValidateAbResult), DataLoss when the stream fails.
-absl::Status WriteHtml(const AbResult& result, std::ostream& out);
+// WriteHtml writes the page to `out`. Returns InvalidArgument when `report`
+// is malformed (see ValidateAbReport), DataLoss when the stream fails.
+absl::Status WriteHtml(const v1::AbReport& report, std::ostream& out);
 
 }  // namespace schedcache
 

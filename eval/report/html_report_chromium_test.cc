@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "eval/report/html_report.h"
-#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/example_report.h"
 #include "eval/report/internal/test_util.h"
 #include "eval/report/sweep_html.h"
 #include "gtest/gtest.h"
@@ -54,12 +54,12 @@ class HtmlReportInChromium : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
 
-  // WriteReport writes `result` as HTML and returns its path.
-  std::string WriteReport(const AbResult& result, const std::string& name) {
-    return Write(name, [&](std::ostream& out) { return WriteHtml(result, out); });
+  // WriteReport writes `report` as HTML and returns its path.
+  std::string WriteReport(const v1::AbReport& report, const std::string& name) {
+    return Write(name, [&](std::ostream& out) { return WriteHtml(report, out); });
   }
-  std::string WriteReport(const SweepResult& result, const std::string& name) {
-    return Write(name, [&](std::ostream& out) { return WriteSweepHtml(result, out); });
+  std::string WriteReport(const v1::SweepReport& report, const std::string& name) {
+    return Write(name, [&](std::ostream& out) { return WriteSweepHtml(report, out); });
   }
 
   // Chromium runs `flags` on file://`path` with a private profile and no
@@ -100,7 +100,7 @@ class HtmlReportInChromium : public ::testing::Test {
 };
 
 TEST_F(HtmlReportInChromium, DomHasBothChartsWithTheirBarsAndLines) {
-  const std::string path = WriteReport(report_internal::ExampleResult(), "example");
+  const std::string path = WriteReport(report_internal::ExampleReport(), "example");
   absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
   ASSERT_TRUE(dom.ok()) << dom.status();
   ExpectCounts(*dom, {{"<svg class=\"chart\" id=\"cpus-scanned\"", 1},
@@ -123,45 +123,83 @@ TEST_F(HtmlReportInChromium, DomHasBothChartsWithTheirBarsAndLines) {
 // A report shaped like the seed's Redis run: 384 CPUs in 24 LLCs (12 per
 // package and node), a full scan of every CPU against visited scans of a
 // few LLCs.
-AbResult RedisLikeResult() {
-  AbResult result = report_internal::ExampleResult();
-  result.input.topology = "2 packages, 24 LLCs, 384 CPUs";
-  result.policies[0].cpus_scanned_histogram = {{384, 5000}};
-  result.policies[0].report.cpus_scanned = {5000, 384, 384, 384, 384};
-  result.policies[1].cpus_scanned_histogram.clear();
+v1::AbReport RedisLikeReport() {
+  v1::AbReport report = report_internal::ExampleReport();
+  report.mutable_input()->set_topology("2 packages, 24 LLCs, 384 CPUs");
+  auto add_bin = [](v1::AbPolicy& policy, int64_t cpus, uint64_t scans) {
+    v1::AbHistogramBin& bin = *policy.add_cpus_scanned_histogram();
+    bin.set_cpus_scanned(cpus);
+    bin.set_scans(scans);
+  };
+  v1::AbPolicy& full = *report.mutable_policies(0);
+  full.clear_cpus_scanned_histogram();
+  add_bin(full, 384, 5000);
+  v1::Distribution& cpus_scanned = *full.mutable_report()->mutable_cpus_scanned();
+  cpus_scanned.set_count(5000);
+  cpus_scanned.set_mean(384);
+  cpus_scanned.set_p50(384);
+  cpus_scanned.set_p99(384);
+  cpus_scanned.set_max(384);
+  v1::AbPolicy& visited = *report.mutable_policies(1);
+  visited.clear_cpus_scanned_histogram();
   for (int64_t cpus = 1; cpus <= 64; ++cpus) {
-    const uint64_t scans = static_cast<uint64_t>(400 / (1 + (cpus - 14) * (cpus - 14) / 8));
-    result.policies[1].cpus_scanned_histogram.push_back({cpus, scans});
+    add_bin(visited, cpus, static_cast<uint64_t>(400 / (1 + (cpus - 14) * (cpus - 14) / 8)));
   }
-  result.policies[1].cpus_scanned_histogram.push_back({384, 40});
-  result.llcs.clear();
-  for (int llc = 0; llc < 24; ++llc) result.llcs.push_back({llc, llc / 12, llc / 12, 16});
-  result.busiest_last_scan = {1000, {{}, {}}};
+  add_bin(visited, 384, 40);
+  report.clear_llcs();
   for (int llc = 0; llc < 24; ++llc) {
-    result.busiest_last_scan.per_policy[0].push_back({llc, uint64_t{40000} * (llc % 5)});
+    v1::AbLlcPlace& place = *report.add_llcs();
+    place.set_llc(llc);
+    place.set_package(llc / 12);
+    place.set_numa_node(llc / 12);
+    place.set_cpus(16);
   }
-  result.busiest_last_scan.per_policy[1] = {{0, 200000}, {4, 90000}};
+  auto add_occupancy = [](v1::AbScanOccupancy& scan, int llc, uint64_t occupancy) {
+    v1::LlcOccupancy& o = *scan.add_llcs();
+    o.set_llc(llc);
+    o.set_occupancy(occupancy);
+  };
+  v1::AbLastScan& last = *report.mutable_busiest_last_scan();
+  last.Clear();
+  last.set_tgid(1000);
+  v1::AbScanOccupancy& full_scan = *last.add_per_policy();
+  for (int llc = 0; llc < 24; ++llc) {
+    add_occupancy(full_scan, llc, uint64_t{40000} * (llc % 5));
+  }
+  v1::AbScanOccupancy& visited_scan = *last.add_per_policy();
+  add_occupancy(visited_scan, 0, 200000);
+  add_occupancy(visited_scan, 4, 90000);
   const int64_t s = report_internal::kExampleStartNs;
+  auto add_change = [](v1::AbTimeline& timeline, int64_t t, int llc) {
+    v1::AbLlcChange& change = *timeline.add_changes();
+    change.set_timestamp_ns(t);
+    change.set_llc(llc);
+  };
   for (int k = 0; k < 6; ++k) {
-    ProcessResult p{1000 + k, k == 0 ? "redis-server" : "valkey-benchmar",
-                    int64_t{900'000'000} - k * 100'000'000, {k, k}, {{}, {}}, {}};
+    v1::AbProcess& p = *report.add_processes();
+    p.set_tgid(1000 + k);
+    p.set_comm(k == 0 ? "redis-server" : "valkey-benchmar");
+    p.set_runtime_ns(int64_t{900'000'000} - k * 100'000'000);
+    p.add_final_preferred_llc(k);
+    p.add_final_preferred_llc(k);
+    v1::AbTimeline& first = *p.add_preferred_llc_over_time();
+    v1::AbTimeline& second = *p.add_preferred_llc_over_time();
     for (int step = 0; step < 5; ++step) {
       const int64_t t = s + step * 200'000'000 + k * 10'000'000;
-      p.preferred_llc_over_time[0].push_back({t, (k * 4 + step) % 24});
-      p.preferred_llc_over_time[1].push_back({t + 50'000'000, (k * 4 + step / 2) % 24});
+      add_change(first, t, (k * 4 + step) % 24);
+      add_change(second, t + 50'000'000, (k * 4 + step / 2) % 24);
     }
-    result.processes.push_back(p);
   }
-  return result;
+  return report;
 }
 
 // The grid of the 384-CPU shape: 24 LLCs in each of the 2 policy panels.
-// Markers go to the first kMaxTimelines processes in the result's order:
-// ExampleResult's three (redis-server at LLC 1 twice, a<b&c at LLC 0 under
+// Markers go to the first kMaxTimelines processes in the report's order:
+// ExampleReport's three (redis-server at LLC 1 twice, a<b&c at LLC 0 under
 // full-scan only, the third none) and tgids 1000-1002 (LLCs 0, 1, 2 under
 // both policies): 2 + 1 + 0 + 3 * 2 = 9.
 TEST_F(HtmlReportInChromium, DomHasTheTopologyGridOfTheRedisShape) {
-  const std::string path = WriteReport(RedisLikeResult(), "redis-like");
+  const std::string path = WriteReport(RedisLikeReport(), "redis-like");
   absl::StatusOr<std::string> dom = Chromium("--dump-dom", path);
   ASSERT_TRUE(dom.ok()) << dom.status();
   ExpectCounts(*dom, {{"<rect class=\"llc\"", 48}, {"<g class=\"pref\"", 9}});
@@ -169,10 +207,10 @@ TEST_F(HtmlReportInChromium, DomHasTheTopologyGridOfTheRedisShape) {
 }
 
 TEST_F(HtmlReportInChromium, ScreenshotsAreNotBlank) {
-  for (const auto& [name, result] :
-       {std::pair{"example", report_internal::ExampleResult()},
-        std::pair{"redis-like", RedisLikeResult()}}) {
-    ExpectScreenshotNotBlank(WriteReport(result, name), name);
+  for (const auto& [name, report] :
+       {std::pair{"example", report_internal::ExampleReport()},
+        std::pair{"redis-like", RedisLikeReport()}}) {
+    ExpectScreenshotNotBlank(WriteReport(report, name), name);
   }
 }
 

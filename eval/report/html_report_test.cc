@@ -4,20 +4,21 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/example_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace schedcache {
 namespace {
 
-using report_internal::ExampleResult;
+using report_internal::ExampleReport;
+using report_internal::PolicyOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string HtmlOf(const AbResult& result) {
+std::string HtmlOf(const v1::AbReport& report) {
   std::ostringstream out;
-  EXPECT_TRUE(WriteHtml(result, out).ok());
+  EXPECT_TRUE(WriteHtml(report, out).ok());
   return out.str();
 }
 
@@ -28,17 +29,17 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 TEST(HtmlReport, ShowsDashForAgreementWithoutDecisions) {
-  AbResult result = ExampleResult();
-  result.policies[1].report.decisions = 0;
-  result.policies[1].report.agreement = std::nullopt;
-  EXPECT_THAT(HtmlOf(result),
+  v1::AbReport report = ExampleReport();
+  PolicyOf(report, 1).set_decisions(0);
+  PolicyOf(report, 1).clear_agreement();
+  EXPECT_THAT(HtmlOf(report),
               HasSubstr("<td class=\"num first\">0</td><td class=\"num\">-</td>"));
 }
 
 // The cost table's cells are the text report's (table_report_test derives
 // them), in their own section after the caption.
 TEST(HtmlReport, ShowsTheCostTableBesideTheSeedsFigures) {
-  const std::string html = HtmlOf(ExampleResult());
+  const std::string html = HtmlOf(ExampleReport());
   EXPECT_THAT(html, HasSubstr("<section id=\"cost\"><h2>Cost of the scans</h2><p>cost over "
                               "1.201000 s of simulated CPU time"));
   EXPECT_THAT(html, HasSubstr("<th class=\"group\" colspan=\"4\">seed: kernel "
@@ -53,10 +54,10 @@ TEST(HtmlReport, ShowsTheCostTableBesideTheSeedsFigures) {
 }
 
 TEST(HtmlReport, EscapesCommsAndInputText) {
-  AbResult result = ExampleResult();
-  result.input.description = "trace:/tmp/<x>&y.txt";
-  result.policies[1].report.name = "v<i>s";
-  const std::string html = HtmlOf(result);
+  v1::AbReport report = ExampleReport();
+  report.mutable_input()->set_description("trace:/tmp/<x>&y.txt");
+  PolicyOf(report, 1).set_policy("v<i>s");
+  const std::string html = HtmlOf(report);
   EXPECT_THAT(html, HasSubstr("<td>a&lt;b&amp;c</td>"));
   EXPECT_THAT(html, HasSubstr("a&lt;b&amp;c (tgid 200)"));  // the chart's panel title
   EXPECT_THAT(html, HasSubstr("trace:/tmp/&lt;x&gt;&amp;y.txt"));
@@ -67,7 +68,7 @@ TEST(HtmlReport, EscapesCommsAndInputText) {
 }
 
 TEST(HtmlReport, DrawsOneBarPerHistogramBinAndOneStepLinePerPolicyAndProcess) {
-  const std::string html = HtmlOf(ExampleResult());
+  const std::string html = HtmlOf(ExampleReport());
   EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"cpus-scanned\""));
   EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"llc-over-time\""));
   // full-scan has one bin, visited-scan three.
@@ -84,14 +85,14 @@ TEST(HtmlReport, DrawsOneBarPerHistogramBinAndOneStepLinePerPolicyAndProcess) {
 // i.e. -1.5 and +1.5. full-scan: LLC 0 from 2.0 s, LLC 1 from 2.5 s (x 478).
 // visited-scan: LLC 0, then LLC 1 from 2.6 s (x 80 + 0.6 * 796 = 557.6).
 TEST(HtmlReport, StepLinesFollowTheChangePoints) {
-  const std::string html = HtmlOf(ExampleResult());
+  const std::string html = HtmlOf(ExampleReport());
   EXPECT_THAT(html, HasSubstr("data-policy=\"full-scan\" d=\"M80.0 64.5H478.0 V40.5H876.0\""));
   EXPECT_THAT(html,
               HasSubstr("data-policy=\"visited-scan\" d=\"M80.0 67.5H557.6 V43.5H876.0\""));
 }
 
 TEST(HtmlReport, FetchesNothing) {
-  const std::string html = HtmlOf(ExampleResult());
+  const std::string html = HtmlOf(ExampleReport());
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("src=")));
   EXPECT_THAT(html, Not(HasSubstr("href=")));
@@ -101,12 +102,16 @@ TEST(HtmlReport, FetchesNothing) {
 }
 
 TEST(HtmlReport, ListsTheFirstProcessesAndPointsToTheJsonForTheRest) {
-  AbResult result = ExampleResult();
-  while (result.processes.size() < kHtmlMaxProcessRows + 2) {
-    result.processes.push_back({9000 + static_cast<int>(result.processes.size()), "filler", 1,
-                                {kNoPreferredLlc, kNoPreferredLlc}, {}, {}});
+  v1::AbReport report = ExampleReport();
+  while (report.processes_size() < kHtmlMaxProcessRows + 2) {
+    v1::AbProcess& filler = *report.add_processes();
+    filler.set_tgid(9000 + report.processes_size() - 1);
+    filler.set_comm("filler");
+    filler.set_runtime_ns(1);
+    filler.add_final_preferred_llc(-1);
+    filler.add_final_preferred_llc(-1);
   }
-  const std::string html = HtmlOf(result);
+  const std::string html = HtmlOf(report);
   EXPECT_EQ(Count(html, "<td>filler</td>"), kHtmlMaxProcessRows - 3u);
   EXPECT_THAT(html, HasSubstr("2 more processes are in the JSON report."));
 }
@@ -121,7 +126,7 @@ TEST(HtmlReport, ListsTheFirstProcessesAndPointsToTheJsonForTheRest) {
 // full-scan only, the third process none: 3 markers. The first sits at
 // x 200 + 4 + 7 = 211, y 30 + 24 = 54.
 TEST(HtmlReport, TopologyViewShadesTheLastScanAndMarksPreferredLlcs) {
-  const std::string html = HtmlOf(ExampleResult());
+  const std::string html = HtmlOf(ExampleReport());
   EXPECT_THAT(html, HasSubstr("<svg class=\"chart\" id=\"topology\" "
                               "xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" "
                               "height=\"176\""));
@@ -145,26 +150,26 @@ TEST(HtmlReport, TopologyViewShadesTheLastScanAndMarksPreferredLlcs) {
 }
 
 TEST(HtmlReport, TopologyViewWithoutTheLastScanHasNoShading) {
-  AbResult result = ExampleResult();
-  result.busiest_last_scan = {};
-  const std::string html = HtmlOf(result);
+  v1::AbReport report = ExampleReport();
+  report.clear_busiest_last_scan();
+  const std::string html = HtmlOf(report);
   EXPECT_EQ(Count(html, "fill-opacity=\"0.00\""), 4u);
   EXPECT_THAT(html, HasSubstr("No shading: the busiest process's last scan is not known"));
 }
 
 TEST(HtmlReport, TopologyViewNotesAResultWithoutLayout) {
-  AbResult result = ExampleResult();
-  result.llcs.clear();
-  const std::string html = HtmlOf(result);
+  v1::AbReport report = ExampleReport();
+  report.clear_llcs();
+  const std::string html = HtmlOf(report);
   EXPECT_THAT(html, HasSubstr("id=\"topology\""));
   EXPECT_THAT(html, HasSubstr("this result holds no topology layout"));
   EXPECT_EQ(Count(html, "<rect class=\"llc\""), 0u);
 }
 
 TEST(HtmlReport, NotesWhenNoTimeSeriesWereRecorded) {
-  AbResult result = ExampleResult();
-  for (ProcessResult& p : result.processes) p.preferred_llc_over_time.clear();
-  const std::string html = HtmlOf(result);
+  v1::AbReport report = ExampleReport();
+  for (v1::AbProcess& p : *report.mutable_processes()) p.clear_preferred_llc_over_time();
+  const std::string html = HtmlOf(report);
   EXPECT_THAT(html, HasSubstr("id=\"llc-over-time\""));
   EXPECT_THAT(html, HasSubstr("no time series were recorded"));
   EXPECT_EQ(Count(html, "<path class=\"step\""), 0u);

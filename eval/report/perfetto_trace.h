@@ -40,7 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "eval/report/ab_result.h"
+#include "eval/report/scan_event.h"
 #include "perfetto/trace_subset.pb.h"
 
 namespace schedcache {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "eval/report/ab_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache {
 
@@ -64,7 +64,7 @@ struct PolicyCost {
   std::optional<double> scan_time_vs_reference;     // total / reference's
 };
 
-// ResultCost is the whole result's cost; policies[i] is result.policies[i].
+// ResultCost is the whole report's cost; policies[i] is report.policies(i)'s.
 struct ResultCost {
   int64_t cpu_time_ns = 0;  // simulated CPU time; the sum saturates
   std::vector<PolicyCost> policies;
@@ -72,8 +72,8 @@ struct ResultCost {
 
 // ComputeCost derives the cost from the policies' scan statistics (count
 // times mean of cpus_scanned and scan_ns, exact sums) and the processes'
-// runtimes. REQUIRES: ValidateAbResult(result) is OK.
-ResultCost ComputeCost(const AbResult& result);
+// runtimes. REQUIRES: ValidateAbReport(report) (policy_table.h) is OK.
+ResultCost ComputeCost(const v1::AbReport& report);
 
 }  // namespace schedcache
 

@@ -2,19 +2,20 @@
 
 #include <cstdint>
 
-#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/example_report.h"
 #include "gtest/gtest.h"
 
 namespace schedcache {
 namespace {
 
-using report_internal::ExampleResult;
+using report_internal::ExampleReport;
+using report_internal::PolicyOf;
 
-// ExampleResult's processes ran 900 + 300 + 1 ms = 1.201 s of CPU time.
+// ExampleReport's processes ran 900 + 300 + 1 ms = 1.201 s of CPU time.
 // full-scan: 10 scans of mean 8.0 CPUs = 80 CPUs, 10 of mean 1500 ns =
 // 15000 ns; visited-scan: 10 of 3.6 = 36 CPUs, 10 of 520 ns = 5200 ns.
 TEST(PolicyCost, DividesScanTotalsByTheSimulatedCpuTime) {
-  const ResultCost cost = ComputeCost(ExampleResult());
+  const ResultCost cost = ComputeCost(ExampleReport());
   EXPECT_EQ(cost.cpu_time_ns, 1'201'000'000);
   ASSERT_EQ(cost.policies.size(), 2u);
   const PolicyCost& full = cost.policies[0];
@@ -35,18 +36,21 @@ TEST(PolicyCost, DividesScanTotalsByTheSimulatedCpuTime) {
 // 29 CPUs over 7 scans: the mean 29 / 7 times 7 is 29.000000000000004 in
 // double; the total rounds back to the exact 29.
 TEST(PolicyCost, RoundsTheCpusScannedTotalToAnInteger) {
-  AbResult result = ExampleResult();
+  v1::AbReport report = ExampleReport();
   const int64_t scans = 7;
-  result.policies[1].report.cpus_scanned = {scans, 29.0 / scans, 4, 8, 8};
-  ASSERT_NE(result.policies[1].report.cpus_scanned.mean * scans, 29.0);
-  EXPECT_EQ(ComputeCost(result).policies[1].cpus_scanned_total, 29);
+  v1::Distribution& cpus = *PolicyOf(report, 1).mutable_cpus_scanned();
+  cpus.set_count(scans);
+  cpus.set_mean(29.0 / scans);
+  cpus.set_p50(4);
+  ASSERT_NE(cpus.mean() * scans, 29.0);
+  EXPECT_EQ(ComputeCost(report).policies[1].cpus_scanned_total, 29);
 }
 
 TEST(PolicyCost, HasNoRatiosWhenTheReferenceNeverScanned) {
-  AbResult result = ExampleResult();
-  result.policies[0].report.cpus_scanned = {};
-  result.policies[0].report.scan_ns = {};
-  const ResultCost cost = ComputeCost(result);
+  v1::AbReport report = ExampleReport();
+  PolicyOf(report, 0).clear_cpus_scanned();
+  PolicyOf(report, 0).clear_scan_ns();
+  const ResultCost cost = ComputeCost(report);
   EXPECT_FALSE(cost.policies[1].cpus_scanned_vs_reference.has_value());
   EXPECT_FALSE(cost.policies[1].scan_time_vs_reference.has_value());
   // Its own rate still stands.
@@ -54,9 +58,9 @@ TEST(PolicyCost, HasNoRatiosWhenTheReferenceNeverScanned) {
 }
 
 TEST(PolicyCost, HasNoRatesWithoutCpuTime) {
-  AbResult result = ExampleResult();
-  result.processes.clear();
-  const ResultCost cost = ComputeCost(result);
+  v1::AbReport report = ExampleReport();
+  report.clear_processes();
+  const ResultCost cost = ComputeCost(report);
   EXPECT_EQ(cost.cpu_time_ns, 0);
   EXPECT_FALSE(cost.policies[0].cpus_scanned_per_cpu_second.has_value());
   EXPECT_FALSE(cost.policies[0].scan_time_share.has_value());
@@ -64,9 +68,9 @@ TEST(PolicyCost, HasNoRatesWithoutCpuTime) {
 }
 
 TEST(PolicyCost, CpuTimeSaturatesInsteadOfWrapping) {
-  AbResult result = ExampleResult();
-  result.processes[0].runtime_ns = INT64_MAX;
-  EXPECT_EQ(ComputeCost(result).cpu_time_ns, INT64_MAX);
+  v1::AbReport report = ExampleReport();
+  report.mutable_processes(0)->set_runtime_ns(INT64_MAX);
+  EXPECT_EQ(ComputeCost(report).cpu_time_ns, INT64_MAX);
 }
 
 // The seed: 0.02% / 0.81% of cycles with NUMA balancing off, 0.03% /

@@ -12,30 +12,30 @@
 
 namespace schedcache {
 
-absl::Status ValidateAbResult(const AbResult& result) {
-  if (result.policies.empty()) {
-    return absl::InvalidArgumentError("AbResult.policies is empty");
+absl::Status ValidateAbReport(const v1::AbReport& report) {
+  if (report.policies().empty()) {
+    return absl::InvalidArgumentError("AbReport.policies is empty");
   }
-  const size_t n = result.policies.size();
-  for (const ProcessResult& p : result.processes) {
-    if (p.final_preferred_llc.size() != n) {
+  const int n = report.policies_size();
+  for (const v1::AbProcess& p : report.processes()) {
+    if (p.final_preferred_llc_size() != n) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "processes[tgid=%d].final_preferred_llc has %d entries, want one "
           "per policy (%d)",
-          p.tgid, p.final_preferred_llc.size(), n));
+          p.tgid(), p.final_preferred_llc_size(), n));
     }
-    if (!p.kernel.empty() && p.kernel.size() != n) {
+    if (!p.kernel().empty() && p.kernel_size() != n) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "processes[tgid=%d].kernel has %d entries, want none or one per "
           "policy (%d)",
-          p.tgid, p.kernel.size(), n));
+          p.tgid(), p.kernel_size(), n));
     }
-    if (!p.preferred_llc_over_time.empty() &&
-        p.preferred_llc_over_time.size() != n) {
+    if (!p.preferred_llc_over_time().empty() &&
+        p.preferred_llc_over_time_size() != n) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "processes[tgid=%d].preferred_llc_over_time has %d entries, want "
           "none or one per policy (%d)",
-          p.tgid, p.preferred_llc_over_time.size(), n));
+          p.tgid(), p.preferred_llc_over_time_size(), n));
     }
   }
   return absl::OkStatus();
@@ -63,6 +63,18 @@ std::string OrNone(const std::optional<double>& value, Format format) {
   return value.has_value() ? format(*value) : std::string(kNone);
 }
 
+// Agreement and KernelAgreement are the shares a report holds only when
+// there was something to agree on.
+std::optional<double> Agreement(const v1::PolicyReport& r) {
+  if (!r.has_agreement()) return std::nullopt;
+  return r.agreement();
+}
+
+std::optional<double> KernelAgreement(const v1::PolicyReport& r) {
+  if (!r.has_kernel_agreement()) return std::nullopt;
+  return r.kernel_agreement();
+}
+
 // SmallPercent keeps three significant digits, trailing zeros too: the
 // model's scan time is a tiny share of the CPU time, and two decimals
 // would show 0.00.
@@ -75,28 +87,43 @@ std::string SmallPercent(double share) {
 // kernel's scans at which both preferred the same LLC (docs/EVALUATION.md).
 // Not "vs kernel": with `kernel` as the reference that names the
 // reference's group, agreement at the model's triggers.
-void AddKernelColumns(const AbResult& result, PolicyTable& table) {
+void AddKernelColumns(absl::Span<const v1::PolicyReport* const> policies,
+                      PolicyTable& table) {
   const std::string kernel = "at kernel scans";
   table.columns.insert(table.columns.end(),
                        {{kernel, "kernel", "kernel_scans"},
                         {kernel, "own", "kernel_process_scans"},
                         {kernel, "agree(%)", "kernel_agreement_pct"}});
-  for (size_t i = 0; i < result.policies.size(); ++i) {
-    const PolicyReport& r = result.policies[i].report;
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const v1::PolicyReport& r = *policies[i];
     table.rows[i].insert(table.rows[i].end(),
-                         {absl::StrCat(r.kernel_scans),
-                          absl::StrCat(r.kernel_process_scans),
-                          OrNone(r.kernel_agreement, Percent)});
+                         {absl::StrCat(r.kernel_scans()),
+                          absl::StrCat(r.kernel_process_scans()),
+                          OrNone(KernelAgreement(r), Percent)});
   }
+}
+
+// ReportsOf lists `report`'s policy reports, in session order.
+std::vector<const v1::PolicyReport*> ReportsOf(const v1::AbReport& report) {
+  std::vector<const v1::PolicyReport*> reports;
+  for (const v1::AbPolicy& policy : report.policies()) {
+    reports.push_back(&policy.report());
+  }
+  return reports;
 }
 
 }  // namespace
 
-PolicyTable BuildPolicyTable(const AbResult& result) {
+PolicyTable BuildPolicyTable(const v1::AbReport& report) {
+  return BuildPolicyTable(ReportsOf(report), SawKernelDecisions(report.input()));
+}
+
+PolicyTable BuildPolicyTable(absl::Span<const v1::PolicyReport* const> policies,
+                             bool kernel) {
   const std::string cpus = "CPUs scanned";
   const std::string scans = "scans";
   const std::string time = "scan time (us)";
-  const std::string versus = absl::StrCat("vs ", result.policies[0].report.name);
+  const std::string versus = absl::StrCat("vs ", policies[0]->policy());
   const std::string llc = "preferred LLC";
   PolicyTable table;
   table.columns = {
@@ -115,45 +142,46 @@ PolicyTable BuildPolicyTable(const AbResult& result) {
       {llc, "changes", "preferred_llc_changes"},
       {llc, "runtime on(%)", "runtime_on_preferred_llc_pct"},
   };
-  for (const PolicyResult& policy : result.policies) {
-    const PolicyReport& r = policy.report;
+  for (const v1::PolicyReport* policy : policies) {
+    const v1::PolicyReport& r = *policy;
     table.rows.push_back({
-        r.name,
-        Fixed(r.cpus_scanned.mean, 1),
-        absl::StrCat(r.cpus_scanned.p50),
-        absl::StrCat(r.cpus_scanned.p99),
-        absl::StrCat(r.cpus_scanned.max),
-        absl::StrCat(r.scans),
-        absl::StrCat(r.scans_skipped),
-        absl::StrCat(r.scans_aborted),
-        Micros(r.scan_ns.mean),
-        Micros(static_cast<double>(r.scan_ns.p99)),
-        absl::StrCat(r.decisions),
+        r.policy(),
+        Fixed(r.cpus_scanned().mean(), 1),
+        absl::StrCat(r.cpus_scanned().p50()),
+        absl::StrCat(r.cpus_scanned().p99()),
+        absl::StrCat(r.cpus_scanned().max()),
+        absl::StrCat(r.scans()),
+        absl::StrCat(r.scans_skipped()),
+        absl::StrCat(r.scans_aborted()),
+        Micros(r.scan_ns().mean()),
+        Micros(static_cast<double>(r.scan_ns().p99())),
+        absl::StrCat(r.decisions()),
         // No decisions: nothing to agree on, so no share to show (a
         // policy that skipped every scan is not "100% in agreement").
-        OrNone(r.agreement, Percent),
-        absl::StrCat(r.preferred_llc_changes),
-        Percent(r.runtime_on_preferred_llc),
+        OrNone(Agreement(r), Percent),
+        absl::StrCat(r.preferred_llc_changes()),
+        Percent(r.runtime_on_preferred_llc()),
     });
   }
-  if (SawKernelDecisions(result.input)) AddKernelColumns(result, table);
+  if (kernel) AddKernelColumns(policies, table);
   return table;
 }
 
-std::string CostTableCaption(const AbResult& result) {
+std::string CostTableCaption(const v1::AbReport& report) {
   return absl::StrFormat(
       "cost over %.6f s of simulated CPU time (the runtime of all samples); "
       "scan time is the model's own on this machine, not the kernel's; "
       "seed: perf top -e cycles:k, 2-socket EPYC 9654, valkey-benchmark at "
       "400000 rps",
-      static_cast<double>(ComputeCost(result).cpu_time_ns) / 1e9);
+      static_cast<double>(ComputeCost(report).cpu_time_ns) / 1e9);
 }
 
-PolicyTable BuildCostTable(const AbResult& result) {
+PolicyTable BuildCostTable(const v1::AbReport& report) {
   const std::string work = "work rate (machine-independent)";
   const std::string model = "model scan time, this machine";
   const std::string seed = "seed: kernel task_cache_work, % of cycles";
-  const std::string versus = absl::StrCat("vs ", result.policies[0].report.name);
+  const std::string versus =
+      absl::StrCat("vs ", report.policies(0).report().policy());
   PolicyTable table;
   table.columns = {
       {"", "policy", "policy", false},
@@ -168,11 +196,12 @@ PolicyTable BuildCostTable(const AbResult& result) {
       {seed, "NUMA bal. on", "seed_cycles_pct_numa_balancing_on"},
       {seed, "vs full-scan", "seed_numa_balancing_on_vs_full_scan"},
   };
-  const ResultCost cost = ComputeCost(result);
-  for (size_t i = 0; i < result.policies.size(); ++i) {
+  const ResultCost cost = ComputeCost(report);
+  for (size_t i = 0; i < cost.policies.size(); ++i) {
     const PolicyCost& c = cost.policies[i];
+    const std::string& name = report.policies(static_cast<int>(i)).report().policy();
     std::vector<std::string> row = {
-        result.policies[i].report.name,
+        name,
         absl::StrCat(c.cpus_scanned_total),
         OrNone(c.cpus_scanned_per_cpu_second, [](double v) { return Fixed(v, 1); }),
         OrNone(c.cpus_scanned_vs_reference, Ratio),
@@ -180,7 +209,7 @@ PolicyTable BuildCostTable(const AbResult& result) {
         OrNone(c.scan_time_share, SmallPercent),
         OrNone(c.scan_time_vs_reference, Ratio),
     };
-    const SeedCost* measured = SeedCostOf(result.policies[i].report.name);
+    const SeedCost* measured = SeedCostOf(name);
     if (measured == nullptr) {
       row.insert(row.end(), 4, kNone);
     } else {

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "eval/report/ab_result.h"
+#include "absl/types/span.h"
+#include "schedcache/v1/ab_report.pb.h"
+#include "schedcache/v1/schedcache.pb.h"
 
 namespace schedcache {
 
@@ -30,26 +32,38 @@ struct PolicyTable {
   std::vector<std::vector<std::string>> rows;  // rows[i].size() == columns.size()
 };
 
-// ValidateAbResult returns InvalidArgument, naming the field, when `result`
-// has no policies or a process's per-policy vectors do not have one entry
+// ValidateAbReport returns InvalidArgument, naming the field, when `report`
+// has no policies or a process's per-policy lists do not have one entry
 // per policy. Every writer calls it first.
-absl::Status ValidateAbResult(const AbResult& result);
+absl::Status ValidateAbReport(const v1::AbReport& report);
 
-// BuildPolicyTable formats `result`'s policies. REQUIRES: ValidateAbResult
+// SawKernelDecisions is true when `input` carried kernel decisions, so
+// every report form shows the policies' agreement with the kernel.
+inline bool SawKernelDecisions(const v1::AbInput& input) {
+  return input.kernel_decisions() > 0;
+}
+
+// BuildPolicyTable formats `report`'s policies. REQUIRES: ValidateAbReport
 // is OK.
-PolicyTable BuildPolicyTable(const AbResult& result);
+PolicyTable BuildPolicyTable(const v1::AbReport& report);
 
-// BuildCostTable formats ComputeCost(result) (policy_cost.h), each policy
+// BuildPolicyTable formats `policies` (the reference first, not empty),
+// with the "at kernel scans" columns when `kernel` (SawKernelDecisions):
+// the rows of one run, for a report or a sweep's row.
+PolicyTable BuildPolicyTable(absl::Span<const v1::PolicyReport* const> policies,
+                             bool kernel);
+
+// BuildCostTable formats ComputeCost(report) (policy_cost.h), each policy
 // against policies[0], beside the seed's task_cache_work share of cycles
 // for the policies the seed measured ("-" for the others and for a ratio
 // or rate with nothing to divide by). Same rows as BuildPolicyTable.
-// REQUIRES: ValidateAbResult is OK.
-PolicyTable BuildCostTable(const AbResult& result);
+// REQUIRES: ValidateAbReport is OK.
+PolicyTable BuildCostTable(const v1::AbReport& report);
 
 // CostTableCaption says what the cost table divides by and where the seed's
 // figures come from, in one line of plain text (no newline).
-// REQUIRES: ValidateAbResult is OK.
-std::string CostTableCaption(const AbResult& result);
+// REQUIRES: ValidateAbReport is OK.
+std::string CostTableCaption(const v1::AbReport& report);
 
 }  // namespace schedcache
 

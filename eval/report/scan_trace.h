@@ -23,7 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "eval/report/ab_result.h"
+#include "eval/report/scan_event.h"
 
 namespace schedcache {
 

@@ -50,16 +50,15 @@ using Series = std::vector<std::optional<double>>;
 // MeanAgainst averages `metric` over the rows holding each value of axis
 // `axis`, for policy `policy`.
 template <typename Metric>
-Series MeanAgainst(const SweepResult& result, size_t axis, size_t policy,
+Series MeanAgainst(const v1::SweepReport& report, int axis, int policy,
                    Metric metric) {
   Series series;
-  for (const std::string& value : result.axes[axis].values) {
+  for (const std::string& value : report.axes(axis).values()) {
     double sum = 0;
     int count = 0;
-    for (const SweepRow& row : result.rows) {
-      if (row.values[axis] != value) continue;
-      const std::optional<double> v =
-          metric(row.result.policies[policy].report);
+    for (const v1::SweepRow& row : report.rows()) {
+      if (row.values(axis) != value) continue;
+      const std::optional<double> v = metric(row.policies(policy));
       if (!v.has_value()) continue;
       sum += *v;
       ++count;
@@ -103,23 +102,23 @@ std::string Path(const Series& series, const Frame& frame, double y_top,
 // Panel draws one metric of every policy against axis `axis`, its frame's
 // top at `top`.
 template <typename Metric>
-std::string Panel(const SweepResult& result, size_t axis, double top,
+std::string Panel(const v1::SweepReport& report, int axis, double top,
                   absl::string_view title, Metric metric) {
-  const std::vector<PolicyResult>& policies = result.rows[0].result.policies;
+  const auto& policies = report.rows(0).policies();
   std::vector<Series> lines;
   double highest = 0;
-  for (size_t p = 0; p < policies.size(); ++p) {
-    lines.push_back(MeanAgainst(result, axis, p, metric));
+  for (int p = 0; p < policies.size(); ++p) {
+    lines.push_back(MeanAgainst(report, axis, p, metric));
     for (const auto& v : lines.back()) highest = std::max(highest, v.value_or(0));
   }
   const double y_top = report_internal::NiceCeiling(std::max(highest, 1.0));
   const Frame frame{kLeft, top + kTitleHeight, kWidth - kLeft - kRight,
                     kPlotHeight};
-  const std::vector<std::string>& values = result.axes[axis].values;
+  const auto& values = report.axes(axis).values();
   std::vector<Tick> x_ticks;
   // At most about 20 labels, however many values.
-  const size_t every = (values.size() + 19) / 20;
-  for (size_t i = 0; i < values.size(); i += every) {
+  const int every = (values.size() + 19) / 20;
+  for (int i = 0; i < values.size(); i += every) {
     x_ticks.push_back(
         {frame.left + (i + 0.5) * frame.width / values.size(), values[i]});
   }
@@ -130,17 +129,16 @@ std::string Panel(const SweepResult& result, size_t axis, double top,
   }
   std::string svg = report_internal::Text(frame.left, frame.top - 10, title,
                                           "start", "panel-title");
-  absl::StrAppend(&svg, report_internal::XAxis(frame, x_ticks, result.axes[axis].key),
+  absl::StrAppend(&svg, report_internal::XAxis(frame, x_ticks, report.axes(axis).key()),
                   report_internal::YAxis(frame, y_ticks, ""));
-  for (size_t p = 0; p < policies.size(); ++p) {
-    absl::StrAppend(&svg,
-                    Path(lines[p], frame, y_top, p, policies[p].report.name));
+  for (int p = 0; p < policies.size(); ++p) {
+    absl::StrAppend(&svg, Path(lines[p], frame, y_top, p, policies[p].policy()));
   }
   return svg;
 }
 
-std::string AxisChart(const SweepResult& result, size_t axis) {
-  const std::string& key = result.axes[axis].key;
+std::string AxisChart(const v1::SweepReport& report, int axis) {
+  const std::string& key = report.axes(axis).key();
   std::string svg = absl::StrFormat(
       "<svg class=\"chart\" id=\"sweep-%s\" xmlns=\"http://www.w3.org/2000/svg\" "
       "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s\">\n",
@@ -148,21 +146,21 @@ std::string AxisChart(const SweepResult& result, size_t axis) {
       HtmlEscape(absl::StrCat("agreement and CPUs scanned against ", key)));
   absl::StrAppend(
       &svg,
-      Panel(result, axis, 0, "agreement with the reference (%)",
-            [](const PolicyReport& r) -> std::optional<double> {
-              if (!r.agreement.has_value()) return std::nullopt;
-              return *r.agreement * 100;
+      Panel(report, axis, 0, "agreement with the reference (%)",
+            [](const v1::PolicyReport& r) -> std::optional<double> {
+              if (!r.has_agreement()) return std::nullopt;
+              return r.agreement() * 100;
             }),
-      Panel(result, axis, kPanelHeight, "CPUs scanned per scan (mean)",
-            [](const PolicyReport& r) -> std::optional<double> {
-              return r.cpus_scanned.mean;
+      Panel(report, axis, kPanelHeight, "CPUs scanned per scan (mean)",
+            [](const v1::PolicyReport& r) -> std::optional<double> {
+              return r.cpus_scanned().mean();
             }),
       "</svg>\n");
   return svg;
 }
 
-std::string TableSection(const SweepResult& result) {
-  const PolicyTable table = BuildSweepTable(result, SweepLayout::kSweep);
+std::string TableSection(const v1::SweepReport& report) {
+  const PolicyTable table = BuildSweepTable(report, SweepLayout::kSweep);
   std::string html = "<table class=\"sweep\"><thead><tr>";
   for (const TableColumn& column : table.columns) {
     const std::string heading = column.group.empty()
@@ -184,26 +182,29 @@ std::string TableSection(const SweepResult& result) {
 
 }  // namespace
 
-absl::Status WriteSweepHtml(const SweepResult& result, std::ostream& out) {
-  RETURN_IF_ERROR(ValidateSweepResult(result, SweepLayout::kSweep));
+absl::Status WriteSweepHtml(const v1::SweepReport& report, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateSweepReport(report, SweepLayout::kSweep));
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       // Nothing may be fetched: the page must work as a single file offline.
       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
          "'none'; style-src 'unsafe-inline'\">\n"
-      << "<title>schedcache sweep: " << HtmlEscape(result.input) << "</title>\n"
+      << "<title>schedcache sweep: " << HtmlEscape(report.input()) << "</title>\n"
       << "<style>" << kStyle << "</style></head><body>\n"
-      << "<h1>schedcache sweep: " << HtmlEscape(result.input) << "</h1>\n";
-  if (result.axes.size() > 1) {
+      << "<h1>schedcache sweep: " << HtmlEscape(report.input()) << "</h1>\n";
+  if (report.axes_size() > 1) {
     out << "<p>Several keys are varied: each point is the mean over the "
            "combinations holding that value.</p>\n";
   }
-  const std::string legend =
-      report_internal::PolicyLegend(result.rows[0].result);
-  for (size_t a = 0; a < result.axes.size(); ++a) {
-    out << "<section><h2>" << HtmlEscape(result.axes[a].key) << "</h2>\n"
-        << legend << AxisChart(result, a) << "</section>\n";
+  std::vector<std::string> names;
+  for (const v1::PolicyReport& policy : report.rows(0).policies()) {
+    names.push_back(policy.policy());
   }
-  out << "<section><h2>All combinations</h2>\n" << TableSection(result)
+  const std::string legend = report_internal::PolicyLegend(names);
+  for (int a = 0; a < report.axes_size(); ++a) {
+    out << "<section><h2>" << HtmlEscape(report.axes(a).key()) << "</h2>\n"
+        << legend << AxisChart(report, a) << "</section>\n";
+  }
+  out << "<section><h2>All combinations</h2>\n" << TableSection(report)
       << "</section>\n</body></html>\n";
   return report_internal::StreamStatus(out, "the sweep HTML report");
 }

@@ -12,13 +12,13 @@
 #include <ostream>
 
 #include "absl/status/status.h"
-#include "eval/report/sweep_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache {
 
-// WriteSweepHtml returns ValidateSweepResult's errors, or DataLoss when the
+// WriteSweepHtml returns ValidateSweepReport's errors, or DataLoss when the
 // stream fails.
-absl::Status WriteSweepHtml(const SweepResult& result, std::ostream& out);
+absl::Status WriteSweepHtml(const v1::SweepReport& report, std::ostream& out);
 
 }  // namespace schedcache
 

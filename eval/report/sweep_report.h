@@ -1,10 +1,11 @@
-// Writers of a sweep's report (sweep_result.h): one table with a row per
-// combination and policy, as aligned text, CSV and JSON, and the seed's
-// hackbench layout for a sweep over hackbench groups and fds. Every cell is
-// taken from the run's own policy table (policy_table.h), so a sweep row
-// reads exactly as the same run's `schedcache ab` row.
+// Writers of a sweep's report (the schedcache.v1.SweepReport message): one
+// table with a row per combination and policy, as aligned text and CSV, and
+// the seed's hackbench layout for a sweep over hackbench groups and fds.
+// Every cell is taken from the run's own policy table (policy_table.h), so
+// a sweep row reads exactly as the same run's `schedcache ab` row. The
+// sweep's JSON is the message itself (eval/ab/ab_report.h).
 //
-// Thread contract: pure functions over a const SweepResult; thread-safe as
+// Thread contract: pure functions over a const SweepReport; thread-safe as
 // long as each call has its own stream.
 #ifndef SCHEDCACHE_EVAL_REPORT_SWEEP_REPORT_H_
 #define SCHEDCACHE_EVAL_REPORT_SWEEP_REPORT_H_
@@ -13,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "eval/report/policy_table.h"
-#include "eval/report/sweep_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache {
 
@@ -23,27 +24,24 @@ enum class SweepLayout {
   kHackbench,  // the seed's: MODE GROUPS FDS | per policy CPUs and agreement
 };
 
-// ValidateSweepResult returns InvalidArgument, naming the row, when `result`
-// has no row, a row's values do not match the axes, its result is malformed
-// (ValidateAbResult) or its policies differ from the first row's; and for
+// ValidateSweepReport returns InvalidArgument, naming the row, when
+// `report` has no row, a row's or a failure's values do not match the axes,
+// a row has no policies or other policies than the first row's; and for
 // kHackbench when the axes are not exactly `groups` and `fds`.
-absl::Status ValidateSweepResult(const SweepResult& result, SweepLayout layout);
+absl::Status ValidateSweepReport(const v1::SweepReport& report,
+                                 SweepLayout layout);
 
-// BuildSweepTable is the table of `layout`. REQUIRES: ValidateSweepResult OK.
-PolicyTable BuildSweepTable(const SweepResult& result, SweepLayout layout);
+// BuildSweepTable is the table of `layout`. REQUIRES: ValidateSweepReport
+// OK.
+PolicyTable BuildSweepTable(const v1::SweepReport& report, SweepLayout layout);
 
 // WriteSweepText writes a one-line summary and the table of `layout`.
-// Returns ValidateSweepResult's errors, or DataLoss when the stream fails.
-absl::Status WriteSweepText(const SweepResult& result, SweepLayout layout,
+// Returns ValidateSweepReport's errors, or DataLoss when the stream fails.
+absl::Status WriteSweepText(const v1::SweepReport& report, SweepLayout layout,
                             std::ostream& out);
 
 // WriteSweepCsv writes the kSweep table as CSV. Errors as WriteSweepText.
-absl::Status WriteSweepCsv(const SweepResult& result, std::ostream& out);
-
-// WriteSweepJson writes {input, axes, rows, failures}: a row per combination
-// and policy with the varied values by key, agreement (null when the policy
-// had no decisions), CPUs scanned and scan counts. Errors as WriteSweepText.
-absl::Status WriteSweepJson(const SweepResult& result, std::ostream& out);
+absl::Status WriteSweepCsv(const v1::SweepReport& report, std::ostream& out);
 
 }  // namespace schedcache
 

@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/example_report.h"
 #include "eval/report/sweep_html.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,7 +17,7 @@ using ::testing::Not;
 
 using report_internal::ExampleSweep;
 
-std::string Text(const SweepResult& sweep, SweepLayout layout) {
+std::string Text(const v1::SweepReport& sweep, SweepLayout layout) {
   std::ostringstream out;
   EXPECT_TRUE(WriteSweepText(sweep, layout, out).ok());
   return out.str();
@@ -34,10 +34,19 @@ TEST(SweepReport, TextHasARowPerCombinationAndPolicy) {
 }
 
 TEST(SweepReport, HackbenchLayoutIsTheSeedsRowPerGroupsAndFds) {
-  SweepResult sweep = ExampleSweep();
-  sweep.axes = {{"groups", {"1"}}, {"fds", {"2", "4"}}};
-  sweep.rows[0].values = {"1", "2"};
-  sweep.rows[1].values = {"1", "4"};
+  v1::SweepReport sweep = ExampleSweep();
+  sweep.clear_axes();
+  v1::SweepAxis& groups = *sweep.add_axes();
+  groups.set_key("groups");
+  groups.add_values("1");
+  v1::SweepAxis& fds = *sweep.add_axes();
+  fds.set_key("fds");
+  fds.add_values("2");
+  fds.add_values("4");
+  sweep.mutable_rows(0)->set_values(0, "1");
+  sweep.mutable_rows(0)->add_values("2");
+  sweep.mutable_rows(1)->set_values(0, "1");
+  sweep.mutable_rows(1)->add_values("4");
   const std::string text = Text(sweep, SweepLayout::kHackbench);
   EXPECT_THAT(text, ContainsRegex("MODE +GROUPS +FDS \\| CPUs/scan +p50 +agree"));
   EXPECT_THAT(text, ContainsRegex(
@@ -48,27 +57,32 @@ TEST(SweepReport, HackbenchLayoutIsTheSeedsRowPerGroupsAndFds) {
       WriteSweepText(ExampleSweep(), SweepLayout::kHackbench, out)));
 }
 
-TEST(SweepReport, CsvAndJsonCarryTheValuesByKey) {
-  std::ostringstream csv, json;
+TEST(SweepReport, CsvCarriesTheValuesByKey) {
+  std::ostringstream csv;
   ASSERT_TRUE(WriteSweepCsv(ExampleSweep(), csv).ok());
   EXPECT_THAT(csv.str(), HasSubstr("affinity_timeout_epochs,policy,"
                                    "cpus_scanned_mean,cpus_scanned_p50,scans,"
                                    "agreement_pct\n1,full-scan,8.0,8,10,100.00\n"));
-  ASSERT_TRUE(WriteSweepJson(ExampleSweep(), json).ok());
-  EXPECT_THAT(json.str(), HasSubstr("{\"values\":{\"affinity_timeout_epochs\":"
-                                    "\"5\"},\"policy\":\"visited-scan\","
-                                    "\"agreement\":null"));
-  EXPECT_THAT(json.str(), HasSubstr("\"failures\":[]"));
 }
 
 TEST(SweepReport, RefusesRowsThatDoNotMatchTheAxes) {
-  SweepResult sweep = ExampleSweep();
-  sweep.rows[1].values = {"5", "extra"};
+  v1::SweepReport sweep = ExampleSweep();
+  sweep.mutable_rows(1)->add_values("extra");
   std::ostringstream out;
-  absl::Status status = WriteSweepJson(sweep, out);
+  absl::Status status = WriteSweepCsv(sweep, out);
   EXPECT_TRUE(absl::IsInvalidArgument(status));
   EXPECT_THAT(status.message(), HasSubstr("rows[1] has 2 values for 1 axes"));
-  EXPECT_TRUE(absl::IsInvalidArgument(WriteSweepCsv(SweepResult{}, out)));
+  EXPECT_TRUE(absl::IsInvalidArgument(WriteSweepCsv(v1::SweepReport{}, out)));
+}
+
+TEST(SweepReport, RefusesRowsWithOtherPolicies) {
+  v1::SweepReport sweep = ExampleSweep();
+  sweep.mutable_rows(1)->mutable_policies(1)->set_policy("none");
+  std::ostringstream out;
+  absl::Status status = WriteSweepText(sweep, SweepLayout::kSweep, out);
+  EXPECT_TRUE(absl::IsInvalidArgument(status));
+  EXPECT_THAT(status.message(), HasSubstr("rows[1] has no policies or other "
+                                          "policies than rows[0]"));
 }
 
 TEST(SweepHtml, ChartsEachKeyWithALinePerPolicyAndPanel) {

@@ -138,37 +138,37 @@ void WriteCsvTable(const PolicyTable& table, std::ostream& out) {
   for (const auto& row : table.rows) out << CsvRow(row);
 }
 
-absl::Status WriteTextReport(const AbResult& result, std::ostream& out) {
-  RETURN_IF_ERROR(ValidateAbResult(result));
-  const AbInput& in = result.input;
-  out << "input:     " << in.description << "\n"
-      << "topology:  " << in.topology << " (" << in.topology_source << ")\n"
+absl::Status WriteTextReport(const v1::AbReport& report, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateAbReport(report));
+  const v1::AbInput& in = report.input();
+  out << "input:     " << in.description() << "\n"
+      << "topology:  " << in.topology() << " (" << in.topology_source() << ")\n"
       << absl::StrFormat(
              "samples:   %d samples, %d hand-overs, %d malformed lines, "
              "%.6f s at HZ %d\n",
-             in.samples, in.handovers, in.malformed_lines,
-             static_cast<double>(in.duration_ns) / 1e9, in.hz);
-  for (const std::string& line : in.malformed_examples) {
+             in.samples(), in.handovers(), in.malformed_lines(),
+             static_cast<double>(in.duration_ns()) / 1e9, in.hz());
+  for (const std::string& line : in.malformed_examples()) {
     out << "malformed: " << line << "\n";
   }
   if (SawKernelDecisions(in)) {
     out << absl::StrFormat(
         "kernel:    %d decisions, %d of them for untracked processes; \"vs "
         "kernel\": at the kernel's scans (docs/EVALUATION.md)\n",
-        in.kernel_decisions, in.kernel_decisions_unmatched);
+        in.kernel_decisions(), in.kernel_decisions_unmatched());
   }
-  out << "\n" << RenderTable(BuildPolicyTable(result)) << "\n"
-      << CostTableCaption(result) << "\n"
-      << RenderTable(BuildCostTable(result));
+  out << "\n" << RenderTable(BuildPolicyTable(report)) << "\n"
+      << CostTableCaption(report) << "\n"
+      << RenderTable(BuildCostTable(report));
   return report_internal::StreamStatus(out, "the text report");
 }
 
-absl::Status WriteCsv(const AbResult& result, std::ostream& out) {
-  RETURN_IF_ERROR(ValidateAbResult(result));
+absl::Status WriteCsv(const v1::AbReport& report, std::ostream& out) {
+  RETURN_IF_ERROR(ValidateAbReport(report));
   // One row per policy: the policy table's columns, then the cost table's
   // after its policy column.
-  PolicyTable table = BuildPolicyTable(result);
-  const PolicyTable cost = BuildCostTable(result);
+  PolicyTable table = BuildPolicyTable(report);
+  const PolicyTable cost = BuildCostTable(report);
   table.columns.insert(table.columns.end(), cost.columns.begin() + 1,
                        cost.columns.end());
   for (size_t r = 0; r < table.rows.size(); ++r) {

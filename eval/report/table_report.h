@@ -1,8 +1,8 @@
 // Writers of the A/B report's table for a terminal (aligned text, in the
 // style of the seed's tables) and for spreadsheets (CSV).
 //
-// Thread contract: pure functions over a const AbResult; thread-safe as long
-// as each call has its own stream.
+// Thread contract: pure functions over a const schedcache.v1.AbReport;
+// thread-safe as long as each call has its own stream.
 #ifndef SCHEDCACHE_EVAL_REPORT_TABLE_REPORT_H_
 #define SCHEDCACHE_EVAL_REPORT_TABLE_REPORT_H_
 
@@ -10,20 +10,21 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "eval/report/ab_result.h"
 #include "eval/report/policy_table.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache {
 
 // WriteTextReport writes a summary of the input, then the per-policy table
-// and the cost table (policy_table.h) with aligned columns, to `out`. Returns InvalidArgument when `result` is
-// malformed (see ValidateAbResult), DataLoss when the stream fails.
-absl::Status WriteTextReport(const AbResult& result, std::ostream& out);
+// and the cost table (policy_table.h) with aligned columns, to `out`.
+// Returns InvalidArgument when `report` is malformed (see
+// ValidateAbReport), DataLoss when the stream fails.
+absl::Status WriteTextReport(const v1::AbReport& report, std::ostream& out);
 
 // WriteCsv writes a header row and one row per policy with the text
 // tables' columns, the policy table's then the cost table's (RFC 4180
 // quoting). Errors as WriteTextReport.
-absl::Status WriteCsv(const AbResult& result, std::ostream& out);
+absl::Status WriteCsv(const v1::AbReport& report, std::ostream& out);
 
 // RenderTable lays `table` out as the seed does: a row of group headings, a
 // row of column headings, a rule with '+' at group boundaries, then the rows.

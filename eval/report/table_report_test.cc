@@ -3,13 +3,14 @@
 #include <sstream>
 #include <string>
 
-#include "eval/report/internal/example_result.h"
+#include "eval/report/internal/example_report.h"
 #include "gtest/gtest.h"
 
 namespace schedcache {
 namespace {
 
-using report_internal::ExampleResult;
+using report_internal::ExampleReport;
+using report_internal::PolicyOf;
 
 // The expected text is laid out by hand from the column widths: each column
 // is as wide as its widest cell or heading; "scan time (us)" (14) is wider
@@ -25,7 +26,7 @@ using report_internal::ExampleResult;
 // + 12 = 37), so it is centred with 3 spaces each side.
 TEST(TextReport, PrintsInputSummaryAndAlignedTable) {
   std::ostringstream out;
-  ASSERT_TRUE(WriteTextReport(ExampleResult(), out).ok());
+  ASSERT_TRUE(WriteTextReport(ExampleReport(), out).ok());
   EXPECT_EQ(out.str(),
             "input:     workload:redis seed=1\n"
             "topology:  1 package, 2 LLCs, 8 CPUs (builtin:test-8)\n"
@@ -69,12 +70,12 @@ TEST(TextReport, PrintsInputSummaryAndAlignedTable) {
 // A policy the seed never measured has no seed figures, and with a
 // reference that never scanned there is no ratio to show.
 TEST(TextReport, ShowsDashForCostsWithNothingToCompare) {
-  AbResult result = ExampleResult();
-  result.policies[0].report.name = "plugin";
-  result.policies[0].report.cpus_scanned = {};
-  result.policies[0].report.scan_ns = {};
+  v1::AbReport report = ExampleReport();
+  PolicyOf(report, 0).set_policy("plugin");
+  PolicyOf(report, 0).clear_cpus_scanned();
+  PolicyOf(report, 0).clear_scan_ns();
   std::ostringstream out;
-  ASSERT_TRUE(WriteTextReport(result, out).ok());
+  ASSERT_TRUE(WriteTextReport(report, out).ok());
   // The ratio columns are headed "vs plugin" (9 wide).
   EXPECT_NE(out.str().find("plugin       |            0        0.0          - | "
                            "      0.00           0.00          - | "
@@ -89,19 +90,19 @@ TEST(TextReport, ShowsDashForCostsWithNothingToCompare) {
 }
 
 TEST(TextReport, RejectsResultWithoutPolicies) {
-  AbResult result = ExampleResult();
-  result.policies.clear();
+  v1::AbReport report = ExampleReport();
+  report.clear_policies();
   std::ostringstream out;
-  absl::Status status = WriteTextReport(result, out);
+  absl::Status status = WriteTextReport(report, out);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("policies"), std::string::npos);
 }
 
 TEST(TextReport, RejectsProcessWithWrongNumberOfFinalLlcs) {
-  AbResult result = ExampleResult();
-  result.processes[1].final_preferred_llc = {0};
+  v1::AbReport report = ExampleReport();
+  report.mutable_processes(1)->mutable_final_preferred_llc()->RemoveLast();
   std::ostringstream out;
-  absl::Status status = WriteTextReport(result, out);
+  absl::Status status = WriteTextReport(report, out);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("tgid=200"), std::string::npos);
 }
@@ -109,14 +110,14 @@ TEST(TextReport, RejectsProcessWithWrongNumberOfFinalLlcs) {
 TEST(TextReport, ReportsDataLossWhenStreamFails) {
   std::ostringstream out;
   out.setstate(std::ios::badbit);
-  EXPECT_EQ(WriteTextReport(ExampleResult(), out).code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(WriteTextReport(ExampleReport(), out).code(), absl::StatusCode::kDataLoss);
 }
 
 // The policy table's cells, then the cost table's as derived above for the
 // text report.
 TEST(Csv, WritesHeaderAndOneRowPerPolicy) {
   std::ostringstream out;
-  ASSERT_TRUE(WriteCsv(ExampleResult(), out).ok());
+  ASSERT_TRUE(WriteCsv(ExampleReport(), out).ok());
   EXPECT_EQ(out.str(),
             "policy,cpus_scanned_mean,cpus_scanned_p50,cpus_scanned_p99,"
             "cpus_scanned_max,scans,scans_skipped,scans_aborted,scan_us_mean,"
@@ -136,31 +137,31 @@ TEST(Csv, WritesHeaderAndOneRowPerPolicy) {
 
 // A policy with no decisions has no agreement share: "-", not 100.00.
 TEST(TextReport, ShowsDashForAgreementWithoutDecisions) {
-  AbResult result = ExampleResult();
-  result.policies[1].report.decisions = 0;
-  result.policies[1].report.agreement = std::nullopt;
+  v1::AbReport report = ExampleReport();
+  PolicyOf(report, 1).set_decisions(0);
+  PolicyOf(report, 1).clear_agreement();
   std::ostringstream out;
-  ASSERT_TRUE(WriteTextReport(result, out).ok());
+  ASSERT_TRUE(WriteTextReport(report, out).ok());
   EXPECT_NE(out.str().find("|         0         - |"), std::string::npos)
       << out.str();
 }
 
 TEST(Csv, ShowsDashForAgreementWithoutDecisions) {
-  AbResult result = ExampleResult();
-  result.policies[1].report.decisions = 0;
-  result.policies[1].report.agreement = std::nullopt;
+  v1::AbReport report = ExampleReport();
+  PolicyOf(report, 1).set_decisions(0);
+  PolicyOf(report, 1).clear_agreement();
   std::ostringstream out;
-  ASSERT_TRUE(WriteCsv(result, out).ok());
+  ASSERT_TRUE(WriteCsv(report, out).ok());
   EXPECT_NE(out.str().find("visited-scan,3.6,3,8,8,10,5,1,0.52,1.25,0,-,3,"),
             std::string::npos)
       << out.str();
 }
 
 TEST(Csv, QuotesFieldsWithCommasAndQuotes) {
-  AbResult result = ExampleResult();
-  result.policies[1].report.name = "odd,\"name\"";
+  v1::AbReport report = ExampleReport();
+  PolicyOf(report, 1).set_policy("odd,\"name\"");
   std::ostringstream out;
-  ASSERT_TRUE(WriteCsv(result, out).ok());
+  ASSERT_TRUE(WriteCsv(report, out).ok());
   EXPECT_NE(out.str().find("\n\"odd,\"\"name\"\"\",3.6,"), std::string::npos);
 }
 

@@ -17,7 +17,7 @@ AbResult WithoutScanTimes(AbResult result) {
 std::string ComparableJson(AbResult result) {
   std::ostringstream out;
   const absl::Status written =
-      WriteJson(WithoutScanTimes(std::move(result)), out);
+      WriteJson(AbResultToProto(WithoutScanTimes(std::move(result))), out);
   if (!written.ok()) {
     return absl::StrCat("JSON report failed: ", written.ToString());
   }

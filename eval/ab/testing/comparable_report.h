@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "eval/report/ab_result.h"
+#include "eval/ab/ab_result.h"
 
 namespace schedcache::ab {
 

@@ -12,17 +12,20 @@
 #define SCHEDCACHE_EVAL_REPORT_INTERNAL_SVG_CHART_H_
 
 #include <string>
+#include <vector>
 
-#include "eval/report/ab_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache::report_internal {
 
-// REQUIRES for both: ValidateAbResult(result) is OK.
-std::string CpusScannedChart(const AbResult& result);
-std::string LlcOverTimeChart(const AbResult& result);
+// REQUIRES for both: ValidateAbReport(report) is OK.
+std::string CpusScannedChart(const v1::AbReport& report);
+std::string LlcOverTimeChart(const v1::AbReport& report);
 
-// PolicyLegend returns an HTML legend: a colour swatch and name per policy.
-std::string PolicyLegend(const AbResult& result);
+// PolicyLegend returns an HTML legend: a colour swatch and name per policy,
+// in session order.
+std::string PolicyLegend(const std::vector<std::string>& policies);
+std::string PolicyLegend(const v1::AbReport& report);
 
 }  // namespace schedcache::report_internal
 

@@ -13,19 +13,19 @@
 
 #include <string>
 
-#include "eval/report/ab_result.h"
+#include "schedcache/v1/ab_report.pb.h"
 
 namespace schedcache::report_internal {
 
 inline constexpr int kTopologyCellsPerRow = 12;
 
-// REQUIRES for both: ValidateAbResult(result) is OK.
+// REQUIRES for both: ValidateAbReport(report) is OK.
 // TopologyKey returns an HTML paragraph: what the markers' numbers and the
 // shading stand for.
-std::string TopologyKey(const AbResult& result);
-// TopologyView returns the SVG; a note instead of panels when the result
-// has no topology layout (AbResult::llcs is empty, as in a merged report).
-std::string TopologyView(const AbResult& result);
+std::string TopologyKey(const v1::AbReport& report);
+// TopologyView returns the SVG; a note instead of panels when the report
+// has no topology layout (AbReport.llcs is empty, as in a merged report).
+std::string TopologyView(const v1::AbReport& report);
 
 }  // namespace schedcache::report_internal
 

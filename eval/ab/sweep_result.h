@@ -1,16 +1,17 @@
-// The data a sweep (`schedcache sweep`, and `schedcache ab` with lists of
-// hackbench groups and fds) hands to its report writers: the varied keys
-// and, per combination of their values, the A/B result of that run. Plain
-// values, as ab_result.h.
+// What a sweep (`schedcache sweep`, and `schedcache ab` with lists of
+// hackbench groups and fds) gathers: the varied keys and, per combination
+// of their values, the A/B result of that run. Plain values, as
+// ab_result.h; ab_report.h converts it to the schedcache.v1.SweepReport
+// message the sweep's writers read.
 //
 // Thread contract: plain structs; thread-compatible.
-#ifndef SCHEDCACHE_EVAL_REPORT_SWEEP_RESULT_H_
-#define SCHEDCACHE_EVAL_REPORT_SWEEP_RESULT_H_
+#ifndef SCHEDCACHE_EVAL_AB_SWEEP_RESULT_H_
+#define SCHEDCACHE_EVAL_AB_SWEEP_RESULT_H_
 
 #include <string>
 #include <vector>
 
-#include "eval/report/ab_result.h"
+#include "eval/ab/ab_result.h"
 
 namespace schedcache {
 
@@ -43,4 +44,4 @@ struct SweepResult {
 
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_EVAL_REPORT_SWEEP_RESULT_H_
+#endif  // SCHEDCACHE_EVAL_AB_SWEEP_RESULT_H_

@@ -1,24 +1,21 @@
-// The data an A/B evaluation (`schedcache ab`, docs/EVALUATION.md) hands to the
-// report writers: what was replayed, and what each policy did with it. Plain
-// values with no behaviour, so that whoever runs the evaluation (the CLI over
-// gRPC, or a test by hand) fills them in and the writers depend on nothing
-// but this header and policies/decision.h.
+// What an A/B evaluation (`schedcache ab`, docs/EVALUATION.md) accumulates
+// while it runs, and what ab-merge combines: what was replayed, and what
+// each policy did with it. Plain values with no behaviour. The report
+// writers never see it: ab_report.h converts it, once, to the report's one
+// schema, the schedcache.v1.AbReport message, which they read.
 //
 // Thread contract: plain structs; thread-compatible.
-#ifndef SCHEDCACHE_EVAL_REPORT_AB_RESULT_H_
-#define SCHEDCACHE_EVAL_REPORT_AB_RESULT_H_
+#ifndef SCHEDCACHE_EVAL_AB_AB_RESULT_H_
+#define SCHEDCACHE_EVAL_AB_AB_RESULT_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "absl/types/span.h"
+#include "eval/report/scan_event.h"
 #include "policies/decision.h"
 
 namespace schedcache {
-
-// kNoPreferredLlc stands for "the policy holds no preferred LLC".
-inline constexpr int kNoPreferredLlc = -1;
 
 // AbInput describes the input that was replayed.
 struct AbInput {
@@ -39,12 +36,6 @@ struct AbInput {
   uint64_t kernel_decisions_unmatched = 0;
 };
 
-// SawKernelDecisions is true when `input` carried kernel decisions, so
-// every report form shows the policies' agreement with the kernel.
-inline bool SawKernelDecisions(const AbInput& input) {
-  return input.kernel_decisions > 0;
-}
-
 // HistogramBin counts the executed scans that examined `cpus_scanned` CPUs.
 struct HistogramBin {
   int64_t cpus_scanned = 0;
@@ -57,13 +48,6 @@ struct HistogramBin {
 struct PolicyResult {
   PolicyReport report;                             // report.name is the policy
   std::vector<HistogramBin> cpus_scanned_histogram;  // ascending cpus_scanned
-};
-
-// LlcChange is a point where a policy's preferred LLC for a process changed:
-// from `timestamp_ns` on it was `llc` (kNoPreferredLlc: none).
-struct LlcChange {
-  int64_t timestamp_ns = 0;
-  int llc = kNoPreferredLlc;
 };
 
 // ProcessResult is one process seen in the input.
@@ -82,9 +66,6 @@ struct ProcessResult {
   // (docs/MODEL.md); empty when the kernel made no decision for it.
   std::vector<KernelProcessCounts> kernel;
 };
-
-// kMaxTimelines is how many of the busiest processes get a time series.
-inline constexpr int kMaxTimelines = 6;
 
 // LlcPlace says where one LLC of the topology sits, for the HTML report's
 // topology view.
@@ -116,24 +97,6 @@ struct AbResult {
   LastScanOccupancy busiest_last_scan;
 };
 
-// ScanEvent is one executed scan, streamed to the --scan-trace and
-// --perfetto writers as the evaluation produces it (never stored as a
-// whole).
-struct ScanEvent {
-  int policy = 0;  // index into AbResult::policies
-  std::string comm;  // at most 15 characters, so held without allocating
-  int pid = 0;     // the scanning thread's tid
-  int cpu = 0;
-  int64_t timestamp_ns = 0;
-  int cpus_scanned = 0;
-  int tgid = 0;    // the scanning process
-  int llcs_scanned = 0;
-  int64_t scan_ns = 0;  // the model's wall time for the scan
-  // Summed occupancy (NICE_0_LOAD fixed point: 1048576 is one CPU's worth)
-  // of each LLC the scan examined; a view valid during the write only.
-  absl::Span<const LlcOccupancy> llc_occupancy = {};
-};
-
 }  // namespace schedcache
 
-#endif  // SCHEDCACHE_EVAL_REPORT_AB_RESULT_H_
+#endif  // SCHEDCACHE_EVAL_AB_AB_RESULT_H_
