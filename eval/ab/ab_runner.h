@@ -28,6 +28,7 @@
 #include "absl/strings/string_view.h"
 #include "common/model_defaults.h"
 #include "eval/ab/ab_session.h"
+#include "eval/ab/cache_groups.h"
 #include "eval/report/ab_result.h"
 #include "eval/workload/workload.h"
 #include "events/event.h"
@@ -80,6 +81,9 @@ struct AbOptions {
   // last_scans: the busiest process's last scans are wanted (--html's
   // topology view); from a server, the A/B then watches every scan.
   bool last_scans = false;
+  // group_by sets each sample's cache group before the session sees it
+  // (cache_groups.h); the tgid rule, the default, changes nothing.
+  GroupBy group_by;
   // jobs is the number of threads the run uses (>= 1): with 1 everything
   // runs on the calling thread; with 2 or more the session applies the
   // events on a thread of its own while the calling thread reads or

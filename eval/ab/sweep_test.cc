@@ -156,6 +156,42 @@ TEST(RunSweep, EveryRowEqualsTheSameRunOfAb) {
   }
 }
 
+TEST(MakeSweepPlan, GroupByValuesAreRulesAndABadOneIsNamed) {
+  const AbOptions base = Hackbench(10 * kMs);
+  absl::StatusOr<SweepPlan> plan =
+      MakeSweepPlan(base, {*ParseVary("group-by=tgid,comm")}, Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->runs.size(), 2u);
+  EXPECT_EQ(plan->runs[0].group_by.kind, GroupBy::Kind::kTgid);
+  EXPECT_EQ(plan->runs[1].group_by.kind, GroupBy::Kind::kComm);
+  // Not a tunable: the settings stay as they were.
+  EXPECT_TRUE(plan->runs[1].session.settings.empty());
+  EXPECT_THAT(PlanError(base, {*ParseVary("group-by=tgid,cgroup")}),
+              HasSubstr("--vary group-by=cgroup: grouping by cgroup needs"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("group-by=pid")}),
+              HasSubstr("--vary group-by=pid: \"pid\" is not tgid, comm"));
+}
+
+TEST(RunSweep, GroupByTgidAndCommRunTwoConfigurations) {
+  const AbOptions base = Hackbench(100 * kMs);
+  absl::StatusOr<SweepPlan> plan =
+      MakeSweepPlan(base, {*ParseVary("group-by=tgid,comm")}, Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const SweepResult sweep =
+      RunSweep(*plan, Registry(), /*jobs=*/2, "workload:hackbench", nullptr);
+  ASSERT_TRUE(sweep.failures.empty()) << sweep.failures[0].error;
+  ASSERT_EQ(sweep.rows.size(), 2u);
+  EXPECT_THAT(sweep.rows[0].values, ElementsAre("tgid"));
+  EXPECT_THAT(sweep.rows[1].values, ElementsAre("comm"));
+  // tgid is the run without the rule; comm is named in its input.
+  absl::StatusOr<AbResult> alone =
+      RunAb(base, Registry(), InProcessSessions(Registry()));
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(ComparableJson(sweep.rows[0].result), ComparableJson(*alone));
+  EXPECT_THAT(sweep.rows[1].result.input.description,
+              HasSubstr(" group-by=comm"));
+}
+
 TEST(RunSweep, AFailedCombinationIsListedAndTheOthersStillCount) {
   absl::StatusOr<SweepPlan> plan = MakeSweepPlan(
       Hackbench(50 * kMs),
