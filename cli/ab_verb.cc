@@ -137,10 +137,10 @@ class AbVerb : public Verb {
     flags.AddString("--group-by", "RULE",
                     "cache groups, set on every sample before the session: "
                     "tgid (the default: each process its own, as the input "
-                    "says), comm (one group per process name) or file:PATH "
-                    "(lines GROUP tgid=N, GROUP N or GROUP comm=NAME; # "
-                    "comments); cgroup is refused, as `record` does not "
-                    "capture cgroups yet",
+                    "says), comm (one group per process name), cgroup (one "
+                    "group per cgroup path: traces from `record` only) or "
+                    "file:PATH (lines GROUP tgid=N, GROUP N, GROUP comm=NAME "
+                    "or GROUP cgroup=PATH; # comments)",
                     &group_by_);
     DefineWorkloadFlags(flags);
     flags.AddInt64("--jobs", "N",

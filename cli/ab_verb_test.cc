@@ -145,10 +145,6 @@ TEST(AbVerb, BadGroupByRulesAreUsageErrorsSayingWhy) {
     std::string rule;
     std::string message;
   } cases[] = {
-      {"cgroup",
-       "schedcache ab: --group-by cgroup: grouping by cgroup needs each "
-       "process's cgroup path in the input, which `schedcache record` does "
-       "not capture yet"},
       {"pid", "--group-by pid: \"pid\" is not tgid, comm, cgroup or "
               "file:PATH"},
       {"file:/nonexistent/groups.txt", "/nonexistent/groups.txt"},
@@ -160,6 +156,16 @@ TEST(AbVerb, BadGroupByRulesAreUsageErrorsSayingWhy) {
     EXPECT_EQ(r.code, kExitUsage) << c.rule << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr(c.message));
   }
+}
+
+TEST(AbVerb, GroupByCgroupOnAWorkloadIsAnErrorNamingTheInput) {
+  const CliResult r = InvokeCli({"ab", "--input", "workload:redis",
+                                 "--duration-ms", "20", "--group-by",
+                                 "cgroup"});
+  EXPECT_EQ(r.code, kExitError) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--group-by cgroup needs each process's "
+                               "cgroup path, and input workload:redis"));
+  EXPECT_THAT(r.err, HasSubstr("`schedcache record --output`"));
 }
 
 TEST(AbVerb, SpillProbabilityChangesTheWorkload) {

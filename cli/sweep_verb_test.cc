@@ -66,7 +66,8 @@ TEST(SweepVerb, BadVaryIsAUsageErrorNamingKeyAndValue) {
       {{"--vary", "groups=1,zero"}, "--vary groups=zero: not an integer"},
       {{"--vary", "seed=1", "--jobs", "0"}, "--jobs 0: must be in 1..1024"},
       {{"--vary", "group-by=tgid,cgroup"},
-       "--vary group-by=cgroup: grouping by cgroup needs"},
+       "--vary group-by=cgroup: --group-by cgroup needs each process's "
+       "cgroup path, and input workload:hackbench"},
   };
   for (const Case& c : cases) {
     CliResult r = InvokeCli(Args(Args({"sweep"}, c.flags), kHackbench));

@@ -80,17 +80,21 @@ class ReferencePlacement : public EventSink {
 };
 
 // FeedTrace replays the trace, its ticks at the start of the model's
-// jiffies (`model`: the session's tunables). A trace without one scheduler
-// event or malformed line is not a trace replay can use: an error that
-// says so.
+// jiffies (`model`: the session's tunables), its cgroup paths to `sink`. A
+// trace without one scheduler event or malformed line is not a trace
+// replay can use, nor one without a cgroup path for a rule that needs
+// them: an error that says so.
 absl::Status FeedTrace(const AbOptions& options, const ModelTunables& model,
-                       const Topology& topology, EventSink& sink,
+                       const Topology& topology, CacheGroupingSink& sink,
                        InputProblems& problems) {
   TraceOptions trace;
   trace.hz = options.hz;
   trace.tick_anchor_ns = model.clock_anchor_ns;
   trace.cpu_map = options.cpu_map;
   trace.topology = &topology;
+  trace.on_cgroup = [&sink](int32_t tgid, std::string_view path) {
+    sink.OnCgroup(tgid, absl::string_view(path.data(), path.size()));
+  };
   ASSIGN_OR_RETURN(const ReplayStats stats,
                    ReplayTraceFile(options.input.path, trace, sink));
   if (stats.sched_events == 0 && stats.malformed_lines == 0) {
@@ -110,6 +114,12 @@ absl::Status FeedTrace(const AbOptions& options, const ModelTunables& model,
                            "sched_process_exit line in its ", stats.lines,
                            " lines: is it ftrace, `trace-cmd report` or "
                            "`perf script` text, or a trace-cmd .dat file?"));
+  }
+  if (NeedsCgroupPaths(options.group_by) && stats.cgroup_lines == 0) {
+    return CgroupPathsMissing(
+        options.group_by, absl::StrCat("trace:", options.input.path),
+        stats.trace_dat ? "trace-cmd records no cgroup path in a .dat file"
+                        : "it has no `# schedcache_cgroup:` line");
   }
   for (const MalformedLine& line : stats.first_malformed) {
     problems.Add(line.line_number,
@@ -342,6 +352,18 @@ absl::StatusOr<AbOptions> OnOneClock(AbOptions options,
 
 }  // namespace
 
+absl::Status CheckGroupByInput(const AbOptions& options) {
+  if (!NeedsCgroupPaths(options.group_by) ||
+      options.input.kind == AbInputSpec::Kind::kTrace) {
+    return absl::OkStatus();
+  }
+  return CgroupPathsMissing(
+      options.group_by, DescribeSource(options),
+      options.input.kind == AbInputSpec::Kind::kCsv
+          ? "the sample CSV has no cgroup column"
+          : "a generated workload's processes are in no cgroup");
+}
+
 absl::StatusOr<AbResult> RunAb(const AbOptions& given,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session) {
@@ -352,6 +374,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& given,
         "cpu map: a workload input runs on the topology's own CPUs; the map "
         "applies to trace: and csv: inputs only");
   }
+  RETURN_IF_ERROR(CheckGroupByInput(options));
   ASSIGN_OR_RETURN(Topology loaded, LoadTopology(options.session.topology));
   auto topology = std::make_shared<const Topology>(std::move(loaded));
 

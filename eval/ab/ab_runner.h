@@ -110,8 +110,11 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry);
 // counted in AbInput::malformed_lines with its line (see event_feed.h).
 // Returns the input's errors (NotFound for a missing file; InvalidArgument
 // naming a bad option, a directory, a trace CPU outside the topology, a CSV
-// without the header, an input without a single event, or a CPU map given
-// with a workload input, which runs on the topology's own CPUs; DataLoss
+// without the header, an input without a single event, a CPU map given
+// with a workload input, which runs on the topology's own CPUs, or a
+// group-by rule that needs cgroup paths on an input without any:
+// CheckGroupByInput, and a trace without a `# schedcache_cgroup:` line,
+// found as it replays; DataLoss
 // for a truncated or corrupt gzip file; OutOfRange for a line over
 // LineReader::kMaxLineBytes), the session's errors, DataLoss when the scan
 // trace or the Perfetto trace cannot be written, or Unimplemented when
@@ -120,6 +123,12 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry);
 absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session);
+
+// CheckGroupByInput returns CgroupPathsMissing (cache_groups.h) when
+// options.group_by needs cgroup paths and options.input is of a kind that
+// never carries them (a workload, a CSV), so a sweep refuses such a value
+// before it runs; OK otherwise.
+absl::Status CheckGroupByInput(const AbOptions& options);
 
 }  // namespace schedcache::ab
 

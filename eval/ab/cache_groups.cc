@@ -16,20 +16,16 @@
 namespace schedcache::ab {
 namespace {
 
-// kCgroupRefusal is why the cgroup rule and cgroup= lines are refused.
-constexpr absl::string_view kCgroupRefusal =
-    "grouping by cgroup needs each process's cgroup path in the input, which "
-    "`schedcache record` does not capture yet; group by tgid, comm or "
-    "file:PATH with tgid= and comm= lines";
-
 // kMaxCommBytes is the longest comm the kernel keeps (TASK_COMM_LEN 16 with
 // its NUL), as Comm does.
 constexpr size_t kMaxCommBytes = kCommLength - 1;
 
-// Selector is a group file line's process: a tgid, or a comm.
+// Selector is a group file line's process: a tgid, a comm or a cgroup
+// path (one of them set).
 struct Selector {
-  int32_t tgid = 0;  // 0: a comm
+  int32_t tgid = 0;
   std::string comm;
+  std::string cgroup;
 };
 
 bool AllDigits(absl::string_view text) {
@@ -41,9 +37,13 @@ bool AllDigits(absl::string_view text) {
 // ParseSelector reads `text`: tgid=N, N or comm=NAME.
 absl::StatusOr<Selector> ParseSelector(absl::string_view text) {
   absl::string_view value = text;
-  if (absl::StartsWith(value, "cgroup=")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(QuoteInput(text), ": ", kCgroupRefusal));
+  if (absl::ConsumePrefix(&value, "cgroup=")) {
+    if (!absl::StartsWith(value, "/")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          QuoteInput(text),
+          ": a cgroup path starts with '/', as /proc/PID/cgroup shows it"));
+    }
+    return Selector{.tgid = 0, .comm = {}, .cgroup = std::string(value)};
   }
   if (absl::ConsumePrefix(&value, "comm=")) {
     if (value.empty() || value.size() > kMaxCommBytes) {
@@ -51,7 +51,7 @@ absl::StatusOr<Selector> ParseSelector(absl::string_view text) {
           QuoteInput(text), ": a comm has 1 to ", kMaxCommBytes,
           " bytes (the kernel keeps no more), not ", value.size()));
     }
-    return Selector{.tgid = 0, .comm = std::string(value)};
+    return Selector{.tgid = 0, .comm = std::string(value), .cgroup = {}};
   }
   absl::ConsumePrefix(&value, "tgid=");
   int32_t tgid = 0;
@@ -61,7 +61,7 @@ absl::StatusOr<Selector> ParseSelector(absl::string_view text) {
         " is not tgid=N or N (a process id, 1..2147483647), comm=NAME or "
         "cgroup=PATH"));
   }
-  return Selector{.tgid = tgid, .comm = {}};
+  return Selector{.tgid = tgid, .comm = {}, .cgroup = {}};
 }
 
 // AddMatch notes that `key` (a tgid or comm, shown as `shown`) is in group
@@ -86,7 +86,8 @@ absl::Status ParseLine(absl::string_view line, int64_t number,
   if (blank == absl::string_view::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
         "group ", QuoteInput(line),
-        " names no process: want GROUP tgid=N, GROUP N or GROUP comm=NAME"));
+        " names no process: want GROUP tgid=N, GROUP N, GROUP comm=NAME or "
+        "GROUP cgroup=PATH"));
   }
   const absl::string_view name = line.substr(0, blank);
   ASSIGN_OR_RETURN(const Selector selector,
@@ -98,9 +99,29 @@ absl::Status ParseLine(absl::string_view line, int64_t number,
                     absl::StrCat("tgid=", selector.tgid), id, number,
                     table.names());
   }
+  if (!selector.cgroup.empty()) {
+    return AddMatch(file.by_cgroup, selector.cgroup,
+                    absl::StrCat("cgroup=", QuoteInput(selector.cgroup)), id,
+                    number, table.names());
+  }
   return AddMatch(file.by_comm, selector.comm,
                   absl::StrCat("comm=", QuoteInput(selector.comm)), id,
                   number, table.names());
+}
+
+// Hit is a group file line that matched a process: its rule and selector.
+struct Hit {
+  GroupFile::Match match;
+  std::string selector;  // as the line has it: tgid=N, comm="X", cgroup="P"
+};
+
+// FindHit appends the line `matches` has for `key`, if any, to `hits`.
+template <typename Map, typename Key>
+void FindHit(const Map& matches, const Key& key, std::string selector,
+             std::vector<Hit>& hits) {
+  if (const auto it = matches.find(key); it != matches.end()) {
+    hits.push_back(Hit{it->second, std::move(selector)});
+  }
 }
 
 // CommKey is `comm` as a key of GroupFile::by_comm.
@@ -141,7 +162,10 @@ absl::StatusOr<GroupBy> ParseGroupBy(absl::string_view rule) {
     group_by.kind = GroupBy::Kind::kComm;
     return group_by;
   }
-  if (rule == "cgroup") return absl::InvalidArgumentError(kCgroupRefusal);
+  if (rule == "cgroup") {
+    group_by.kind = GroupBy::Kind::kCgroup;
+    return group_by;
+  }
   absl::string_view path = rule;
   if (!absl::ConsumePrefix(&path, "file:") || path.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -152,6 +176,22 @@ absl::StatusOr<GroupBy> ParseGroupBy(absl::string_view rule) {
   group_by.kind = GroupBy::Kind::kFile;
   group_by.file = std::make_shared<const GroupFile>(std::move(file));
   return group_by;
+}
+
+bool NeedsCgroupPaths(const GroupBy& rule) {
+  return rule.kind == GroupBy::Kind::kCgroup ||
+         (rule.kind == GroupBy::Kind::kFile && !rule.file->by_cgroup.empty());
+}
+
+absl::Status CgroupPathsMissing(const GroupBy& rule, absl::string_view input,
+                                absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--group-by ", rule.text,
+      rule.kind == GroupBy::Kind::kFile ? " (its cgroup= lines)" : "",
+      " needs each process's cgroup path, and input ", input,
+      " carries none: ", why,
+      "; only a trace written by `schedcache record --output` has them (its "
+      "`# schedcache_cgroup:` lines)"));
 }
 
 uint64_t CacheGroupTable::IdOf(absl::string_view name) {
@@ -169,30 +209,39 @@ CacheGroupingSink::CacheGroupingSink(GroupBy rule, EventSink& next)
 
 absl::StatusOr<uint64_t> CacheGroupingSink::GroupOf(int32_t tgid,
                                                     const Comm& comm) {
+  const auto cgroup = cgroups_.find(tgid);
   if (rule_.kind == GroupBy::Kind::kComm) {
     return comm.empty() ? kOwnCacheGroup : groups_.IdOf(CommKey(comm));
   }
+  if (rule_.kind == GroupBy::Kind::kCgroup) {
+    return cgroup == cgroups_.end() ? kOwnCacheGroup
+                                    : groups_.IdOf(cgroup->second);
+  }
   const GroupFile& file = *rule_.file;
-  const auto by_tgid = file.by_tgid.find(tgid);
-  const auto by_comm =
-      comm.empty() ? file.by_comm.end() : file.by_comm.find(CommKey(comm));
-  const bool tgid_matched = by_tgid != file.by_tgid.end();
-  const bool comm_matched = by_comm != file.by_comm.end();
-  if (tgid_matched && comm_matched &&
-      by_tgid->second.group != by_comm->second.group) {
+  std::vector<Hit> hits;
+  FindHit(file.by_tgid, tgid, absl::StrCat("tgid=", tgid), hits);
+  if (!comm.empty()) {
+    FindHit(file.by_comm, std::string(CommKey(comm)),
+            absl::StrCat("comm=", QuoteInput(CommKey(comm))), hits);
+  }
+  if (cgroup != cgroups_.end()) {
+    FindHit(file.by_cgroup, cgroup->second,
+            absl::StrCat("cgroup=", QuoteInput(cgroup->second)), hits);
+  }
+  if (hits.empty()) return kOwnCacheGroup;
+  for (const Hit& other : hits) {
+    if (other.match.group == hits.front().match.group) continue;
     const std::vector<std::string>& names = groups_.names();
     return absl::InvalidArgumentError(absl::StrCat(
         file.path, ": process tgid ", tgid, " (comm ",
         QuoteInput(CommKey(comm)), ") is in group ",
-        QuoteInput(names[by_tgid->second.group - 1]), " by line ",
-        by_tgid->second.line, " (tgid=", tgid, ") and in group ",
-        QuoteInput(names[by_comm->second.group - 1]), " by line ",
-        by_comm->second.line, " (comm=", QuoteInput(CommKey(comm)),
+        QuoteInput(names[hits.front().match.group - 1]), " by line ",
+        hits.front().match.line, " (", hits.front().selector,
+        ") and in group ", QuoteInput(names[other.match.group - 1]),
+        " by line ", other.match.line, " (", other.selector,
         "); a process is in one group"));
   }
-  if (tgid_matched) return by_tgid->second.group;
-  if (comm_matched) return by_comm->second.group;
-  return kOwnCacheGroup;
+  return hits.front().match.group;
 }
 
 absl::Status CacheGroupingSink::OnSample(const Sample& sample) {
@@ -223,6 +272,7 @@ absl::Status CacheGroupingSink::OnHandOver(const HandOver& hand_over) {
 
 absl::Status CacheGroupingSink::OnProcessExit(const ProcessExit& exit) {
   processes_.erase(exit.tgid);
+  cgroups_.erase(exit.tgid);
   return next_.OnProcessExit(exit);
 }
 
@@ -238,5 +288,18 @@ absl::Status CacheGroupingSink::OnKernelDecision(
 }
 
 void CacheGroupingSink::OnInputLine(int64_t line) { next_.OnInputLine(line); }
+
+void CacheGroupingSink::OnCgroup(int32_t tgid, absl::string_view path) {
+  const auto [it, added] = cgroups_.try_emplace(tgid, path);
+  if (!added) {
+    if (it->second == path) return;
+    it->second = std::string(path);
+  }
+  // Its next sample finds its group anew.
+  if (const auto process = processes_.find(tgid);
+      process != processes_.end()) {
+    process->second.resolved = false;
+  }
+}
 
 }  // namespace schedcache::ab

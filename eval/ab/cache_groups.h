@@ -8,12 +8,23 @@
 //               group, unless a CSV's cache_group column names one), so the
 //               report is the one of a run without the flag;
 //   comm        one group per comm: every process of one name in one group;
+//   cgroup      one group per cgroup path: every process of one cgroup in
+//               one group; a process whose path the input does not give is
+//               in its own group (0);
 //   file:PATH   the groups a file names (below); a process it does not
-//               match is in its own group (0);
-//   cgroup      refused: it needs each process's cgroup path, which
-//               `schedcache record` does not capture yet.
+//               match is in its own group (0).
 //
-// comm and file: set every sample's group, replacing what the input said.
+// Cgroup paths come from the input: the `# schedcache_cgroup: TGID PATH`
+// lines `schedcache record --output` writes (docs/LIVE.md, "Cgroup
+// paths"), handed to OnCgroup by the trace replay in their place among the
+// events. A path holds for its process until the next line for it or the
+// process's exit (an exec keeps it; record writes the line again after
+// one); a changed path changes membership at the process's next sample. An
+// input that carries none (a workload, a CSV, a trace-cmd .dat, a trace
+// not written by record) cannot be grouped by cgroup: CgroupPathsMissing.
+//
+// comm, cgroup and file: set every sample's group, replacing what the input
+// said.
 // A process's comm, for both, is its group leader's (the samples of the
 // thread whose tid is the tgid, as /proc/PID/comm shows), or before one of
 // those the first comm a sample of the process carried, so threads named
@@ -27,16 +38,18 @@
 //
 // GROUP is the group's name (a run of non-blank bytes), SELECTOR the rest
 // of the line without its surrounding blanks: `tgid=N` or just `N` (a
-// process id, 1..2147483647), or `comm=NAME` (a process name as the kernel
-// keeps it, at most 15 bytes; it may hold blanks). Blank lines and lines
-// whose first non-blank byte is '#' are skipped. `cgroup=PATH` is refused as
-// the cgroup rule is. The same process id or name on two lines of
-// different groups is an error, as is, at run time, a process that a tgid=
-// line and a comm= line put in different groups; each names the file, the
-// lines and the value.
+// process id, 1..2147483647), `comm=NAME` (a process name as the kernel
+// keeps it, at most 15 bytes; it may hold blanks), or `cgroup=PATH` (a
+// cgroup path as /proc/PID/cgroup shows it, starting with '/'; it may hold
+// blanks, not at its ends). Blank lines and lines whose first non-blank
+// byte is '#' are skipped. The same process id, name or path on two lines
+// of different groups is an error, as is, at run time, a process that two
+// lines (tgid=, comm=, cgroup=) put in different groups; each names the
+// file, the lines and the value.
 //
 // Group ids: named groups are numbered from 1 in order of first appearance
-// (in the file for file:, in the input for comm), so the same input gives
+// (in the file for file:, in the input for comm and cgroup), so the same
+// input gives
 // the same ids, whatever --jobs. CacheGroupTable keeps id -> name for the
 // reports.
 //
@@ -73,29 +86,40 @@ struct GroupFile {
   std::vector<std::string> names;
   absl::flat_hash_map<int32_t, Match> by_tgid;
   absl::flat_hash_map<std::string, Match> by_comm;
+  absl::flat_hash_map<std::string, Match> by_cgroup;
 };
 
 // ParseGroupFile reads a group file from `lines`, named by lines.path() in
 // its errors. Returns InvalidArgument "PATH:LINE: ..." naming the value at
 // fault: a line without a selector, a selector of no known form, a process
-// id out of range, an empty or too long comm, a cgroup= selector, or a
-// process id or comm given two groups (naming both lines); or `lines`' read
-// errors.
+// id out of range, an empty or too long comm, a cgroup path not starting
+// with '/', or a process id, comm or cgroup path given two groups (naming
+// both lines); or `lines`' read errors.
 absl::StatusOr<GroupFile> ParseGroupFile(LineReader& lines);
 
 // GroupBy is a parsed --group-by RULE.
 struct GroupBy {
-  enum class Kind { kTgid, kComm, kFile };
+  enum class Kind { kTgid, kComm, kCgroup, kFile };
   Kind kind = Kind::kTgid;
   std::string text = "tgid";  // the rule as typed
   std::shared_ptr<const GroupFile> file;  // kFile only
 };
 
-// ParseGroupBy reads a RULE: tgid, comm or file:PATH (the file is read
-// now, through LineReader: plain, gzip or zstd). Returns InvalidArgument
-// for another rule, cgroup (saying why), or ParseGroupFile's errors; or the
+// ParseGroupBy reads a RULE: tgid, comm, cgroup or file:PATH (the file is
+// read now, through LineReader: plain, gzip or zstd). Returns
+// InvalidArgument for another rule or ParseGroupFile's errors; or the
 // file's read errors (NotFound...), each naming the path.
 absl::StatusOr<GroupBy> ParseGroupBy(absl::string_view rule);
+
+// NeedsCgroupPaths says whether `rule` groups by cgroup paths: cgroup, or a
+// file with cgroup= lines.
+bool NeedsCgroupPaths(const GroupBy& rule);
+
+// CgroupPathsMissing is the InvalidArgument error of a run whose `rule`
+// needs cgroup paths (NeedsCgroupPaths) on `input` (as the report names it,
+// "trace:cap.txt"), which carries none, `why` saying what it is.
+absl::Status CgroupPathsMissing(const GroupBy& rule, absl::string_view input,
+                                absl::string_view why);
 
 // CacheGroupTable is the id -> name table of one run's named groups: ids
 // from 1, in order of first appearance.
@@ -126,6 +150,9 @@ class CacheGroupingSink : public EventSink {
   absl::Status OnProcessStart(const ProcessStart& start) override;
   absl::Status OnKernelDecision(const KernelDecision& decision) override;
   void OnInputLine(int64_t line) override;
+  // OnCgroup notes that process `tgid` is in cgroup `path` from here on
+  // (trace replay's TraceOptions::on_cgroup).
+  void OnCgroup(int32_t tgid, absl::string_view path);
 
   // groups is the table of the groups named so far (all of a file's).
   const CacheGroupTable& groups() const { return groups_; }
@@ -145,6 +172,8 @@ class CacheGroupingSink : public EventSink {
   EventSink& next_;
   CacheGroupTable groups_;
   absl::flat_hash_map<int32_t, Process> processes_;  // by tgid
+  // Each process's cgroup path, as the input last gave it, until its exit.
+  absl::flat_hash_map<int32_t, std::string> cgroups_;
 };
 
 }  // namespace schedcache::ab

@@ -91,13 +91,14 @@ std::string FileError(absl::string_view text) {
   return std::string(file.status().message());
 }
 
-TEST(ParseGroupBy, ReadsTheRulesAndRefusesCgroupSayingWhy) {
+TEST(ParseGroupBy, ReadsTheRules) {
   EXPECT_EQ(ParseGroupBy("tgid")->kind, GroupBy::Kind::kTgid);
   EXPECT_EQ(ParseGroupBy("comm")->kind, GroupBy::Kind::kComm);
-  const absl::Status cgroup = ParseGroupBy("cgroup").status();
-  EXPECT_TRUE(absl::IsInvalidArgument(cgroup));
-  EXPECT_THAT(cgroup.message(),
-              HasSubstr("`schedcache record` does not capture yet"));
+  EXPECT_EQ(ParseGroupBy("cgroup")->kind, GroupBy::Kind::kCgroup);
+  EXPECT_TRUE(NeedsCgroupPaths(*ParseGroupBy("cgroup")));
+  EXPECT_FALSE(NeedsCgroupPaths(*ParseGroupBy("comm")));
+  EXPECT_FALSE(NeedsCgroupPaths(FileRule("a 1\nb comm=x\n")));
+  EXPECT_TRUE(NeedsCgroupPaths(FileRule("a 1\nb cgroup=/x\n")));
   EXPECT_EQ(ParseGroupBy("pid").status().message(),
             "\"pid\" is not tgid, comm, cgroup or file:PATH");
   EXPECT_EQ(ParseGroupBy("file:").status().message(),
@@ -128,7 +129,8 @@ TEST(ParseGroupFile, NumbersGroupsInOrderOfFirstAppearance) {
       "solo tgid=7\n"
       "pair-a\tcomm=valkey-benchmar\n"
       "spaced comm=srv io  \n"
-      "pair-a 4242\n");  // the same line again: the same group, no error
+      "pair-a 4242\n"  // the same line again: the same group, no error
+      "spaced cgroup=/system.slice/my app.service \n");
   ASSERT_TRUE(file.ok()) << file.status();
   EXPECT_THAT(file->names, ElementsAre("pair-a", "solo", "spaced"));
   EXPECT_EQ(file->by_tgid.at(4242).group, 1u);
@@ -138,12 +140,15 @@ TEST(ParseGroupFile, NumbersGroupsInOrderOfFirstAppearance) {
   // A comm keeps its inner blanks; the line's surrounding ones go.
   EXPECT_EQ(file->by_comm.at("srv io").group, 3u);
   EXPECT_EQ(file->by_comm.at("srv io").line, 7);
+  // So does a cgroup path.
+  EXPECT_EQ(file->by_cgroup.at("/system.slice/my app.service").group, 3u);
+  EXPECT_EQ(file->by_cgroup.at("/system.slice/my app.service").line, 9);
 }
 
 TEST(ParseGroupFile, EachMalformedLineNamesFileLineAndValue) {
   EXPECT_EQ(FileError("ok 1\nlonely\n"),
             "groups.txt:2: group \"lonely\" names no process: want GROUP "
-            "tgid=N, GROUP N or GROUP comm=NAME");
+            "tgid=N, GROUP N, GROUP comm=NAME or GROUP cgroup=PATH");
   EXPECT_EQ(FileError("g tgid=x\n"),
             "groups.txt:1: \"tgid=x\" is not tgid=N or N (a process id, "
             "1..2147483647), comm=NAME or cgroup=PATH");
@@ -160,10 +165,10 @@ TEST(ParseGroupFile, EachMalformedLineNamesFileLineAndValue) {
   EXPECT_EQ(FileError("g comm=0123456789abcdef\n"),
             "groups.txt:1: \"comm=0123456789abcdef\": a comm has 1 to 15 "
             "bytes (the kernel keeps no more), not 16");
-  EXPECT_THAT(FileError("\n\ng cgroup=/system.slice/redis.service\n"),
-              HasSubstr("groups.txt:3: \"cgroup=/system.slice/redis.service\""
-                        ": grouping by cgroup needs each process's cgroup "
-                        "path"));
+  EXPECT_EQ(FileError("\n\ng cgroup=system.slice\n"),
+            "groups.txt:3: \"cgroup=system.slice\": a cgroup path starts "
+            "with '/', as /proc/PID/cgroup shows it");
+  EXPECT_THAT(FileError("g cgroup=\n"), HasSubstr("groups.txt:1: \"cgroup=\""));
   // Control bytes of a value are escaped.
   EXPECT_THAT(FileError("g\x1b[2J\n"), HasSubstr("\"g\\x1b[2J\""));
 }
@@ -175,6 +180,9 @@ TEST(ParseGroupFile, AProcessGivenTwoGroupsNamesBothLines) {
   EXPECT_EQ(FileError("a comm=srv\nb comm=srv\n"),
             "groups.txt:2: comm=\"srv\" is in group \"b\" here but in group "
             "\"a\" at line 1");
+  EXPECT_EQ(FileError("a cgroup=/x\nb cgroup=/x\n"),
+            "groups.txt:2: cgroup=\"/x\" is in group \"b\" here but in "
+            "group \"a\" at line 1");
 }
 
 TEST(CacheGroupingSink, TgidPassesEverySampleUnchanged) {
@@ -254,6 +262,62 @@ TEST(CacheGroupingSink, AProcessMatchedIntoTwoGroupsStopsTheInput) {
             "line 1 (tgid=10) and in group \"b\" by line 2 (comm=\"srv\"); a "
             "process is in one group");
   EXPECT_THAT(next.samples, ElementsAre(Pair(10, 1u)));
+}
+
+TEST(CacheGroupingSink, CgroupGroupsEveryProcessOfOnePath) {
+  RecordingSink next;
+  CacheGroupingSink sink(*ParseGroupBy("cgroup"), next);
+  sink.OnCgroup(10, "/a");
+  sink.OnCgroup(20, "/b");
+  sink.OnCgroup(30, "/a");
+  // Ids by first appearance among the samples: /b (20) 1, /a (10) 2; 30
+  // shares 10's path, 40 has none (its own group, 0), whatever its comm.
+  ASSERT_TRUE(sink.OnSample(Named(20, 20, "x")).ok());
+  ASSERT_TRUE(sink.OnSample(Named(10, 10, "x")).ok());
+  ASSERT_TRUE(sink.OnSample(Named(30, 31, "y")).ok());
+  ASSERT_TRUE(sink.OnSample(Named(40, 40, "x")).ok());
+  // 30 moves to /b: a membership change at its next sample. An exec keeps
+  // the path; the exit forgets it.
+  sink.OnCgroup(30, "/b");
+  ASSERT_TRUE(sink.OnSample(Named(30, 30, "y")).ok());
+  ASSERT_TRUE(sink.OnProcessStart(ProcessStart{.tgid = 30}).ok());
+  ASSERT_TRUE(sink.OnSample(Named(30, 30, "z")).ok());
+  ASSERT_TRUE(sink.OnProcessExit(ProcessExit{.tgid = 30}).ok());
+  ASSERT_TRUE(sink.OnSample(Named(30, 30, "z")).ok());
+  EXPECT_THAT(next.samples,
+              ElementsAre(Pair(20, 1u), Pair(10, 2u), Pair(30, 2u),
+                          Pair(40, 0u), Pair(30, 1u), Pair(30, 1u),
+                          Pair(30, 0u)));
+  EXPECT_THAT(sink.groups().names(), ElementsAre("/b", "/a"));
+}
+
+TEST(CacheGroupingSink, AFilesCgroupLinesMatchThePathsTheInputGives) {
+  RecordingSink next;
+  // Groups: web 1, db 2.
+  CacheGroupingSink sink(
+      FileRule("web cgroup=/app/web server\ndb comm=pg\nweb 20\n"), next);
+  sink.OnCgroup(10, "/app/web server");
+  sink.OnCgroup(20, "/app/web server");  // by tgid and path: one group
+  sink.OnCgroup(30, "/other");
+  ASSERT_TRUE(sink.OnSample(Named(10, 10, "nginx")).ok());
+  ASSERT_TRUE(sink.OnSample(Named(20, 20, "nginx")).ok());
+  ASSERT_TRUE(sink.OnSample(Named(30, 30, "pg")).ok());
+  ASSERT_TRUE(sink.OnSample(Named(40, 40, "sh")).ok());
+  EXPECT_THAT(next.samples, ElementsAre(Pair(10, 1u), Pair(20, 1u),
+                                        Pair(30, 2u), Pair(40, 0u)));
+}
+
+TEST(CacheGroupingSink, ACgroupLineAndAnotherDisagreeingStopTheInput) {
+  RecordingSink next;
+  CacheGroupingSink sink(FileRule("a cgroup=/x\nb 10\n"), next);
+  sink.OnCgroup(10, "/x");
+  const absl::Status both = sink.OnSample(Named(10, 10, "srv"));
+  EXPECT_TRUE(absl::IsInvalidArgument(both));
+  EXPECT_EQ(both.message(),
+            "groups.txt: process tgid 10 (comm \"srv\") is in group \"b\" by "
+            "line 2 (tgid=10) and in group \"a\" by line 1 (cgroup=\"/x\"); "
+            "a process is in one group");
+  EXPECT_TRUE(next.samples.empty());
 }
 
 // RecordingSession is an in-process session that also keeps every sample's
@@ -366,6 +430,102 @@ TEST(RunAbGroupBy, AProcessMatchedIntoTwoGroupsFailsTheRun) {
   EXPECT_THAT(status.message(),
               HasSubstr(path + ": process tgid 10 (comm \"redis-server\") is "
                                "in group \"server\" by line 1"));
+}
+
+// kCapture is a capture as `schedcache record --output` writes it, by
+// hand: four processes, each running 10 ms on a CPU of its own from 10 s.
+// srv 100 and cli 200 are in cgroup /app/a, srv 300 in "/app b" (the blank
+// escaped), and etc 400's path was unreadable (no line).
+constexpr char kCapture[] =
+    "# schedcache_cgroup: 100 /app/a\n"
+    "# schedcache_cgroup: 200 /app/a\n"
+    "# schedcache_cgroup: 300 /app\\040b\n"
+    "# schedcache_cgroup: 999 /never/seen\n"
+    "  <idle>-0 (-------) [000] 10.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=100 next_prio=120\n"
+    "  <idle>-0 (-------) [001] 10.000000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=cli next_pid=200 next_prio=120\n"
+    "  <idle>-0 (-------) [002] 10.000000000: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=300 next_prio=120\n"
+    "  <idle>-0 (-------) [003] 10.000000000: sched_switch: prev_comm=swapper/3 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=etc next_pid=400 next_prio=120\n"
+    "   srv-100 (    100) [000] 10.010000000: sched_switch: prev_comm=srv prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+    "   cli-200 (    200) [001] 10.010000000: sched_switch: prev_comm=cli prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
+    "   srv-300 (    300) [002] 10.010000000: sched_switch: prev_comm=srv prev_pid=300 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120\n"
+    "   etc-400 (    400) [003] 10.010000000: sched_switch: prev_comm=etc prev_pid=400 prev_prio=120 prev_state=S ==> next_comm=swapper/3 next_pid=0 next_prio=120\n";
+
+// TraceOptions is an A/B of `text`, written to a file, on 4 CPUs.
+AbOptions TraceOptions(absl::string_view name, absl::string_view text) {
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) / std::string(name))
+          .string();
+  std::ofstream(path) << text;
+  AbOptions options;
+  options.input = *ParseAbInput("trace:" + path);
+  options.session.topology = "synthetic:pack:1 l3:2 core:2 pu:1";
+  return options;
+}
+
+TEST(RunAbGroupBy, CgroupGroupsARecordedCaptureByItsPaths) {
+  absl::StatusOr<AbResult> first;
+  for (const int jobs : {1, 2}) {
+    std::vector<Grouped> seen;
+    AbOptions options = TraceOptions("capture.txt", kCapture);
+    options.group_by = *ParseGroupBy("cgroup");
+    options.jobs = jobs;
+    absl::StatusOr<AbResult> result =
+        RunAb(options, Registry(), Recording(seen));
+    ASSERT_TRUE(result.ok()) << result.status();
+    // At HZ 250 the ticks at 10.004 s and 10.008 s, then the switch-outs at
+    // 10.010 s, each CPU in order 0..3: ids by first appearance, /app/a
+    // (100, then 200) 1, "/app b" (300) 2, and 400 without a path its own
+    // group (0). The line for 999, which never runs, numbers nothing.
+    const std::vector<Grouped> round = {{100, 1}, {200, 1}, {300, 2},
+                                        {400, 0}};
+    std::vector<Grouped> expected;
+    for (int i = 0; i < 3; ++i) {
+      expected.insert(expected.end(), round.begin(), round.end());
+    }
+    EXPECT_EQ(seen, expected) << jobs;
+    EXPECT_THAT(result->input.description, HasSubstr(" group-by=cgroup"));
+    if (jobs == 1) {
+      first = std::move(result);
+    } else {
+      EXPECT_EQ(ComparableJson(*result), ComparableJson(*first));
+    }
+  }
+}
+
+TEST(RunAbGroupBy, CgroupOnAnInputWithoutPathsSaysWhatIsMissing) {
+  // A trace without cgroup lines: kCapture's scheduler lines alone.
+  std::string plain = kCapture;
+  plain.erase(0, plain.find("  <idle>"));
+  AbOptions trace = TraceOptions("plain.txt", plain);
+  trace.group_by = *ParseGroupBy("cgroup");
+  const absl::Status status =
+      RunAb(trace, Registry(), InProcessSessions(Registry())).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("--group-by cgroup needs each process's cgroup path, "
+                        "and input trace:"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("plain.txt carries none: it has no `# "
+                        "schedcache_cgroup:` line"));
+
+  AbOptions csv = CsvOptions();
+  csv.group_by = FileRule("web cgroup=/app\n");
+  const absl::Status csv_status =
+      RunAb(csv, Registry(), InProcessSessions(Registry())).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(csv_status)) << csv_status;
+  EXPECT_THAT(csv_status.message(),
+              HasSubstr("(its cgroup= lines) needs each process's cgroup "
+                        "path, and input csv:"));
+  EXPECT_THAT(csv_status.message(), HasSubstr("no cgroup column"));
+
+  AbOptions workload;
+  workload.input = *ParseAbInput("workload:valkey");
+  workload.session.topology = "synthetic:pack:1 l3:2 core:2 pu:1";
+  workload.group_by = *ParseGroupBy("cgroup");
+  const absl::Status workload_status =
+      RunAb(workload, Registry(), InProcessSessions(Registry())).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(workload_status)) << workload_status;
+  EXPECT_THAT(workload_status.message(), HasSubstr("input workload:valkey"));
 }
 
 }  // namespace

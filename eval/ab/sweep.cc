@@ -62,6 +62,7 @@ absl::Status ApplyValue(absl::string_view key, const std::string& value,
     options.session.topology = value;
   } else if (key == "group-by") {
     ASSIGN_OR_RETURN(options.group_by, ParseGroupBy(value));
+    RETURN_IF_ERROR(CheckGroupByInput(options));
   } else if (key == "hz") {
     ASSIGN_OR_RETURN(const int64_t hz, ParseInt(value, 1, kMaxHz));
     options.hz = static_cast<int>(hz);
