@@ -336,7 +336,7 @@ TEST(ProcessExitFromEvent, ReadsEveryField) {
 auto SampleFields(const Sample& s) {
   return std::make_tuple(s.timestamp_ns, s.cpu, s.tgid, s.tid, s.delta_ns,
                          s.tick, s.nr_threads, s.numa_node, s.footprint_pages,
-                         std::string(s.comm.view()));
+                         std::string(s.comm.view()), s.cache_group);
 }
 
 // Every field differs from its default, so one the reader drops shows.
@@ -344,11 +344,13 @@ TEST(SampleFromEvent, ReadsEveryField) {
   const Sample expected{.timestamp_ns = 7, .cpu = 3, .tgid = 10, .tid = 11,
                         .delta_ns = 500, .tick = true, .nr_threads = 4,
                         .numa_node = -1, .footprint_pages = 99,
-                        .comm = Comm("worker")};
+                        .comm = Comm("worker"),
+                        .cache_group = UINT64_MAX};
+  // Any cache_group is valid, the largest too: a group is an identity.
   EXPECT_EQ(SampleFields(SampleFromEvent(EventFromText(
                 "timestamp_ns: 7 cpu: 3 tgid: 10 tid: 11 delta_ns: 500 "
                 "tick: true nr_threads: 4 numa_node: -1 footprint_pages: 99 "
-                "comm: 'worker'"))),
+                "comm: 'worker' cache_group: 18446744073709551615"))),
             SampleFields(expected));
   // Attributes not sent read as unchanged (Sample's defaults).
   EXPECT_EQ(SampleFields(SampleFromEvent(v1::Event())),
@@ -509,6 +511,68 @@ TEST(CheckBatchForm, EachShortColumnIsNamedWithBothLengths) {
   }
 }
 
+// WithGroups is ThreeRows (tick, hand-over, switch-out) with a
+// cache_group column of `groups`.
+v1::IngestBatch WithGroups(const std::vector<uint64_t>& groups) {
+  v1::IngestBatch batch = ThreeRows();
+  for (const uint64_t group : groups) {
+    batch.mutable_columns()->add_cache_group(group);
+  }
+  return batch;
+}
+
+TEST(ForEachBatchEvent, CacheGroupColumnLandsOnSampleRowsInEitherForm) {
+  // Row 1 is a hand-over, whose group is read and ignored; row 2 names
+  // group 0 (its own) explicitly; row 0 the largest value.
+  const v1::IngestBatch packed = WithGroups({UINT64_MAX, 5, 0});
+  for (const v1::IngestBatch& batch : {packed, ToFixedWidth(packed)}) {
+    ASSERT_TRUE(CheckBatchForm(batch).ok()) << CheckBatchForm(batch);
+    const std::vector<Read> rows = ReadAll(batch);
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(std::get<Sample>(rows[0]).cache_group, UINT64_MAX);
+    EXPECT_TRUE(std::holds_alternative<HandOver>(rows[1]));
+    EXPECT_EQ(std::get<Sample>(rows[2]).cache_group, kOwnCacheGroup);
+  }
+  // No column: every sample in its own group.
+  for (const v1::IngestBatch& batch : {ThreeRows(), ToFixedWidth(ThreeRows())}) {
+    const std::vector<Read> rows = ReadAll(batch);
+    EXPECT_EQ(std::get<Sample>(rows[0]).cache_group, kOwnCacheGroup);
+    EXPECT_EQ(std::get<Sample>(rows[2]).cache_group, kOwnCacheGroup);
+  }
+}
+
+TEST(ForEachBatchEvent, EventsCarryTheirCacheGroup) {
+  v1::IngestBatch batch;
+  v1::Event& grouped = *batch.add_events();
+  grouped.set_tgid(10);
+  grouped.set_tid(10);
+  grouped.set_cache_group(42);
+  batch.add_events()->set_tgid(20);  // no group: its own
+  const std::vector<Read> rows = ReadAll(batch);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(std::get<Sample>(rows[0]).cache_group, 42u);
+  EXPECT_EQ(std::get<Sample>(rows[1]).cache_group, kOwnCacheGroup);
+}
+
+TEST(CheckBatchForm, ACacheGroupColumnOfAnotherLengthIsNamedWithIt) {
+  // Too short, too long, and a column beside no rows at all; in the fixed-
+  // width form the rows are counted in timestamp_delta_ns_le.
+  EXPECT_EQ(CheckBatchForm(WithGroups({1, 2})).message(),
+            "columns.cache_group has 2 rows but columns.timestamp_delta_ns "
+            "has 3 (an empty column: every row 0)");
+  EXPECT_EQ(CheckBatchForm(ToFixedWidth(WithGroups({1, 2, 3, 4}))).message(),
+            "columns.cache_group has 4 rows but "
+            "columns.timestamp_delta_ns_le has 3 (an empty column: every row "
+            "0)");
+  v1::IngestBatch no_rows;
+  no_rows.mutable_columns()->add_cache_group(7);
+  const absl::Status status = CheckBatchForm(no_rows);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("columns.cache_group has 1 rows but "
+                        "columns.timestamp_delta_ns has 0"));
+}
+
 // WithAttributes is ThreeRows with one attribute entry per (row, fields).
 v1::IngestBatch WithAttributes(
     const std::vector<std::pair<uint32_t, uint32_t>>& entries) {
@@ -647,9 +711,10 @@ int FieldSize(const v1::EventColumns& columns, const ColumnField& column) {
 
 TEST(ClearColumns, EveryColumnOfTheProtoIsCountedAndCleared) {
   const std::vector<ColumnField> fields = EveryColumnField();
-  // 6 row columns and 3 fixed-width twins, 7 attribute columns (row,
-  // fields and five values) and 10 kernel decision columns today.
-  EXPECT_EQ(fields.size(), 26u);
+  // 7 row columns (cache_group among them) and 3 fixed-width twins, 7
+  // attribute columns (row, fields and five values) and 10 kernel decision
+  // columns today.
+  EXPECT_EQ(fields.size(), 27u);
   for (const ColumnField& column : fields) {
     v1::EventColumns columns;
     AddOneValue(columns, column);
@@ -675,6 +740,8 @@ TEST(CheckBatchForm, EveryRowColumnOfTheProtoHasItsLengthChecked) {
   EXPECT_TRUE(CheckBatchForm(full).ok()) << CheckBatchForm(full);
   for (const ColumnField& missing : row_columns) {
     if (missing.field->name() == "timestamp_delta_ns") continue;
+    // An empty cache_group means every row 0; its length has its own test.
+    if (missing.field->name() == "cache_group") continue;
     v1::IngestBatch batch;
     for (const ColumnField& column : row_columns) {
       if (column.field != missing.field) {

@@ -99,6 +99,7 @@ Sample SampleFromEvent(const v1::Event& event) {
   }
   if (!event.comm().empty()) sample.comm.Assign(event.comm());
   if (event.has_jiffies()) sample.jiffies = event.jiffies();
+  sample.cache_group = event.cache_group();
   return sample;
 }
 
@@ -217,7 +218,8 @@ absl::Status CheckAttributes(const v1::SparseAttributes& attributes,
 // RowColumn is one per-row column of EventColumns: every field but
 // attributes and kernel_decisions. The one list of them, so clearing, the
 // emptiness test and the length check cannot miss a column added to the
-// proto. A column with a fixed-width form names its `_le` twin.
+// proto. A column with a fixed-width form names its `_le` twin; a column
+// that may be left empty (cache_group: every row its default) says so.
 struct RowColumn {
   const char* name;
   int (v1::EventColumns::*size)() const;
@@ -226,6 +228,7 @@ struct RowColumn {
   const std::string& (v1::EventColumns::*fixed)() const = nullptr;
   void (v1::EventColumns::*clear_fixed)() = nullptr;
   int width = 0;  // bytes per row of the fixed-width form
+  bool may_be_empty = false;
 };
 constexpr RowColumn kRowColumns[] = {
     {"timestamp_delta_ns", &v1::EventColumns::timestamp_delta_ns_size,
@@ -241,6 +244,9 @@ constexpr RowColumn kRowColumns[] = {
     {"kind", &v1::EventColumns::kind_size, &v1::EventColumns::clear_kind,
      "kind_le", &v1::EventColumns::kind_le, &v1::EventColumns::clear_kind_le,
      4},
+    {"cache_group", &v1::EventColumns::cache_group_size,
+     &v1::EventColumns::clear_cache_group, nullptr, nullptr, nullptr, 0,
+     /*may_be_empty=*/true},
 };
 
 // FixedBytes is the byte length of `column`'s fixed-width form (0 when it
@@ -273,10 +279,11 @@ absl::Status CheckRowColumns(const v1::EventColumns& columns, int rows) {
     const bool fixed = column.fixed != nullptr && fixed_form;
     const int64_t length =
         fixed ? static_cast<int64_t>(bytes / column.width) : packed;
-    if (length != rows) {
+    if (length != rows && !(column.may_be_empty && length == 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "columns.", fixed ? column.fixed_name : column.name, " has ",
-          length, " rows but columns.", rows_name, " has ", rows));
+          length, " rows but columns.", rows_name, " has ", rows,
+          column.may_be_empty ? " (an empty column: every row 0)" : ""));
     }
   }
   return absl::OkStatus();

@@ -72,7 +72,8 @@ int ColumnRows(const v1::EventColumns& columns);
 int BatchEventCount(const v1::IngestBatch& batch);
 
 // CheckBatchForm checks what reading the rows relies on: one form per
-// batch, columns of equal length, attributes in increasing row order within
+// batch, columns of equal length (cache_group may also be empty: every row
+// 0), attributes in increasing row order within
 // the rows, one kernel_decisions entry per kernel decision row.
 // InvalidArgument names the fields and their values.
 absl::Status CheckBatchForm(const v1::IngestBatch& batch);
@@ -248,6 +249,8 @@ void ForEachColumnRow(const v1::EventColumns& columns, const Rows& form,
   // back modulo 2^64.
   uint64_t timestamp_ns = 0;
   int kernel_entry = 0;  // the next entry of columns.kernel_decisions
+  // An empty cache_group column: every row in its process's own group.
+  const bool named_groups = columns.cache_group_size() != 0;
   for (int row = 0; row < rows; ++row) {
     timestamp_ns += static_cast<uint64_t>(form.TimestampDelta(row));
     const int kind = form.Kind(row);
@@ -259,6 +262,7 @@ void ForEachColumnRow(const v1::EventColumns& columns, const Rows& form,
       sample.tid = columns.tid(row);
       sample.delta_ns = form.DeltaNs(row);
       sample.tick = kind == v1::EVENT_KIND_TICK;
+      if (named_groups) sample.cache_group = columns.cache_group(row);
       const uint32_t present = attributes.Read(row, &sample);
       absl::Status bad = present == 0 ? absl::OkStatus()
                                       : CheckSampleAttributes(sample, present);

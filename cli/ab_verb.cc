@@ -23,6 +23,7 @@
 #include "common/service_defaults.h"
 #include "common/status_macros.h"
 #include "eval/ab/ab_command.h"
+#include "eval/ab/cache_groups.h"
 #include "eval/ab/sweep.h"
 #include "eval/ab/sweep_command.h"
 #include "trace/cpu_map.h"
@@ -133,6 +134,14 @@ class AbVerb : public Verb {
                     "FROM:TO, each a CPU or range, e.g. 0-15=16-31; no two "
                     "CPUs onto one",
                     &cpu_map_);
+    flags.AddString("--group-by", "RULE",
+                    "cache groups, set on every sample before the session: "
+                    "tgid (the default: each process its own, as the input "
+                    "says), comm (one group per process name), cgroup (one "
+                    "group per cgroup path: traces from `record` only) or "
+                    "file:PATH (lines GROUP tgid=N, GROUP N, GROUP comm=NAME "
+                    "or GROUP cgroup=PATH; # comments)",
+                    &group_by_);
     DefineWorkloadFlags(flags);
     flags.AddInt64("--jobs", "N",
                    mode_ == Mode::kSweep
@@ -186,6 +195,14 @@ class AbVerb : public Verb {
     if (absl::Status s = ApplyCpuMap(); !s.ok()) {
       return UsageError(s.message(), err);
     }
+    if (absl::StatusOr<ab::GroupBy> rule = ab::ParseGroupBy(group_by_);
+        rule.ok()) {
+      command_.options.group_by = *std::move(rule);
+    } else {
+      return UsageError(
+          absl::StrCat("--group-by ", group_by_, ": ", rule.status().message()),
+          err);
+    }
     command_.options.session.policies =
         absl::StrSplit(policies_, ',', absl::SkipEmpty());
     if (numa_balancing_) {
@@ -211,7 +228,8 @@ class AbVerb : public Verb {
     flags.AddRepeated(
         "--vary", "KEY=V1,V2,...",
         "repeatable: run every combination of the values; KEY is a tunable "
-        "(as --set takes it), topology (SOURCE values), seed, or a workload "
+        "(as --set takes it), topology (SOURCE values), group-by (RULE "
+        "values), seed, or a workload "
         "flag without its dashes (groups, fds, instances, server-threads, "
         "client-threads, duration-ms, spill-probability, hz); integer "
         "ranges as A..B",
@@ -458,6 +476,7 @@ class AbVerb : public Verb {
   std::string input_;
   std::string shard_;
   std::string cpu_map_;
+  std::string group_by_ = "tgid";
   // A string so that the message can repeat what was typed; the default is
   // the workload generator's.
   std::string spill_probability_ =

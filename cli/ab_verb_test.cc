@@ -116,6 +116,58 @@ TEST(AbVerb, BadFlagValuesNameTheFlagAsTyped) {
   }
 }
 
+TEST(AbVerb, GroupByTgidPrintsTheReportOfARunWithoutTheFlag) {
+  // `none` never scans, so no wall-time scan figure differs between runs:
+  // the whole table can be compared byte for byte.
+  const std::vector<std::string> run = {"ab", "--input", "workload:redis",
+                                        "--duration-ms", "50", "--policies",
+                                        "none", "--jobs", "1"};
+  std::vector<std::string> grouped = run;
+  grouped.insert(grouped.end(), {"--group-by", "tgid"});
+  const CliResult plain = InvokeCli(run);
+  const CliResult tgid = InvokeCli(grouped);
+  ASSERT_EQ(plain.code, kExitOk) << plain.err;
+  ASSERT_EQ(tgid.code, kExitOk) << tgid.err;
+  EXPECT_THAT(plain.out, HasSubstr("input:     workload:redis"));
+  EXPECT_EQ(tgid.out, plain.out);
+  // Another rule is named beside the input.
+  grouped.back() = "comm";
+  const CliResult comm = InvokeCli(grouped);
+  ASSERT_EQ(comm.code, kExitOk) << comm.err;
+  EXPECT_THAT(comm.out,
+              ContainsRegex("input: +workload:redis .* group-by=comm\n"));
+}
+
+TEST(AbVerb, BadGroupByRulesAreUsageErrorsSayingWhy) {
+  const std::string bad_file = ::testing::TempDir() + "/bad-groups.txt";
+  std::ofstream(bad_file) << "# pairs\nredis 10\nredis\n";
+  const struct {
+    std::string rule;
+    std::string message;
+  } cases[] = {
+      {"pid", "--group-by pid: \"pid\" is not tgid, comm, cgroup or "
+              "file:PATH"},
+      {"file:/nonexistent/groups.txt", "/nonexistent/groups.txt"},
+      {"file:" + bad_file, bad_file + ":3: group \"redis\" names no process"},
+  };
+  for (const auto& c : cases) {
+    CliResult r = InvokeCli({"ab", "--input", "workload:redis", "--group-by",
+                             c.rule});
+    EXPECT_EQ(r.code, kExitUsage) << c.rule << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(c.message));
+  }
+}
+
+TEST(AbVerb, GroupByCgroupOnAWorkloadIsAnErrorNamingTheInput) {
+  const CliResult r = InvokeCli({"ab", "--input", "workload:redis",
+                                 "--duration-ms", "20", "--group-by",
+                                 "cgroup"});
+  EXPECT_EQ(r.code, kExitError) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--group-by cgroup needs each process's "
+                               "cgroup path, and input workload:redis"));
+  EXPECT_THAT(r.err, HasSubstr("`schedcache record --output`"));
+}
+
 TEST(AbVerb, SpillProbabilityChangesTheWorkload) {
   // With no spills every wake-up follows the preferred LLC; with every
   // wake-up spilling, the processes spread and the preferred LLC moves, so

@@ -66,7 +66,8 @@ class RecordVerb : public Verb {
     common_.DefineFormat(flags);
     flags.AddString("--output", "FILE[.gz|.zst]",
                     "also write the capture as ftrace text for "
-                    "`ab --input trace:` (.gz: gzip, .zst: Zstandard)",
+                    "`ab --input trace:` (.gz: gzip, .zst: Zstandard), with "
+                    "each process's cgroup path for `ab --group-by cgroup`",
                     &output_);
     flags.AddInt64("--duration", "SECONDS",
                    "how long to record (SIGINT/SIGTERM end it early)",
@@ -234,15 +235,15 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
         "\"handOvers\": %d, \"samplesSent\": %d, \"handOversSent\": %d, "
         "\"exitsSent\": %d, "
         "\"accepted\": %d, \"rejected\": %d, \"traceLines\": %d, "
-        "\"kernelDecisions\": %d, "
+        "\"kernelDecisions\": %d, \"cgroupPaths\": %d, \"cgroupUnread\": %d, "
         "\"losses\": {\"ringBufferLost\": %d, \"unparsed\": %d, \"late\": "
         "%d, \"kernelDecisionsLost\": %d}, \"runtimeNs\": [%s]}\n",
         seconds, result.records, result.samples, result.hand_overs,
         feed.samples_sent(), feed.hand_overs_sent(), feed.exits_sent(),
         ingest != nullptr ? ingest->accepted() : 0,
         ingest != nullptr ? ingest->rejected() : 0, trace_lines,
-        result.kernel_decisions, lost.ring_buffer_lost, lost.unparsed,
-        lost.late, lost.decisions_lost,
+        result.kernel_decisions, result.cgroup_paths, result.cgroup_unread,
+        lost.ring_buffer_lost, lost.unparsed, lost.late, lost.decisions_lost,
         absl::StrJoin(result.runtime_ns, ", "));
     return;
   }
@@ -259,7 +260,10 @@ void RecordVerb::PrintSummary(const host::RecordProgress& result,
         feed.exits_sent(), ingest->accepted(), ingest->rejected());
   }
   if (!output_.empty()) {
-    out << absl::StrFormat("wrote %d lines to %s\n", trace_lines, output_);
+    out << absl::StrFormat(
+        "wrote %d lines to %s (cgroup paths of %d processes; %d without one: "
+        "gone before read, or no cpu nor v2 line in /proc/PID/cgroup)\n",
+        trace_lines, output_, result.cgroup_paths, result.cgroup_unread);
   }
   if (const std::optional<KernelClock>& clock = result.kernel_clock) {
     out << absl::StrFormat(

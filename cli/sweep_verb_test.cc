@@ -65,6 +65,9 @@ TEST(SweepVerb, BadVaryIsAUsageErrorNamingKeyAndValue) {
        "--vary affinity_timeout_epochs=-1:"},
       {{"--vary", "groups=1,zero"}, "--vary groups=zero: not an integer"},
       {{"--vary", "seed=1", "--jobs", "0"}, "--jobs 0: must be in 1..1024"},
+      {{"--vary", "group-by=tgid,cgroup"},
+       "--vary group-by=cgroup: --group-by cgroup needs each process's "
+       "cgroup path, and input workload:hackbench"},
   };
   for (const Case& c : cases) {
     CliResult r = InvokeCli(Args(Args({"sweep"}, c.flags), kHackbench));
@@ -77,6 +80,16 @@ TEST(SweepVerb, BadVaryIsAUsageErrorNamingKeyAndValue) {
                         kHackbench))
                 .code,
             kExitUsage);
+}
+
+TEST(SweepVerb, GroupByTgidAndCommAreTwoCombinations) {
+  CliResult r = InvokeCli(
+      Args({"sweep", "--vary", "group-by=tgid,comm", "--jobs", "2"},
+           kHackbench));
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("over group-by: 2 combinations"));
+  EXPECT_THAT(r.out, ContainsRegex("\n +tgid  full-scan +\\|"));
+  EXPECT_THAT(r.out, ContainsRegex("\n +comm  visited-scan \\|"));
 }
 
 TEST(SweepVerb, ARunThatFailsIsAnErrorNamingItsCombination) {

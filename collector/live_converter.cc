@@ -1,15 +1,22 @@
 #include "collector/live_converter.h"
 
 #include <algorithm>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/status_macros.h"
 #include "events/thread_table.h"
 
 namespace schedcache::host {
 
-LiveConverter::LiveConverter(int hz, EventSink& sink, FtraceWriter* trace)
-    : machine_(hz, sink), sink_(sink), trace_(trace) {}
+LiveConverter::LiveConverter(int hz, EventSink& sink, FtraceWriter* trace,
+                             std::string proc_root)
+    : machine_(hz, sink),
+      sink_(sink),
+      trace_(trace),
+      tgids_(proc_root),
+      cgroups_(std::move(proc_root)) {}
 
 void LiveConverter::OnEvent(const RawSchedEvent& event) {
   held_.push_back(event);
@@ -86,8 +93,8 @@ absl::Status LiveConverter::ConvertDecision(const KernelDecision& decision) {
   if (!Place(decision.timestamp_ns)) return absl::OkStatus();
   ++decisions_;
   if (trace_ != nullptr) {
-    trace_->Write(
-        FormatKernelDecisionLine(decision, Task(decision.tid).comm));
+    const TraceTask task = Task(decision.tid);
+    WriteLine(FormatKernelDecisionLine(decision, task.comm), {task.tgid});
   }
   RETURN_IF_ERROR(machine_.AdvanceTo(decision.timestamp_ns));
   return sink_.OnKernelDecision(decision);
@@ -100,9 +107,8 @@ absl::Status LiveConverter::ConvertTick(const KernelTick& tick) {
   }
   if (!Place(tick.timestamp_ns)) return absl::OkStatus();
   if (trace_ != nullptr) {
-    trace_->Write(FormatKernelTickLine(
-        tick, tick.tid == 0 ? std::string_view("<idle>")
-                            : Task(tick.tid).comm));
+    const TraceTask task = Task(tick.tid);
+    WriteLine(FormatKernelTickLine(tick, task.comm), {task.tgid});
   }
   if (ticks_++ == 0) {
     // The first tick ends the grid, after its ticks before it.
@@ -133,9 +139,11 @@ absl::Status LiveConverter::Convert(const RawSchedEvent& event) {
       return ConvertSwitch(event, t);
     case SchedEventKind::kMigrate:
       if (trace_ != nullptr) {
-        trace_->Write(FormatMigrateLine(t, event.cpu, Task(running_[event.cpu]),
-                                        Task(event.pid), event.orig_cpu,
-                                        event.dest_cpu));
+        const TraceTask running = Task(running_[event.cpu]);
+        const TraceTask task = Task(event.pid);
+        WriteLine(FormatMigrateLine(t, event.cpu, running, task,
+                                    event.orig_cpu, event.dest_cpu),
+                  {running.tgid, task.tgid});
       }
       return machine_.AdvanceTo(t);
     case SchedEventKind::kFork: {
@@ -151,8 +159,9 @@ absl::Status LiveConverter::Convert(const RawSchedEvent& event) {
                                  comm.view());
       }
       if (trace_ != nullptr) {
-        trace_->Write(FormatForkLine(t, event.cpu, Task(event.parent_pid),
-                                     event.child_pid));
+        const TraceTask parent = Task(event.parent_pid);
+        WriteLine(FormatForkLine(t, event.cpu, parent, event.child_pid),
+                  {parent.tgid});
       }
       return machine_.AdvanceTo(t);
     }
@@ -176,8 +185,9 @@ absl::Status LiveConverter::ConvertSwitch(const RawSchedEvent& event,
   const std::string_view next_comm(event.next_comm.data());
   if (trace_ != nullptr) {
     const TraceTask next_task{next_comm, next, next_tgid};
-    trace_->Write(
-        FormatSwitchLine(t, event.cpu, prev_task, event.prev_state, next_task));
+    WriteLine(
+        FormatSwitchLine(t, event.cpu, prev_task, event.prev_state, next_task),
+        {prev_task.tgid, next_tgid});
   }
   running_[event.cpu] = next;
   return machine_.Switch(SwitchEvent{
@@ -198,9 +208,10 @@ absl::Status LiveConverter::ConvertNewTask(const RawSchedEvent& event,
   // The line first: creator.comm views the thread table, which learning
   // the new task may rehash.
   if (trace_ != nullptr) {
-    trace_->Write(FormatNewTaskLine(t, event.cpu, creator, event.child_pid,
-                                    event.child_comm.data(),
-                                    event.clone_flags, event.oom_score_adj));
+    WriteLine(FormatNewTaskLine(t, event.cpu, creator, event.child_pid,
+                                event.child_comm.data(), event.clone_flags,
+                                event.oom_score_adj),
+              {creator.tgid});
   }
   if (event.child_pid > 0) {
     gone_.erase(event.child_pid);  // a new task: its tid may be reused
@@ -223,8 +234,11 @@ absl::Status LiveConverter::ConvertExec(const RawSchedEvent& event,
     machine_.threads().Learn(event.pid, event.pid, ExecComm(event.filename));
   }
   if (trace_ != nullptr) {
-    trace_->Write(FormatExecLine(t, event.cpu, Task(event.pid),
-                                 event.filename, event.old_pid));
+    WriteLine(FormatExecLine(t, event.cpu, Task(event.pid), event.filename,
+                             event.old_pid),
+              {});
+    // The new program's cgroup, read again, after its exec line.
+    if (event.pid > 0) WriteCgroup(event.pid);
   }
   if (event.pid > 0) return machine_.StartProcess(t, event.pid);
   return machine_.AdvanceTo(t);
@@ -242,7 +256,10 @@ absl::Status LiveConverter::ConvertExit(const RawSchedEvent& event, int64_t t) {
     task.tgid = event.pid;
   }
   if (trace_ != nullptr) {
-    trace_->Write(FormatExitLine(t, event.cpu, task, event.group_dead));
+    WriteLine(FormatExitLine(t, event.cpu, task, event.group_dead),
+              {task.tgid});
+    // The process is gone: its pid may come back as another's.
+    if (event.group_dead) announced_.erase(task.tgid);
   }
   RETURN_IF_ERROR(machine_.Exit(t, event.pid));
   tgids_.Forget(event.pid);
@@ -261,6 +278,25 @@ int32_t LiveConverter::TgidOf(int32_t tid) {
   if (tgid.ok()) return *tgid;
   gone_.insert(tid);
   return 0;
+}
+
+void LiveConverter::WriteLine(const std::string& line,
+                              std::initializer_list<int32_t> tgids) {
+  for (const int32_t tgid : tgids) {
+    if (tgid > 0 && !announced_.contains(tgid)) WriteCgroup(tgid);
+  }
+  trace_->Write(line);
+}
+
+void LiveConverter::WriteCgroup(int32_t tgid) {
+  announced_.insert(tgid);
+  const absl::StatusOr<std::string> path = cgroups_.Read(tgid);
+  if (!path.ok()) {
+    ++cgroup_unread_;
+    return;
+  }
+  ++cgroup_paths_;
+  trace_->Write(FormatCgroupLine(tgid, *path));
 }
 
 TraceTask LiveConverter::Task(int32_t tid) {

@@ -25,7 +25,14 @@
 // replay does.
 //
 // Optionally every converted record is also written as ftrace text
-// (trace/ftrace_writer.h), so the capture replays through `ab`.
+// (trace/ftrace_writer.h), so the capture replays through `ab`. The text
+// also says which cgroup each process is in (docs/LIVE.md, "Cgroup
+// paths"): before the first line naming a process (its tgid in a line's
+// header or a switch's next task) a `# schedcache_cgroup: TGID PATH` line
+// from CgroupPaths, read then, and after its exec line another, read
+// again. A process whose path cannot be read (gone already, or a cgroup
+// file without the line CgroupPaths wants) gets no line and is counted in
+// cgroup_unread(); it is not asked again until its exec.
 //
 // Kernel decisions (collector/kernel_decision_source.h) are held and released
 // with the records, merged by time: each goes to the sink's
@@ -42,6 +49,8 @@
 #define SCHEDCACHE_COLLECTOR_LIVE_CONVERTER_H_
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -50,6 +59,7 @@
 #include "events/event.h"
 #include "events/event_sink.h"
 #include "events/sched_state_machine.h"
+#include "collector/cgroup_paths.h"
 #include "collector/sched_event.h"
 #include "collector/tgid_cache.h"
 #include "trace/ftrace_writer.h"
@@ -60,8 +70,10 @@ class LiveConverter : public SchedEventSink {
  public:
   // `sink` receives the model's events; `trace`, when not null, the text
   // of every converted record. Both must outlive the converter.
+  // `proc_root` is where procfs is mounted (tests pass a directory).
   // REQUIRES: 1 <= hz <= 1e9.
-  LiveConverter(int hz, EventSink& sink, FtraceWriter* trace);
+  LiveConverter(int hz, EventSink& sink, FtraceWriter* trace,
+                std::string proc_root = "/proc");
 
   // OnEvent holds a record until its Release.
   void OnEvent(const RawSchedEvent& event) override;
@@ -87,6 +99,10 @@ class LiveConverter : public SchedEventSink {
   uint64_t decisions() const { return decisions_; }
   uint64_t ticks() const { return ticks_; }
   uint64_t late() const { return late_; }
+  // cgroup_paths: `# schedcache_cgroup:` lines written; cgroup_unread:
+  // processes the text names without one (their path was unreadable).
+  uint64_t cgroup_paths() const { return cgroup_paths_; }
+  uint64_t cgroup_unread() const { return cgroup_unread_; }
   size_t held() const { return held_.size() + held_kernel_.size(); }
 
  private:
@@ -107,11 +123,21 @@ class LiveConverter : public SchedEventSink {
   int32_t TgidOf(int32_t tid);
   // Task names a thread for the text output from what is known of it.
   TraceTask Task(int32_t tid);
+  // WriteLine writes `line` to the text, after the cgroup line of each of
+  // `tgids` not yet announced (0: unknown, none).
+  void WriteLine(const std::string& line, std::initializer_list<int32_t> tgids);
+  // WriteCgroup reads process `tgid`'s cgroup and writes its line, or
+  // counts it unread; either way the process is announced.
+  void WriteCgroup(int32_t tgid);
 
   SchedStateMachine machine_;
   EventSink& sink_;  // the machine's, also for the kernel decisions
   FtraceWriter* const trace_;
   TgidCache tgids_;
+  CgroupPaths cgroups_;
+  // Processes whose cgroup line is written (or found unreadable), until
+  // their exec or the exit of their group.
+  absl::flat_hash_set<int32_t> announced_;
   // Threads TgidCache found gone: not asked again (each ask is an open()
   // that fails) until their tid is seen exiting or forking anew.
   absl::flat_hash_set<int32_t> gone_;
@@ -123,6 +149,8 @@ class LiveConverter : public SchedEventSink {
   uint64_t late_ = 0;
   uint64_t decisions_ = 0;
   uint64_t ticks_ = 0;
+  uint64_t cgroup_paths_ = 0;
+  uint64_t cgroup_unread_ = 0;
 };
 
 }  // namespace schedcache::host

@@ -158,6 +158,8 @@ RecordProgress Recorder::Progress(const LiveConverter& converter,
   progress.kernel_ticks = converter.ticks();
   progress.kernel_clock = kernel_clock_;
   progress.losses = losses;
+  progress.cgroup_paths = converter.cgroup_paths();
+  progress.cgroup_unread = converter.cgroup_unread();
   progress.runtime_ns = converter.runtime_ns();
   return progress;
 }

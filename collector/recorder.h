@@ -74,6 +74,10 @@ struct RecordProgress {
   // The kernel's clock, when kernel decisions are recorded.
   std::optional<KernelClock> kernel_clock;
   LossCounts losses;
+  // With a trace: processes whose cgroup path the text carries, and those
+  // whose path could not be read (LiveConverter).
+  uint64_t cgroup_paths = 0;
+  uint64_t cgroup_unread = 0;
   // runtime_ns[cpu]: the runtime the samples carry on each CPU.
   std::vector<int64_t> runtime_ns;
 };

@@ -42,6 +42,8 @@ inline constexpr int32_t kUnchangedNumaNode = -2;  // -1 means "no preferred nod
 inline constexpr int64_t kUnchangedFootprint = -1;
 // The value of Sample::jiffies that means "derive them from the timestamp".
 inline constexpr int64_t kDerivedJiffies = -1;
+// The value of Sample::cache_group that means "the process's own group".
+inline constexpr uint64_t kOwnCacheGroup = 0;
 
 // Sample is one runtime sample (kernel: account_mm_sched, and with `tick` the
 // scheduler tick that follows it).
@@ -68,6 +70,12 @@ struct Sample {
   // jiffies for it (docs/MODEL.md, Time in jiffies); in [0, 2^62].
   // kDerivedJiffies: the jiffy of timestamp_ns through the clock anchor.
   int64_t jiffies = kDerivedJiffies;
+  // The cache group the process belongs to from this sample on
+  // (docs/MODEL.md, Cache groups). kOwnCacheGroup, the default, is the
+  // process's own group, as the kernel's one group per address space; any
+  // other value names a group that every process naming it shares. A
+  // process that names another group than before changes membership.
+  uint64_t cache_group = kOwnCacheGroup;
 };
 
 // HandOver says thread `tid` of `tgid` was switched in on `cpu` at

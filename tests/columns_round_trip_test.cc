@@ -40,6 +40,7 @@ Sample FullSample() {
   sample.footprint_pages = 0;
   sample.comm.Assign("redis-server");
   sample.jiffies = 4294901485;
+  sample.cache_group = 9;
   return sample;
 }
 
@@ -55,6 +56,7 @@ void ExpectSameSample(const Sample& back, const Sample& sample) {
   EXPECT_EQ(back.footprint_pages, sample.footprint_pages);
   EXPECT_EQ(back.comm.view(), sample.comm.view());
   EXPECT_EQ(back.jiffies, sample.jiffies);
+  EXPECT_EQ(back.cache_group, sample.cache_group);
 }
 
 TEST(ColumnsRoundTrip, SampleWithEveryFieldSet) {
@@ -75,6 +77,8 @@ TEST(ColumnsRoundTrip, UnchangedFieldsGetNoAttributeEntry) {
   client::ColumnsEncoder encoder(*batch.mutable_columns());
   encoder.Add(sample);
   EXPECT_EQ(batch.columns().attributes().row_size(), 0);
+  // Its own cache group (0): no column, the bytes of a client before it.
+  EXPECT_EQ(batch.columns().cache_group_size(), 0);
   const std::vector<Event> back = RoundTrip(batch);
   ASSERT_EQ(back.size(), 1u);
   ExpectSameSample(std::get<Sample>(back[0]), sample);

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <set>
 #include <string>
@@ -25,6 +26,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "eval/ab/cache_groups.h"
 #include "events/recording_sink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -280,6 +282,151 @@ TEST_F(RecordLiveTest, ShortLivedThreadsReplayUnderTheirProcess) {
   }
   // Each spun 2 ms: every one of them ran in the capture.
   EXPECT_EQ(seen.size(), threads.size());
+}
+
+// CgroupMount is where the cgroup hierarchy CgroupPaths reads is mounted
+// (collector/cgroup_paths.h: the v1 cpu controller's when this process has
+// one, else cgroup v2), or why there is none to use.
+struct CgroupMount {
+  std::string path;     // empty: none, `why` says
+  std::string why;
+};
+
+// HasToken says whether the comma-separated `list` holds `token`.
+bool HasToken(absl::string_view list, absl::string_view token) {
+  for (const absl::string_view item : absl::StrSplit(list, ',')) {
+    if (item == token) return true;
+  }
+  return false;
+}
+
+CgroupMount FindCgroupMount() {
+  const std::string self = ReadFile("/proc/self/cgroup");
+  bool v1_cpu = false;
+  for (const absl::string_view line : absl::StrSplit(self, '\n')) {
+    const std::vector<absl::string_view> parts =
+        absl::StrSplit(line, absl::MaxSplits(':', 2));
+    if (parts.size() == 3 && HasToken(parts[1], "cpu")) {
+      v1_cpu = true;
+    }
+  }
+  for (const absl::string_view line :
+       absl::StrSplit(ReadFile("/proc/self/mounts"), '\n')) {
+    const std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
+    if (f.size() < 4) continue;
+    if ((v1_cpu && f[2] == "cgroup" && HasToken(f[3], "cpu")) ||
+        (!v1_cpu && f[2] == "cgroup2")) {
+      return {std::string(f[1]), ""};
+    }
+  }
+  return {"", v1_cpu ? "this process has a cgroup v1 cpu controller line in "
+                       "/proc/self/cgroup, but no cgroup mount with the cpu "
+                       "option is in /proc/self/mounts"
+                     : "no cgroup2 file system is mounted (/proc/self/mounts)"};
+}
+
+// StartCgroupSpinner forks a process named `name` that, once it reads a
+// byte from `go`, spins 3 ms and sleeps 1 ms in turn until killed.
+pid_t StartCgroupSpinner(const char* name, int go) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  prctl(PR_SET_NAME, name);
+  char byte = 0;
+  if (read(go, &byte, 1) != 1) _exit(1);
+  while (true) {
+    Spin(absl::Milliseconds(3));
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+}
+
+// Two processes in one cgroup and a third in another, created here for
+// the test: the capture carries their paths, and --group-by cgroup puts
+// the first two in one group and the third in another (docs/LIVE.md,
+// "Cgroup paths").
+TEST_F(RecordLiveTest, CaptureCarriesCgroupsThatGroupByCgroupGroups) {
+  const CgroupMount mount = FindCgroupMount();
+  if (mount.path.empty()) GTEST_SKIP() << mount.why;
+  const std::string name_a = absl::StrCat("schedcache-live-", getpid(), "-a");
+  const std::string name_b = absl::StrCat("schedcache-live-", getpid(), "-b");
+  const std::string dir_a = mount.path + "/" + name_a;
+  const std::string dir_b = mount.path + "/" + name_b;
+  std::error_code error;
+  if (!std::filesystem::create_directory(dir_a, error) ||
+      !std::filesystem::create_directory(dir_b, error)) {
+    std::filesystem::remove(dir_a);
+    GTEST_SKIP() << "cannot create a cgroup under " << mount.path << ": "
+                 << error.message();
+  }
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t a1 = StartCgroupSpinner("sc-cg-a1", go[0]);
+  const pid_t a2 = StartCgroupSpinner("sc-cg-a2", go[0]);
+  const pid_t b1 = StartCgroupSpinner("sc-cg-b1", go[0]);
+  close(go[0]);
+  for (const auto& [pid, dir] : {std::pair{a1, dir_a}, std::pair{a2, dir_a},
+                                 std::pair{b1, dir_b}}) {
+    std::ofstream(dir + "/cgroup.procs") << pid << std::flush;
+  }
+  ASSERT_EQ(write(go[1], "xxx", 3), 3);
+  close(go[1]);
+  const std::string trace = dir_.path() + "/cgroups.trace";
+  const CommandResult record =
+      RunCommand({kBin + "schedcache", "record", "--duration", "2",
+                  "--output", trace, "--format", "json"});
+  for (const pid_t pid : {a1, a2, b1}) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  // Empty now: the kernel removes them.
+  EXPECT_TRUE(std::filesystem::remove(dir_a));
+  EXPECT_TRUE(std::filesystem::remove(dir_b));
+  ASSERT_EQ(record.exit_code, 0) << record.err;
+  EXPECT_THAT(record.out, ::testing::ContainsRegex("\"cgroupPaths\": [1-9]"));
+
+  // The paths the capture gives the spinners, and the groups of their
+  // samples under --group-by cgroup.
+  std::map<int32_t, std::string> paths;
+  std::map<int32_t, std::set<uint64_t>> groups;
+  struct Groups : EventSink {
+    std::map<int32_t, std::set<uint64_t>>& groups;
+    explicit Groups(std::map<int32_t, std::set<uint64_t>>& g) : groups(g) {}
+    absl::Status OnSample(const Sample& s) override {
+      groups[s.tgid].insert(s.cache_group);
+      return absl::OkStatus();
+    }
+    absl::Status OnHandOver(const HandOver&) override {
+      return absl::OkStatus();
+    }
+    absl::Status OnProcessExit(const ProcessExit&) override {
+      return absl::OkStatus();
+    }
+  } seen(groups);
+  ab::CacheGroupingSink grouping(*ab::ParseGroupBy("cgroup"), seen);
+  TraceOptions options;
+  options.on_cgroup = [&](int32_t tgid, std::string_view path) {
+    paths[tgid] = std::string(path);
+    grouping.OnCgroup(tgid, absl::string_view(path.data(), path.size()));
+  };
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceFile(trace, options, grouping);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->malformed_lines, 0);
+  EXPECT_EQ(paths[a1], "/" + name_a);
+  EXPECT_EQ(paths[a2], "/" + name_a);
+  EXPECT_EQ(paths[b1], "/" + name_b);
+  ASSERT_EQ(groups[a1].size(), 1u);
+  ASSERT_EQ(groups[b1].size(), 1u);
+  EXPECT_NE(*groups[a1].begin(), kOwnCacheGroup);
+  EXPECT_EQ(groups[a2], groups[a1]);
+  EXPECT_NE(*groups[b1].begin(), *groups[a1].begin());
+  EXPECT_NE(*groups[b1].begin(), kOwnCacheGroup);
+
+  // And through the CLI.
+  const CommandResult ab =
+      RunCommand({kBin + "schedcache", "ab", "--input", "trace:" + trace,
+                  "--group-by", "cgroup", "--policies", "full-scan"});
+  ASSERT_EQ(ab.exit_code, 0) << ab.err;
+  EXPECT_THAT(ab.out, HasSubstr("group-by=cgroup"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "events/sched_state_machine.h"
+#include "trace/cgroup_path.h"
 
 namespace schedcache {
 namespace {
@@ -131,6 +132,11 @@ std::string FormatKernelClockLine(const KernelClock& clock) {
                       " jiffies=", clock.jiffies, " at_ns=", clock.at_ns,
                       " epoch_period=", clock.epoch_period,
                       " cpu_epoch_next=", clock.cpu_epoch_next, "\n");
+}
+
+std::string FormatCgroupLine(int32_t tgid, std::string_view path) {
+  return absl::StrCat("# schedcache_cgroup: ", tgid, " ",
+                      EscapeCgroupPath(path), "\n");
 }
 
 absl::StatusOr<std::unique_ptr<FtraceWriter>> FtraceWriter::Open(

@@ -65,6 +65,10 @@ std::string FormatExecLine(int64_t timestamp_ns, int32_t cpu,
 std::string FormatKernelDecisionLine(const KernelDecision& decision,
                                      std::string_view comm);
 std::string FormatKernelClockLine(const KernelClock& clock);
+// FormatCgroupLine returns the comment `# schedcache_cgroup: TGID PATH`
+// saying process `tgid` is in cgroup `path` (trace/cgroup_path.h: the path
+// escaped), newline included.
+std::string FormatCgroupLine(int32_t tgid, std::string_view path);
 // FormatKernelTickLine returns the line of one kernel tick (trace_line.h:
 // schedcache_sched_tick), `comm` being the running thread's (idle's:
 // swapper/CPU). Newline included.

@@ -25,13 +25,15 @@ enum Column {
   kNrThreads,
   kNumaNode,
   kFootprint,
+  kCacheGroup,  // optional: only under kSampleCsvHeaderWithCacheGroup
   kComm,
   kColumns
 };
 
 constexpr std::array<absl::string_view, kColumns> kColumnNames = {
-    "timestamp_ns", "cpu",       "tgid",           "tid",  "delta_ns",
-    "tick",         "nr_threads", "numa_node", "footprint_pages", "comm"};
+    "timestamp_ns", "cpu",        "tgid",      "tid",
+    "delta_ns",     "tick",       "nr_threads", "numa_node",
+    "footprint_pages", "cache_group", "comm"};
 
 absl::Status BadColumn(Column column, absl::string_view text,
                        absl::string_view expected) {
@@ -104,18 +106,25 @@ absl::StatusOr<CsvEvent> ProcessExitRow(
 
 }  // namespace
 
-absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row) {
-  // The first nine columns are split on commas; comm is the rest.
+absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row,
+                                           SampleCsvColumns columns) {
+  // The columns before comm are split on commas; comm is the rest. Without
+  // the cache_group column its field stays empty: group 0.
+  const bool with_group = columns == SampleCsvColumns::kWithCacheGroup;
   std::array<absl::string_view, kColumns> fields;
+  int found = 0;
   for (int i = 0; i < kComm; ++i) {
+    if (i == kCacheGroup && !with_group) continue;
     const size_t comma = row.find(',');
     if (comma == absl::string_view::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "expected ", static_cast<int>(kColumns), " columns (",
-          kSampleCsvHeader, "), found ", i + 1));
+          "expected ", with_group ? kColumns : kColumns - 1, " columns (",
+          with_group ? kSampleCsvHeaderWithCacheGroup : kSampleCsvHeader,
+          "), found ", found + 1));
     }
     fields[i] = row.substr(0, comma);
     row.remove_prefix(comma + 1);
+    ++found;
   }
   fields[kComm] = row;
 
@@ -149,11 +158,14 @@ absl::StatusOr<CsvEvent> ParseSampleCsvRow(absl::string_view row) {
       OptionalInt<int32_t>(kNumaNode, fields[kNumaNode], kUnchangedNumaNode);
   absl::StatusOr<int64_t> footprint = OptionalInt<int64_t>(
       kFootprint, fields[kFootprint], kUnchangedFootprint);
+  absl::StatusOr<uint64_t> cache_group =
+      OptionalInt<uint64_t>(kCacheGroup, fields[kCacheGroup], kOwnCacheGroup);
   for (const absl::Status& status :
        {delta.status(), tick.status(), nr_threads.status(), numa_node.status(),
-        footprint.status()}) {
+        footprint.status(), cache_group.status()}) {
     if (!status.ok()) return status;
   }
+  sample.cache_group = *cache_group;
   sample.delta_ns = *delta;
   sample.tick = *tick;
   sample.nr_threads = *nr_threads;
@@ -174,15 +186,18 @@ absl::StatusOr<std::optional<CsvEvent>> SampleCsvReader::Next() {
     const absl::string_view trimmed = absl::StripAsciiWhitespace(row);
     if (trimmed.empty() || trimmed.front() == '#') continue;
     if (!header_seen_) {
-      if (trimmed != kSampleCsvHeader) {
+      if (trimmed == kSampleCsvHeaderWithCacheGroup) {
+        columns_ = SampleCsvColumns::kWithCacheGroup;
+      } else if (trimmed != kSampleCsvHeader) {
         return absl::InvalidArgumentError(absl::StrCat(
             "line ", line(), ": expected the header \"", kSampleCsvHeader,
-            "\", found ", QuoteInput(trimmed)));
+            "\" (or with cache_group before comm), found ",
+            QuoteInput(trimmed)));
       }
       header_seen_ = true;
       continue;
     }
-    absl::StatusOr<CsvEvent> event = ParseSampleCsvRow(row);
+    absl::StatusOr<CsvEvent> event = ParseSampleCsvRow(row, columns_);
     if (!event.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("line ", line(), ": ", event.status().message()));

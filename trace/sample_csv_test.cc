@@ -212,6 +212,47 @@ TEST(SampleCsvReader, ATenMegabyteHeaderIsReportedByItsLength) {
   EXPECT_FALSE(reader.header_seen());
 }
 
+TEST(SampleCsvReader, TheCacheGroupHeaderReadsTheColumnBeforeComm) {
+  const std::string text = std::string(kSampleCsvHeaderWithCacheGroup) +
+                           "\n"
+                           "1,0,1,1,5,1,,,,18446744073709551615,a,b\n"
+                           "2,0,2,2,5,1,,,,,srv\n"
+                           "3,0,0,0,,,,,,,\n"
+                           "4,0,3,3,5,1,,,,-1,x\n";
+  LineReader lines = LineReader::FromText(text, "groups.csv");
+  SampleCsvReader reader(lines);
+  absl::StatusOr<std::optional<CsvEvent>> named = reader.Next();
+  ASSERT_TRUE(named.ok() && named->has_value()) << named.status();
+  // Any uint64 names a group; comm is still the rest of the line.
+  EXPECT_EQ(std::get<Sample>(**named).cache_group, UINT64_MAX);
+  EXPECT_EQ(std::get<Sample>(**named).comm.view(), "a,b");
+  absl::StatusOr<std::optional<CsvEvent>> own = reader.Next();
+  ASSERT_TRUE(own.ok() && own->has_value()) << own.status();
+  EXPECT_EQ(std::get<Sample>(**own).cache_group, kOwnCacheGroup);  // empty
+  EXPECT_EQ(std::get<Sample>(**own).comm.view(), "srv");
+  absl::StatusOr<std::optional<CsvEvent>> idle = reader.Next();
+  ASSERT_TRUE(idle.ok() && idle->has_value()) << idle.status();
+  EXPECT_TRUE(std::holds_alternative<HandOver>(**idle));
+  EXPECT_EQ(reader.Next().status().message(),
+            "line 5: column cache_group: \"-1\" is not an integer from 0 to "
+            "18446744073709551615");
+}
+
+TEST(ParseSampleCsvRow, WithoutTheCacheGroupColumnEverySampleIsInItsOwnGroup) {
+  absl::StatusOr<CsvEvent> event = ParseSampleCsvRow("1,0,1,1,5,1,,,,7");
+  ASSERT_TRUE(event.ok()) << event.status();
+  // The 7 is the comm here, not a group.
+  EXPECT_EQ(std::get<Sample>(*event).cache_group, kOwnCacheGroup);
+  EXPECT_EQ(std::get<Sample>(*event).comm.view(), "7");
+  // A row one column short of the cache_group header says which it wanted.
+  EXPECT_EQ(ParseSampleCsvRow("1,0,1,1,5,1,,,,x",
+                              SampleCsvColumns::kWithCacheGroup)
+                .status()
+                .message(),
+            "expected 11 columns (" +
+                std::string(kSampleCsvHeaderWithCacheGroup) + "), found 10");
+}
+
 TEST(SampleCsvReader, EmptyAndCommentOnlyInputsHaveNoHeader) {
   LineReader empty = LineReader::FromText("", "empty.csv");
   EXPECT_EQ(SampleCsvReader(empty).Next().status().message(),

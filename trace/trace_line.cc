@@ -662,6 +662,37 @@ TraceLine ParseKernelClock(std::string_view fields) {
   return out;
 }
 
+// kCgroupPrefix starts the comment of a process's cgroup path.
+constexpr std::string_view kCgroupPrefix = "# schedcache_cgroup:";
+
+// ParseCgroup reads " TGID PATH" (PATH escaped: one blank-free token).
+TraceLine ParseCgroup(std::string_view fields) {
+  fields = TrimRight(fields);
+  const size_t pid_at = fields.find_first_not_of(' ');
+  const size_t blank = pid_at == std::string_view::npos
+                           ? std::string_view::npos
+                           : fields.find(' ', pid_at);
+  if (blank == std::string_view::npos) {
+    return Malformed("schedcache_cgroup: want TGID PATH");
+  }
+  const std::optional<int32_t> tgid =
+      ParseInt(fields.substr(pid_at, blank - pid_at));
+  const std::string_view path = fields.substr(blank + 1);
+  if (!tgid || *tgid <= 0) {
+    return Malformed("schedcache_cgroup: TGID is not a positive number");
+  }
+  if (path.empty() || path.find_first_of(" \t") != std::string_view::npos) {
+    return Malformed(
+        "schedcache_cgroup: PATH is empty or holds a blank (blanks are "
+        "written \\040)");
+  }
+  TraceLine out;
+  out.kind = Kind::kCgroup;
+  out.pid = *tgid;
+  out.cgroup_path = path;
+  return out;
+}
+
 // kKernelDecisionEvent is the event name of schedcache's decision lines.
 constexpr std::string_view kKernelDecisionEvent = "schedcache_task_cache_work";
 // kKernelTickEvent is the event name of schedcache's tick lines.
@@ -689,6 +720,10 @@ TraceLine ParseTraceLine(std::string_view line) {
   TraceLine out;
   if (line.substr(0, kKernelClockPrefix.size()) == kKernelClockPrefix) {
     out = ParseKernelClock(TrimRight(line.substr(kKernelClockPrefix.size())));
+    return out;
+  }
+  if (line.substr(0, kCgroupPrefix.size()) == kCgroupPrefix) {
+    out = ParseCgroup(line.substr(kCgroupPrefix.size()));
     return out;
   }
   if (line.empty() || line.front() == '#') return out;  // kNotScheduler

@@ -30,7 +30,10 @@
 // (the running thread's preferred NUMA node, -1 none, and its group's
 // footprint in pages; each absent when unknown, as in older captures),
 // and the comment `# schedcache_kernel_clock: hz=N jiffies=N at_ns=N
-// epoch_period=N cpu_epoch_next=N` carries the kernel's clock.
+// epoch_period=N cpu_epoch_next=N` carries the kernel's clock. The comment
+// `# schedcache_cgroup: TGID PATH` (written by every `schedcache record
+// --output`) says process TGID is in cgroup PATH, escaped as
+// trace/cgroup_path.h says; ParseTraceLine keeps PATH escaped.
 //
 // Two kernel events replay reads for what they say about processes, in the
 // kernel's own field forms:
@@ -62,6 +65,7 @@ struct TraceLine {
     kKernelDecision,  // schedcache_task_cache_work
     kKernelClock,     // the `# schedcache_kernel_clock:` comment
     kKernelTick,      // schedcache_sched_tick
+    kCgroup,          // the `# schedcache_cgroup:` comment
     kMalformed,  // a line of one of the kinds above that does not parse
   };
   Kind kind = Kind::kNotScheduler;
@@ -103,6 +107,9 @@ struct TraceLine {
   KernelTick tick;
   // kKernelClock (no header fields).
   KernelClock clock;
+  // kCgroup (no header fields): the process is `pid`, and its path, still
+  // escaped (UnescapeCgroupPath), is `cgroup_path`.
+  std::string_view cgroup_path;
 };
 
 TraceLine ParseTraceLine(std::string_view line);

@@ -11,6 +11,7 @@
 #include "common/status_macros.h"
 #include "events/sched_state_machine.h"
 #include "events/thread_table.h"
+#include "trace/cgroup_path.h"
 #include "trace/line_reader.h"
 #include "trace/quoted_input.h"
 #include "trace/trace_dat.h"
@@ -99,6 +100,10 @@ class TraceReplayer {
       } else {
         stats_.kernel_clock = line.clock;
       }
+      return absl::OkStatus();
+    }
+    if (line.kind == Kind::kCgroup) {
+      ReplayCgroup(line, show);
       return absl::OkStatus();
     }
     if (line.kind == Kind::kMalformed) {
@@ -190,6 +195,22 @@ class TraceReplayer {
     // After an exec the task leads its thread group: its pid is the tgid.
     threads.Learn(line.pid, line.pid, ExecComm(line.filename));
     return machine_.StartProcess(line.timestamp_ns, line.pid);
+  }
+
+  // ReplayCgroup hands a process's cgroup path to options.on_cgroup.
+  void ReplayCgroup(const TraceLine& line,
+                    absl::FunctionRef<std::string()> show) {
+    const std::optional<std::string> path =
+        UnescapeCgroupPath(line.cgroup_path);
+    if (!path) {
+      CountMalformed(
+          "schedcache_cgroup: PATH has a byte that should be escaped or a "
+          "backslash not followed by three octal digits",
+          show);
+      return;
+    }
+    ++stats_.cgroup_lines;
+    if (options_.on_cgroup) options_.on_cgroup(line.pid, *path);
   }
 
   // ReplayDecision hands one kernel decision to the sink, after the ticks
@@ -309,7 +330,10 @@ absl::StatusOr<std::optional<KernelClock>> ReadKernelClock(
     if (!line) return std::nullopt;
     const TraceLine parsed = ParseTraceLine(*line);
     if (parsed.kind == TraceLine::Kind::kKernelClock) return parsed.clock;
-    if (parsed.kind != TraceLine::Kind::kNotScheduler) return std::nullopt;
+    if (parsed.kind != TraceLine::Kind::kNotScheduler &&
+        parsed.kind != TraceLine::Kind::kCgroup) {
+      return std::nullopt;
+    }
   }
 }
 

@@ -32,7 +32,13 @@
 // before it (it changes no thread: the kernel's decision is not a switch),
 // its CPU and preferred CPU through the cpu map; the
 // `# schedcache_kernel_clock:` comment is kept in the stats (a second one
-// is malformed). Each schedcache_sched_tick line is a tick of the kernel:
+// is malformed). Each `# schedcache_cgroup: TGID PATH` comment (written by
+// `schedcache record`, docs/LIVE.md) goes to options.on_cgroup, in its place
+// among the events: record writes it before the first line of the process
+// and again after its exec, so a listener knows a process's path before its
+// samples; a line that does not parse (trace_line.h, trace/cgroup_path.h)
+// is malformed. A .dat file carries no cgroup path (trace-cmd records
+// none). Each schedcache_sched_tick line is a tick of the kernel:
 // from the first one on, the synthetic tick grid stops and the running
 // thread is ticked where the kernel ticked (SchedStateMachine, "Recorded
 // ticks"), and the line's jiffies become the model's (Sample::jiffies); a
@@ -54,6 +60,7 @@
 #define SCHEDCACHE_TRACE_TRACE_REPLAY_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,6 +89,9 @@ struct TraceOptions {
   // topology, when set (not owned; must outlive the call), makes a trace
   // CPU that maps outside it an error.
   const Topology* topology = nullptr;
+  // on_cgroup, when set, hears each `# schedcache_cgroup:` line: process
+  // `tgid` is in cgroup `path` (unescaped) from here on.
+  std::function<void(int32_t tgid, std::string_view path)> on_cgroup;
 };
 
 // MalformedLine is one malformed line kept for the user.
@@ -111,6 +121,7 @@ struct ReplayStats {
   int64_t foreign_numa_nodes = 0;
   // The capture's `# schedcache_kernel_clock:` line, when it has one.
   std::optional<KernelClock> kernel_clock;
+  int64_t cgroup_lines = 0;  // `# schedcache_cgroup:` lines used
   int64_t malformed_lines = 0;
   std::vector<MalformedLine> first_malformed;  // at most kKeptMalformed
   int64_t samples = 0;  // ticks included

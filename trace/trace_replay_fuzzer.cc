@@ -21,6 +21,7 @@
 #include "common/fuzzing.h"
 #include "events/event_sink.h"
 #include "topology/topology_source.h"
+#include "trace/cgroup_path.h"
 #include "trace/trace_dat.h"
 #include "trace/trace_replay.h"
 #include "trace/zstd_stream.h"
@@ -158,7 +159,7 @@ std::string Describe(const absl::StatusOr<ReplayStats>& stats,
       s.process_exits, " process starts ", s.process_starts, " mismatches ",
       s.prev_mismatches, " moved ", s.moved_running_threads, " guessed ",
       s.guessed_tgid_hand_overs, " kernel ticks ", s.kernel_ticks,
-      " unmatched ", s.unmatched_ticks, " time ", s.first_timestamp_ns, "..",
+      " unmatched ", s.unmatched_ticks, " cgroups ", s.cgroup_lines, " time ", s.first_timestamp_ns, "..",
       s.last_timestamp_ns, " runtime ", absl::StrJoin(s.runtime_ns, ","),
       " cpus ", s.cpus_seen.ToString(), malformed, "; ", events);
 }
@@ -205,6 +206,12 @@ void FuzzOneInput(std::string_view text) {
       *new Topology(ValueOrAbort(LoadTopology(kFuzzTopology)));
   TraceOptions options;
   options.topology = &topology;
+  // A path handed on is one record could have written.
+  options.on_cgroup = [](int32_t tgid, std::string_view path) {
+    FUZZ_CHECK(tgid > 0 && UnescapeCgroupPath(EscapeCgroupPath(path)) ==
+                               std::string(path),
+               absl::StrCat("cgroup of ", tgid, " does not round-trip"));
+  };
 
   CheckingSink from_file(*options.topology);
   const absl::StatusOr<ReplayStats> file_stats =

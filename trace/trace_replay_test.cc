@@ -508,3 +508,71 @@ TEST(TraceReplay, SharedTracesReplayCleanlyAndAccountEveryBusyNanosecond) {
 
 }  // namespace
 }  // namespace schedcache
+
+namespace schedcache {
+namespace {
+
+// A capture as `record --output` writes it: process 100's cgroup path
+// before its first line and again after its exec, one path with a blank.
+constexpr char kCgroupCapture[] =
+    "# schedcache_cgroup: 100 /app\\040a\n"
+    "          <idle>-0       (-------) [000] d..2.    10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=100 next_prio=120\n"
+    "             srv-100     (    100) [000] .....    10.001000: sched_process_exec: filename=/bin/cli pid=100 old_pid=100\n"
+    "# schedcache_cgroup: 100 /b\n"
+    "             cli-100     (    100) [000] d..2.    10.009000: sched_switch: prev_comm=cli prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+
+TEST(TraceReplayCgroups, PathsComeInTheirPlaceAmongTheEvents) {
+  RecordingSink sink;
+  std::vector<std::string> heard;
+  TraceOptions options;
+  // Each path with the number of events the sink had by then.
+  options.on_cgroup = [&](int32_t tgid, std::string_view path) {
+    heard.push_back(std::to_string(tgid) + " " + std::string(path) +
+                    " after " + std::to_string(sink.events().size()));
+  };
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceText(kCgroupCapture, options, sink);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->cgroup_lines, 2);
+  EXPECT_EQ(stats->malformed_lines, 0);
+  const std::vector<std::string> events = EventTexts(sink);
+  // The first path before any event; the second after the exec's start
+  // (the hand-over at 10.000 s and the start at 10.001 s), before the
+  // samples of the new program.
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[1].substr(0, 6), "start ") << events[1];
+  ASSERT_EQ(heard.size(), 2u);
+  EXPECT_EQ(heard[0], "100 /app a after 0");
+  EXPECT_EQ(heard[1], "100 /b after 2");
+}
+
+TEST(TraceReplayCgroups, CgroupLinesChangeNoEventAndABadOneIsMalformed) {
+  // The same capture without its cgroup lines gives the same events.
+  std::string plain = kCgroupCapture;
+  for (size_t at; (at = plain.find("# schedcache_cgroup:")) !=
+                  std::string::npos;) {
+    plain.erase(at, plain.find('\n', at) + 1 - at);
+  }
+  RecordingSink with, without;
+  ASSERT_TRUE(ReplayTraceText(kCgroupCapture, TraceOptions{}, with).ok());
+  const absl::StatusOr<ReplayStats> stats =
+      ReplayTraceText(plain, TraceOptions{}, without);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->cgroup_lines, 0);
+  EXPECT_EQ(EventTexts(with), EventTexts(without));
+
+  RecordingSink sink;
+  const absl::StatusOr<ReplayStats> bad = ReplayTraceText(
+      "# schedcache_cgroup: 7 /a\\9\n# schedcache_cgroup: 7\n", TraceOptions{},
+      sink);
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_EQ(bad->malformed_lines, 2);
+  EXPECT_EQ(bad->cgroup_lines, 0);
+  ASSERT_EQ(bad->first_malformed.size(), 2u);
+  EXPECT_EQ(bad->first_malformed[0].line_number, 1);
+  EXPECT_NE(bad->first_malformed[0].error.find("three octal digits"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace schedcache

@@ -24,8 +24,16 @@ void AppendLittleEndian(std::string& column, T value) {
 }  // namespace
 
 void ColumnsEncoder::AddRow(int64_t timestamp_ns, int32_t cpu, int32_t tgid,
-                            int32_t tid, int64_t delta_ns,
-                            v1::EventKind kind) {
+                            int32_t tid, int64_t delta_ns, v1::EventKind kind,
+                            uint64_t cache_group) {
+  // The cache_group column goes only once a row names a group: until then
+  // every row is 0, which an empty column says, so a batch that names none
+  // keeps the bytes it had before the column existed. The first named
+  // group fills in the rows before it (a no-op after).
+  if (cache_group != kOwnCacheGroup || columns_.cache_group_size() != 0) {
+    columns_.mutable_cache_group()->Resize(rows(), kOwnCacheGroup);
+    columns_.add_cache_group(cache_group);
+  }
   // Unsigned difference: defined for any two times; the server's sum wraps
   // back to timestamp_ns.
   const int64_t timestamp_delta = static_cast<int64_t>(
@@ -86,7 +94,8 @@ void ColumnsEncoder::Add(const Sample& sample) {
   const int row = rows();
   AddRow(sample.timestamp_ns, sample.cpu, sample.tgid, sample.tid,
          sample.delta_ns,
-         sample.tick ? v1::EVENT_KIND_TICK : v1::EVENT_KIND_SWITCH_OUT);
+         sample.tick ? v1::EVENT_KIND_TICK : v1::EVENT_KIND_SWITCH_OUT,
+         sample.cache_group);
   const uint32_t fields = NewAttributes(sample);
   if (fields == 0) return;
   v1::SparseAttributes& attributes = *columns_.mutable_attributes();
@@ -160,6 +169,7 @@ void ColumnsEncoder::Clear() {
   columns_.clear_timestamp_delta_ns_le();
   columns_.clear_delta_ns_le();
   columns_.clear_kind_le();
+  columns_.clear_cache_group();
   columns_.mutable_attributes()->Clear();
   columns_.mutable_kernel_decisions()->Clear();
   last_timestamp_ns_ = 0;

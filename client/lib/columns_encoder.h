@@ -20,7 +20,11 @@
 // once. A sample's jiffies, one
 // counter for all processes, go only when they differ from the batch's
 // last sent, as the server then runs at the session's jiffy, never behind
-// them (docs/MODEL.md, Time in jiffies).
+// them (docs/MODEL.md, Time in jiffies). A sample's cache_group is a
+// per-row column, sent in either form only in a batch where some row names
+// a group other than its own (0): the column is empty otherwise, which the
+// server reads as every row 0, so a client that names no group sends the
+// bytes it sent before cache groups existed.
 #ifndef SCHEDCACHE_CLIENT_LIB_COLUMNS_ENCODER_H_
 #define SCHEDCACHE_CLIENT_LIB_COLUMNS_ENCODER_H_
 
@@ -64,8 +68,11 @@ class ColumnsEncoder {
   void Clear();
 
  private:
+  // AddRow appends the row's per-row columns; `cache_group` is a sample's
+  // (kOwnCacheGroup for every other kind of row).
   void AddRow(int64_t timestamp_ns, int32_t cpu, int32_t tgid, int32_t tid,
-              int64_t delta_ns, v1::EventKind kind);
+              int64_t delta_ns, v1::EventKind kind,
+              uint64_t cache_group = kOwnCacheGroup);
 
   // SentAttributes is what this batch has sent for one process and, by
   // tid, its threads (thread ids are per process in the engine), so a

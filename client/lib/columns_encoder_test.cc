@@ -130,6 +130,46 @@ TEST(ColumnsEncoder, PackedSendsCommInEveryBatch) {
   EXPECT_THAT(columns.attributes().comm(), ElementsAre("worker"));
 }
 
+TEST(ColumnsEncoder, NoCacheGroupColumnWhileEveryRowIsInItsOwnGroup) {
+  for (const ColumnsForm form :
+       {ColumnsForm::kPacked, ColumnsForm::kFixedWidth}) {
+    v1::EventColumns columns;
+    ColumnsEncoder encoder(columns, form);
+    encoder.Add(Tick(1, 1, 1, 4));
+    encoder.Add(HandOver{2, 3, 2, 2});
+    encoder.Add(ProcessExit{3, 1});
+    EXPECT_EQ(columns.cache_group_size(), 0);
+  }
+}
+
+TEST(ColumnsEncoder, TheFirstNamedGroupSendsTheColumnWithEveryRowBefore) {
+  for (const ColumnsForm form :
+       {ColumnsForm::kPacked, ColumnsForm::kFixedWidth}) {
+    v1::EventColumns columns;
+    ColumnsEncoder encoder(columns, form);
+    encoder.Add(Tick(1, 1, 1, 4));     // row 0: own group
+    encoder.Add(HandOver{2, 3, 2, 2});  // row 1: not a sample
+    Sample grouped = Tick(3, 2, 2, 4);
+    grouped.cache_group = 77;
+    encoder.Add(grouped);               // row 2: names group 77
+    encoder.Add(ProcessExit{4, 1});     // row 3
+    encoder.Add(Tick(5, 1, 1, 4));      // row 4: own group again
+    // One value per row from the first named group on, the rows before it
+    // filled in with 0, so the column has the rows' length.
+    EXPECT_THAT(columns.cache_group(), ElementsAre(0u, 0u, 77u, 0u, 0u));
+    EXPECT_EQ(encoder.rows(), 5);
+    // The next batch starts without the column until a row names a group.
+    encoder.Clear();
+    encoder.Add(Tick(6, 1, 1, 4));
+    EXPECT_EQ(columns.cache_group_size(), 0);
+    // A group on the batch's first row: a column from row 0.
+    encoder.Clear();
+    encoder.Add(grouped);
+    encoder.Add(HandOver{7, 3, 2, 2});
+    EXPECT_THAT(columns.cache_group(), ElementsAre(77u, 0u));
+  }
+}
+
 TEST(ColumnsEncoder, ClearStartsABatchAfreshAndKeepsNothingOfTheLast) {
   v1::EventColumns columns;
   ColumnsEncoder encoder(columns);

@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
 #include "eval/ab/ab_collector.h"
+#include "eval/ab/cache_groups.h"
 #include "eval/ab/event_feed.h"
 #include "eval/ab/in_process_session.h"
 #include "eval/report/perfetto_trace.h"
@@ -79,17 +80,21 @@ class ReferencePlacement : public EventSink {
 };
 
 // FeedTrace replays the trace, its ticks at the start of the model's
-// jiffies (`model`: the session's tunables). A trace without one scheduler
-// event or malformed line is not a trace replay can use: an error that
-// says so.
+// jiffies (`model`: the session's tunables), its cgroup paths to `sink`. A
+// trace without one scheduler event or malformed line is not a trace
+// replay can use, nor one without a cgroup path for a rule that needs
+// them: an error that says so.
 absl::Status FeedTrace(const AbOptions& options, const ModelTunables& model,
-                       const Topology& topology, EventSink& sink,
+                       const Topology& topology, CacheGroupingSink& sink,
                        InputProblems& problems) {
   TraceOptions trace;
   trace.hz = options.hz;
   trace.tick_anchor_ns = model.clock_anchor_ns;
   trace.cpu_map = options.cpu_map;
   trace.topology = &topology;
+  trace.on_cgroup = [&sink](int32_t tgid, std::string_view path) {
+    sink.OnCgroup(tgid, absl::string_view(path.data(), path.size()));
+  };
   ASSIGN_OR_RETURN(const ReplayStats stats,
                    ReplayTraceFile(options.input.path, trace, sink));
   if (stats.sched_events == 0 && stats.malformed_lines == 0) {
@@ -110,6 +115,12 @@ absl::Status FeedTrace(const AbOptions& options, const ModelTunables& model,
                            " lines: is it ftrace, `trace-cmd report` or "
                            "`perf script` text, or a trace-cmd .dat file?"));
   }
+  if (NeedsCgroupPaths(options.group_by) && stats.cgroup_lines == 0) {
+    return CgroupPathsMissing(
+        options.group_by, absl::StrCat("trace:", options.input.path),
+        stats.trace_dat ? "trace-cmd records no cgroup path in a .dat file"
+                        : "it has no `# schedcache_cgroup:` line");
+  }
   for (const MalformedLine& line : stats.first_malformed) {
     problems.Add(line.line_number,
                  absl::StrCat("line ", line.line_number, ": ", line.error,
@@ -124,8 +135,8 @@ absl::Status FeedTrace(const AbOptions& options, const ModelTunables& model,
 // counted and skipped, and so is each row the session refuses, as
 // `schedcache feed` does. A read error (a truncated gzip file, a line over
 // the limit) stops the run.
-absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
-                     InputProblems& problems) {
+absl::Status FeedCsv(const AbOptions& options, const EventFeed& feed,
+                     EventSink& sink, InputProblems& problems) {
   ASSIGN_OR_RETURN(LineReader lines, LineReader::Open(options.input.path));
   SampleCsvReader reader(lines);
   const CpuMap& cpu_map = options.cpu_map;
@@ -139,22 +150,22 @@ absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
       continue;
     }
     if (!next->has_value()) break;
-    feed.OnInputLine(reader.line());
+    sink.OnInputLine(reader.line());
     RETURN_IF_ERROR(std::visit(
         [&](auto& e) -> absl::Status {
           using Kind = std::decay_t<decltype(e)>;
           if constexpr (std::is_same_v<Kind, ProcessExit>) {
-            return feed.OnProcessExit(e);  // names no CPU
+            return sink.OnProcessExit(e);  // names no CPU
           } else if constexpr (std::is_same_v<Kind, ProcessStart>) {
-            return feed.OnProcessStart(e);  // names no CPU
+            return sink.OnProcessStart(e);  // names no CPU
           } else {
             e.cpu = cpu_map.Map(e.cpu);
             if constexpr (std::is_same_v<Kind, Sample>) {
-              return feed.OnSample(e);
+              return sink.OnSample(e);
             } else if constexpr (std::is_same_v<Kind, HandOver>) {
-              return feed.OnHandOver(e);
+              return sink.OnHandOver(e);
             } else {
-              return feed.OnKernelDecision(e);
+              return sink.OnKernelDecision(e);
             }
           }
         },
@@ -168,7 +179,9 @@ absl::Status FeedCsv(const AbOptions& options, EventFeed& feed,
 }
 
 // FeedWorkload runs the generator, its placement steered by a reference
-// engine, into the session, and finishes it.
+// engine, into the session, and finishes it. The samples' cache groups
+// (options.group_by) reach the reference engine too, as the simulated
+// machine's scheduler would group them.
 absl::StatusOr<EngineReport> FeedWorkload(
     const AbOptions& options, const PolicyRegistry& registry,
     std::shared_ptr<const Topology> topology, AbCollector& collector,
@@ -184,12 +197,14 @@ absl::StatusOr<EngineReport> FeedWorkload(
       ReferencePlacement::Create(topology, std::move(settings), registry));
   EventFeed feed(collector, reference.get(), session, options.progress,
                  /*problems=*/nullptr, options.jobs);
+  CacheGroupingSink grouped(options.group_by, feed);
   RETURN_IF_ERROR(
-      RunWorkload(*topology, workload, reference->Fn(), feed).status());
+      RunWorkload(*topology, workload, reference->Fn(), grouped).status());
   return feed.Finish(input);
 }
 
-// FeedRecorded replays a trace or a CSV into the session and finishes it.
+// FeedRecorded replays a trace or a CSV into the session, each sample in
+// the cache group options.group_by gives it, and finishes it.
 absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
                                           const PolicyRegistry& registry,
                                           const Topology& topology,
@@ -198,13 +213,14 @@ absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
   InputProblems problems;
   EventFeed feed(collector, nullptr, session, options.progress, &problems,
                  options.jobs);
+  CacheGroupingSink grouped(options.group_by, feed);
   if (options.input.kind == AbInputSpec::Kind::kTrace) {
     ASSIGN_OR_RETURN(const SessionSettings settings,
                      ResolveSessionSettings(options.session, registry));
-    RETURN_IF_ERROR(FeedTrace(options, settings.options.model, topology, feed,
-                              problems));
+    RETURN_IF_ERROR(FeedTrace(options, settings.options.model, topology,
+                              grouped, problems));
   } else {
-    RETURN_IF_ERROR(FeedCsv(options, feed, problems));
+    RETURN_IF_ERROR(FeedCsv(options, feed, grouped, problems));
   }
   return feed.Finish(input);
 }
@@ -221,7 +237,8 @@ std::vector<LlcPlace> LlcPlaces(const Topology& topology) {
   return places;
 }
 
-std::string Describe(const AbOptions& options) {
+// DescribeSource names the input, for its report.
+std::string DescribeSource(const AbOptions& options) {
   switch (options.input.kind) {
     case AbInputSpec::Kind::kTrace:
       return absl::StrCat("trace:", options.input.path);
@@ -244,6 +261,17 @@ std::string Describe(const AbOptions& options) {
   }
   return absl::StrCat("workload:", shape, " seed=", w.seed,
                       " duration_ms=", w.duration_ns / 1'000'000);
+}
+
+// Describe is the input's description in its report: its source, and the
+// cache groups' rule but for the default (tgid), whose run is the one
+// without the flag.
+std::string Describe(const AbOptions& options) {
+  if (options.group_by.kind == GroupBy::Kind::kTgid) {
+    return DescribeSource(options);
+  }
+  return absl::StrCat(DescribeSource(options),
+                      " group-by=", options.group_by.text);
 }
 
 }  // namespace
@@ -324,6 +352,18 @@ absl::StatusOr<AbOptions> OnOneClock(AbOptions options,
 
 }  // namespace
 
+absl::Status CheckGroupByInput(const AbOptions& options) {
+  if (!NeedsCgroupPaths(options.group_by) ||
+      options.input.kind == AbInputSpec::Kind::kTrace) {
+    return absl::OkStatus();
+  }
+  return CgroupPathsMissing(
+      options.group_by, DescribeSource(options),
+      options.input.kind == AbInputSpec::Kind::kCsv
+          ? "the sample CSV has no cgroup column"
+          : "a generated workload's processes are in no cgroup");
+}
+
 absl::StatusOr<AbResult> RunAb(const AbOptions& given,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session) {
@@ -334,6 +374,7 @@ absl::StatusOr<AbResult> RunAb(const AbOptions& given,
         "cpu map: a workload input runs on the topology's own CPUs; the map "
         "applies to trace: and csv: inputs only");
   }
+  RETURN_IF_ERROR(CheckGroupByInput(options));
   ASSIGN_OR_RETURN(Topology loaded, LoadTopology(options.session.topology));
   auto topology = std::make_shared<const Topology>(std::move(loaded));
 

@@ -29,6 +29,7 @@
 #include "common/model_defaults.h"
 #include "eval/ab/ab_result.h"
 #include "eval/ab/ab_session.h"
+#include "eval/ab/cache_groups.h"
 #include "eval/workload/workload.h"
 #include "events/event.h"
 #include "policies/policy_registry.h"
@@ -80,6 +81,9 @@ struct AbOptions {
   // last_scans: the busiest process's last scans are wanted (--html's
   // topology view); from a server, the A/B then watches every scan.
   bool last_scans = false;
+  // group_by sets each sample's cache group before the session sees it
+  // (cache_groups.h); the tgid rule, the default, changes nothing.
+  GroupBy group_by;
   // jobs is the number of threads the run uses (>= 1): with 1 everything
   // runs on the calling thread; with 2 or more the session applies the
   // events on a thread of its own while the calling thread reads or
@@ -106,8 +110,11 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry);
 // counted in AbInput::malformed_lines with its line (see event_feed.h).
 // Returns the input's errors (NotFound for a missing file; InvalidArgument
 // naming a bad option, a directory, a trace CPU outside the topology, a CSV
-// without the header, an input without a single event, or a CPU map given
-// with a workload input, which runs on the topology's own CPUs; DataLoss
+// without the header, an input without a single event, a CPU map given
+// with a workload input, which runs on the topology's own CPUs, or a
+// group-by rule that needs cgroup paths on an input without any:
+// CheckGroupByInput, and a trace without a `# schedcache_cgroup:` line,
+// found as it replays; DataLoss
 // for a truncated or corrupt gzip file; OutOfRange for a line over
 // LineReader::kMaxLineBytes), the session's errors, DataLoss when the scan
 // trace or the Perfetto trace cannot be written, or Unimplemented when
@@ -116,6 +123,12 @@ SessionMaker InProcessSessions(const PolicyRegistry& registry);
 absl::StatusOr<AbResult> RunAb(const AbOptions& options,
                                const PolicyRegistry& registry,
                                const SessionMaker& make_session);
+
+// CheckGroupByInput returns CgroupPathsMissing (cache_groups.h) when
+// options.group_by needs cgroup paths and options.input is of a kind that
+// never carries them (a workload, a CSV), so a sweep refuses such a value
+// before it runs; OK otherwise.
+absl::Status CheckGroupByInput(const AbOptions& options);
 
 }  // namespace schedcache::ab
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
+#include "eval/ab/cache_groups.h"
 #include "eval/ab/in_process_session.h"
 
 namespace schedcache::ab {
@@ -35,7 +36,8 @@ bool IsWorkloadKey(absl::string_view key) {
 }
 
 bool IsTunableKey(absl::string_view key) {
-  return key != "topology" && key != "hz" && !IsWorkloadKey(key);
+  return key != "topology" && key != "hz" && key != "group-by" &&
+         !IsWorkloadKey(key);
 }
 
 absl::StatusOr<int64_t> ParseInt(absl::string_view value, int64_t lo,
@@ -58,6 +60,9 @@ absl::Status ApplyValue(absl::string_view key, const std::string& value,
   WorkloadOptions& w = options.workload;
   if (key == "topology") {
     options.session.topology = value;
+  } else if (key == "group-by") {
+    ASSIGN_OR_RETURN(options.group_by, ParseGroupBy(value));
+    RETURN_IF_ERROR(CheckGroupByInput(options));
   } else if (key == "hz") {
     ASSIGN_OR_RETURN(const int64_t hz, ParseInt(value, 1, kMaxHz));
     options.hz = static_cast<int>(hz);

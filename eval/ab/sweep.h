@@ -5,8 +5,9 @@
 // that run's result (scan time aside: it is wall time).
 //
 // A key is a tunable (as --set takes it, e.g. affinity_timeout_epochs or
-// visited-scan.KEY), `topology` (a --topology SOURCE per value), `seed`, or
-// a workload flag without its dashes' prefix: groups, fds, instances,
+// visited-scan.KEY), `topology` (a --topology SOURCE per value), `group-by`
+// (a --group-by RULE per value: tgid, comm, file:PATH), `seed`, or a
+// workload flag without its dashes' prefix: groups, fds, instances,
 // server-threads, client-threads, duration-ms, spill-probability, hz.
 //
 // Thread contract: ParseVary and MakeSweepPlan are pure; RunSweep runs its

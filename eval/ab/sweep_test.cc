@@ -1,5 +1,6 @@
 #include "eval/ab/sweep.h"
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,70 @@ TEST(RunSweep, EveryRowEqualsTheSameRunOfAb) {
     ASSERT_GT(alone->policies[0].report.scans, 0u);  // something to compare
     EXPECT_EQ(ComparableJson(row.result), ComparableJson(*alone)) << i;
   }
+}
+
+TEST(MakeSweepPlan, GroupByValuesAreRulesAndABadOneIsNamed) {
+  const AbOptions base = Hackbench(10 * kMs);
+  absl::StatusOr<SweepPlan> plan =
+      MakeSweepPlan(base, {*ParseVary("group-by=tgid,comm")}, Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->runs.size(), 2u);
+  EXPECT_EQ(plan->runs[0].group_by.kind, GroupBy::Kind::kTgid);
+  EXPECT_EQ(plan->runs[1].group_by.kind, GroupBy::Kind::kComm);
+  // Not a tunable: the settings stay as they were.
+  EXPECT_TRUE(plan->runs[1].session.settings.empty());
+  EXPECT_THAT(PlanError(base, {*ParseVary("group-by=tgid,cgroup")}),
+              HasSubstr("--vary group-by=cgroup: --group-by cgroup needs each "
+                        "process's cgroup path, and input workload:hackbench"));
+  EXPECT_THAT(PlanError(base, {*ParseVary("group-by=pid")}),
+              HasSubstr("--vary group-by=pid: \"pid\" is not tgid, comm"));
+}
+
+TEST(RunSweep, GroupByTgidAndCommRunTwoConfigurations) {
+  const AbOptions base = Hackbench(100 * kMs);
+  absl::StatusOr<SweepPlan> plan =
+      MakeSweepPlan(base, {*ParseVary("group-by=tgid,comm")}, Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const SweepResult sweep =
+      RunSweep(*plan, Registry(), /*jobs=*/2, "workload:hackbench", nullptr);
+  ASSERT_TRUE(sweep.failures.empty()) << sweep.failures[0].error;
+  ASSERT_EQ(sweep.rows.size(), 2u);
+  EXPECT_THAT(sweep.rows[0].values, ElementsAre("tgid"));
+  EXPECT_THAT(sweep.rows[1].values, ElementsAre("comm"));
+  // tgid is the run without the rule; comm is named in its input.
+  absl::StatusOr<AbResult> alone =
+      RunAb(base, Registry(), InProcessSessions(Registry()));
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_EQ(ComparableJson(sweep.rows[0].result), ComparableJson(*alone));
+  EXPECT_THAT(sweep.rows[1].result.input.description,
+              HasSubstr(" group-by=comm"));
+}
+
+// A capture as record writes it: srv 100 and cli 200 in one cgroup, each on
+// a CPU of its own for 10 ms.
+TEST(RunSweep, GroupByTgidCommAndCgroupRunOnACapture) {
+  const std::string path = ::testing::TempDir() + "/sweep_capture.txt";
+  std::ofstream(path)
+      << "# schedcache_cgroup: 100 /app\n"
+         "# schedcache_cgroup: 200 /app\n"
+         "  <idle>-0 (-------) [000] 1.000000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=srv next_pid=100 next_prio=120\n"
+         "  <idle>-0 (-------) [001] 1.000000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=cli next_pid=200 next_prio=120\n"
+         "   srv-100 (    100) [000] 1.010000000: sched_switch: prev_comm=srv prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+         "   cli-200 (    200) [001] 1.010000000: sched_switch: prev_comm=cli prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+  AbOptions base;
+  base.input = *ParseAbInput("trace:" + path);
+  base.session.topology = "synthetic:pack:1 l3:2 core:2 pu:1";
+  absl::StatusOr<SweepPlan> plan = MakeSweepPlan(
+      base, {*ParseVary("group-by=tgid,comm,cgroup")}, Registry());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const SweepResult sweep =
+      RunSweep(*plan, Registry(), /*jobs=*/2, "trace:" + path, nullptr);
+  ASSERT_TRUE(sweep.failures.empty()) << sweep.failures[0].error;
+  ASSERT_EQ(sweep.rows.size(), 3u);
+  EXPECT_THAT(sweep.rows[2].values, ElementsAre("cgroup"));
+  EXPECT_THAT(sweep.rows[2].result.input.description,
+              HasSubstr(" group-by=cgroup"));
+  EXPECT_GT(sweep.rows[2].result.input.samples, 0u);
 }
 
 TEST(RunSweep, AFailedCombinationIsListedAndTheOthersStillCount) {

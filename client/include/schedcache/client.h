@@ -133,7 +133,9 @@ class Client {
   // first asks GetSession whether the server takes the fixed-width columns
   // (Session.takes_fixed_width_columns) and sends them if so, the packed
   // form otherwise; a process's comm goes only when it changes on the
-  // stream.
+  // stream. A sample's cache_group goes in either form, as a column only in
+  // the batches where some sample names a group (client/lib/
+  // columns_encoder.h).
   std::unique_ptr<IngestWriter> StartIngest(
       absl::string_view session, const IngestOptions& options = {}) const;
 
