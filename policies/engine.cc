@@ -108,7 +108,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     d.policy = policies_[i].name;
     d.nr_threads = process.nr_threads;
     d.footprint_pages = process.footprint_pages;
-    d.cache_group = process.cache_group;
+    d.cache_group = p.cache_group;
     d.scanned_now = outcomes_[i].kind == ScanOutcome::Kind::kExecuted;
     decisions.push_back(std::move(d));
   }

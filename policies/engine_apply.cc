@@ -198,17 +198,13 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   cpu_gates_[s.cpu].last_timestamp = s.timestamp_ns;
   const ProcessTable::Admission admission = Admit(s.tgid, s.tid, now);
   const uint32_t slot = admission.slot;
-  // A sample that names another group than the process's moves it there
-  // (docs/MODEL.md, Cache groups); by default both are its own.
-  if (s.cache_group != processes_.process(slot).cache_group) [[unlikely]] {
-    ChangeGroup(slot, s.cache_group, s.cpu, now);
-  }
   ProcessState& p = processes_.process(slot);
   if (s.nr_threads != kUnchangedNrThreads) p.nr_threads = s.nr_threads;
   if (s.footprint_pages != kUnchangedFootprint) {
     p.footprint_pages = s.footprint_pages;
   }
   if (!s.comm.empty()) p.comm = s.comm;
+  const bool grouped = (s.cache_group | p.cache_group) != kOwnCacheGroup;
   const ThreadState& before = processes_.thread(admission.thread);
   const bool switched_in = !before.current || before.cpu != s.cpu;
   ThreadState& t =
@@ -221,25 +217,29 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   context_.Advance(s.cpu, jiffies_);
   RqState& rq = context_.mutable_rq(s.cpu);
   processes_.NoteSample(slot, admission.thread, rq.cpu_epoch, now);
-  if (s.cache_group != kOwnCacheGroup) [[unlikely]] {
-    processes_.SyncMember(slot);
+  // By default the sample and the process both name its own group, whose
+  // slot and record are the process's, and this is the one test cache
+  // groups cost (docs/MODEL.md, Cache groups). process.slot is the group's.
+  ProcessRef process = processes_.RefOf(slot);
+  if (grouped) [[unlikely]] {
+    process = processes_.RefOf(
+        ApplyGroupOfSample(slot, s.cache_group, s.cpu, now));
   }
   // Without a hand-over, a thread's first sample after it was switched out
-  // is where it is known to have been switched in again.
+  // is where it is known to have been switched in again (the work changes
+  // nothing `process` holds).
   if (t.work_pending && switched_in) RunPendingWork(slot, t, s.cpu, now);
-  const uint32_t group = p.group;
-  const ProcessRef process = processes_.RefOf(group);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   if (s.delta_ns > 0) {
     const int llc = context_.llc_of(s.cpu);
     const auto delta = static_cast<uint64_t>(s.delta_ns);
     for (PolicySlot& policy : policies_) {
-      NotePreference(policy, group,
+      NotePreference(policy, process.slot,
                      policy.policy->Account(process, thread, s.delta_ns,
                                           jiffies_),
                      now);
       policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
-      if (policy.pref_llc[group] == llc) {
+      if (policy.pref_llc[process.slot] == llc) {
         policy.stats.runtime_on_preferred_llc =
             AddRuntime(policy.stats.runtime_on_preferred_llc, delta);
       }

@@ -42,6 +42,16 @@ void Engine::Impl::LeaveGroup(uint32_t slot) {
   if (group != slot) processes_.RemoveGroup(group);
 }
 
+uint32_t Engine::Impl::ApplyGroupOfSample(uint32_t slot, uint64_t id,
+                                          int32_t cpu, int64_t now) {
+  if (id != processes_.process(slot).cache_group) {
+    ChangeGroup(slot, id, cpu, now);  // joining sums the new attributes
+  } else {
+    processes_.SyncMember(slot);
+  }
+  return processes_.process(slot).group;
+}
+
 void Engine::Impl::ChangeGroup(uint32_t slot, uint64_t id, int32_t cpu,
                                int64_t now) {
   // What the process reported under each policy before: its old group's.

@@ -258,15 +258,20 @@ class Engine::Impl {
   // left with no member ends: its preference is forgotten without a change
   // (its members had theirs) and every policy forgets its state.
   void LeaveGroup(uint32_t slot);
+  // ApplyGroupOfSample applies the cache group `id` a sample on `cpu`
+  // names for the process in `slot`, after the sample's attributes: a
+  // membership change when it is not the process's group, else a named
+  // group's sums brought up to them. Returns the slot of the process's
+  // group.
+  uint32_t ApplyGroupOfSample(uint32_t slot, uint64_t id, int32_t cpu,
+                              int64_t now);
   // ChangeGroup moves the process in `slot` to cache group `id`
   // (docs/MODEL.md, Cache groups) at a sample on `cpu`: it leaves its
   // group, joins `id` (created at `cpu`'s epoch when it does not exist;
   // the process's own group is always created afresh) and takes nothing
   // with it; each policy under which the group's preferred LLC differs
-  // from the one it had reports a change for the process. Out of line:
-  // membership changes are rare.
-  ABSL_ATTRIBUTE_NOINLINE void ChangeGroup(uint32_t slot, uint64_t id,
-                                           int32_t cpu, int64_t now);
+  // from the one it had reports a change for the process.
+  void ChangeGroup(uint32_t slot, uint64_t id, int32_t cpu, int64_t now);
   // NotePreference records `preference`, the policy's for the cache group
   // in `group` after a call that may change it. The engine keeps only its
   // LLC: a change, the agreement and the runtime on the preferred LLC are

@@ -42,11 +42,11 @@ struct RqState {
   // jiffies; ModelContext::Start puts every CPU's on one grid
   int64_t cpu_epoch_next = 0;
   uint64_t cpu_runtime = 0;    // decayed ns
+  int32_t curr_tid = 0;        // 0: no current thread
   // The cache group of the thread current here (its ProcessRef::slot), so
   // a scan counts the running threads of every member of its group
   // (docs/MODEL.md, Cache groups); kNoGroup: no current thread.
   uint32_t curr_group = kNoGroup;
-  int32_t curr_tid = 0;        // 0: no current thread
 };
 
 // AddRuntime is a + b, saturating at the largest value instead of
@@ -72,7 +72,7 @@ void AdvanceRq(RqState& rq, int64_t now_jiffies, int64_t period_jiffies);
 // ProcessRef is what a policy is told about a cache group (the kernel's
 // sched_cache_group, docs/MODEL.md, Cache groups): the unit a policy keeps
 // its state for and decides for. By default a process is its own group
-// (cache_group 0, `tgid` the process); a named group (cache_group its id,
+// (`tgid` the process); a group that samples name (Sample::cache_group,
 // `tgid` 0) shares one state between its member processes, and its thread
 // count and footprint are their sums. `slot` is a dense index the engine
 // assigns (reused after the group ends), so policies can keep their
@@ -92,7 +92,6 @@ struct ProcessRef {
   int32_t nr_threads = 0;
   int64_t footprint_pages = 0;  // last value given, else 0 (summed likewise)
   int64_t epoch = 0;
-  uint64_t cache_group = 0;     // Sample::cache_group; 0: own group
 };
 
 // ThreadRef is what a policy is told about one thread.

@@ -26,7 +26,7 @@ namespace schedcache {
 
 // 7: a policy decides per cache group (docs/MODEL.md, Cache groups):
 // ProcessRef describes a group (its slot, summed thread count and
-// footprint, and the new cache_group), RqState::curr_group (the current
+// footprint; tgid 0 for a named one), RqState::curr_group (the current
 // thread's group slot) replaces curr_tgid, and PolicyDecision carries
 // cache_group. 6: MmState::visited_entries (indexes into MmState::cpus)
 // replaces visited_cpus; CpuEntry keeps visit_lag (31 bits) for

@@ -163,8 +163,8 @@ class ProcessTable {
     current_[cpu] = handle;
     RqState& rq = context.mutable_rq(cpu);
     ProcessState& p = processes_[slot];
-    rq.curr_group = p.group;
     rq.curr_tid = t.tid;
+    rq.curr_group = p.group;
     p.last_tid = t.tid;
     return t;
   }
@@ -173,8 +173,8 @@ class ProcessTable {
     threads_[current_[cpu]].current = false;
     current_[cpu] = kUnknownThread;
     RqState& rq = context.mutable_rq(cpu);
-    rq.curr_group = RqState::kNoGroup;
     rq.curr_tid = 0;
+    rq.curr_group = RqState::kNoGroup;
   }
 
   // NoteSample records that a runtime sample named thread `handle` of the
@@ -208,8 +208,8 @@ class ProcessTable {
   // its own group, or a named group's record.
   ProcessRef RefOf(uint32_t slot) const {
     const ProcessState& p = processes_[slot];
-    return ProcessRef{slot,    p.tgid,  ThreadCount(p), p.footprint_pages,
-                      p.epoch, p.cache_group};
+    return ProcessRef{slot, p.tgid, ThreadCount(p), p.footprint_pages,
+                      p.epoch};
   }
 
   // Cache groups (docs/MODEL.md, Cache groups). A process leaves its group
