@@ -18,7 +18,7 @@ void ScanState::Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns,
   now_ = now;
   context_.Advance(cpu, now);
   RqState& rq = context_.mutable_rq(cpu);
-  rq.curr_tgid = tgid;
+  rq.curr_group = GroupOf(tgid);
   rq.curr_tid = tid;
   if (tgid == process_.tgid) {
     thread_ = ThreadRef{tid, -1, cpu};
@@ -40,7 +40,10 @@ void ScanState::Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns,
       p->model.Scan(p->mm, process_, thread_, now);
     }
   }
-  if (!tick) rq.curr_tgid = rq.curr_tid = 0;
+  if (!tick) {
+    rq.curr_group = RqState::kNoGroup;
+    rq.curr_tid = 0;
+  }
 }
 
 absl::StatusOr<std::unique_ptr<ScanState>> ScanState::FromStream(
@@ -61,7 +64,7 @@ absl::StatusOr<std::unique_ptr<ScanState>> ScanState::FromStream(
     } else {
       const HandOver& h = std::get<HandOver>(event);
       RqState& rq = state->context_.mutable_rq(h.cpu);
-      rq.curr_tgid = h.tgid;
+      rq.curr_group = h.tgid == 0 ? RqState::kNoGroup : state->GroupOf(h.tgid);
       rq.curr_tid = h.tid;
       state->now_ = h.timestamp_ns;
     }

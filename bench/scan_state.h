@@ -71,6 +71,11 @@ class ScanState {
   // policies; other work only loads the rq.
   void Run(int32_t tgid, int32_t tid, int cpu, int64_t delta_ns, bool tick,
            int64_t now);
+  // GroupOf is rq.curr_group for a thread of `tgid`: the process's slot,
+  // or another one for any other process (the state models one group).
+  uint32_t GroupOf(int32_t tgid) const {
+    return tgid == process_.tgid ? process_.slot : process_.slot + 1;
+  }
 
   ModelContext context_;
   PolicyState full_;

@@ -51,7 +51,8 @@ struct ScanCost {
   int64_t scan_ns = 0;  // wall time of the scan (ScanStopwatch)
 };
 
-// PolicyDecision is one policy's current answer for a process (and thread).
+// PolicyDecision is one policy's current answer for a process (and thread):
+// its cache group's.
 struct PolicyDecision {
   std::string policy;
   int preferred_cpu = -1;
@@ -62,9 +63,13 @@ struct PolicyDecision {
   int64_t nr_running_avg = 0;
   ScanCost cost;                            // of the last executed scan
   bool scanned_now = false;                 // a requested scan executed
-  // The process's thread count and footprint the decision was made with.
+  // The thread count and footprint the decision was made with: the
+  // process's, or its named cache group's sums (docs/MODEL.md, Cache groups).
   int32_t nr_threads = 0;
   int64_t footprint_pages = 0;
+  // The process's cache group, whose preference this is (Sample::
+  // cache_group; 0: the process's own). The engine fills it in.
+  uint64_t cache_group = 0;
 };
 
 // Distribution summarises a set of non-negative integer observations.

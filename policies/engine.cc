@@ -46,7 +46,8 @@ void Engine::Impl::ForEachPreference(
     if (!p.started) continue;
     for (size_t i = 0; i < policies_.size(); ++i) {
       fn(CurrentPreference{p.tgid, static_cast<int>(i),
-                           policies_[i].policy->CurrentPreference(slot)});
+                           policies_[i].policy->CurrentPreference(p.group),
+                           p.cache_group});
     }
   }
 }
@@ -82,20 +83,21 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
   RETURN_IF_ERROR(ValidateRecommendTime(request.timestamp_ns));
   outcomes_.assign(policies_.size(), ScanOutcome{});
   // A scan request stands in for the tick (docs/MODEL.md): decay the thread's
-  // CPU, raise the process's epoch to that CPU's (never lower it), scan.
-  // The process's record is final before the scan, so one ProcessRef
-  // serves the scan and the decisions.
+  // CPU, raise the group's epoch to that CPU's (never lower it), scan.
+  // The group's record is final before the scan, so one ProcessRef
+  // serves the scan and the decisions, which are the group's.
+  const uint32_t group = p.group;
   int64_t now = now_;
   if (request.scan) {
     now = Clock(request.timestamp_ns != 0 ? request.timestamp_ns : now_);
     context_.Advance(thread.cpu, jiffies_);
-    ProcessState& state = processes_.process(slot);
+    ProcessState& state = processes_.process(group);
     state.epoch = std::max(state.epoch, context_.rq(thread.cpu).cpu_epoch);
   }
-  const ProcessRef process = processes_.RefOf(slot);
+  const ProcessRef process = processes_.RefOf(group);
   if (request.scan) {
     const int64_t jiffies = jiffies_;
-    RunTrigger(slot, thread, now, [&](Policy& policy) {
+    RunTrigger(slot, group, thread, now, [&](Policy& policy) {
       return policy.Scan(process, thread, jiffies);
     });
   }
@@ -106,6 +108,7 @@ absl::StatusOr<std::vector<PolicyDecision>> Engine::Impl::Recommend(
     d.policy = policies_[i].name;
     d.nr_threads = process.nr_threads;
     d.footprint_pages = process.footprint_pages;
+    d.cache_group = p.cache_group;
     d.scanned_now = outcomes_[i].kind == ScanOutcome::Kind::kExecuted;
     decisions.push_back(std::move(d));
   }

@@ -42,7 +42,8 @@ struct PolicyChoice {
 struct EngineOptions {
   ModelTunables model;                 // docs/MODEL.md tunables
   ScanTrigger trigger = ScanTrigger::kTick;
-  // Beyond this many processes the least recently sampled one is evicted.
+  // Beyond this many processes the least recently sampled one is evicted
+  // (processes, not cache groups: a named group ends with its last member).
   int64_t max_processes = 1'000'000;
 };
 
@@ -62,7 +63,10 @@ struct RecommendRequest {
 // PreferenceChange is one change of a process's preferred LLC under one
 // policy, reported as it happens. A process that exits or is evicted while
 // it has a preferred LLC ends with a change to none, reason kExited or
-// kEvicted.
+// kEvicted. Policies decide per cache group (docs/MODEL.md, Cache groups):
+// a group's change is reported once per member process; a process that
+// changes group changes to its new group's preference (when that differs),
+// with the new group's reason when it has none.
 struct PreferenceChange {
   int32_t tgid = 0;
   std::string_view policy;  // valid during the callback only
@@ -72,6 +76,9 @@ struct PreferenceChange {
   // Why new_llc is -1; kNone when it is not.
   NoPreferenceReason reason = NoPreferenceReason::kNoData;
   int64_t timestamp_ns = 0;  // the session clock at the event that caused it
+  // The process's cache group (Sample::cache_group) after the change;
+  // kOwnCacheGroup: its own.
+  uint64_t cache_group = kOwnCacheGroup;
 };
 
 // CurrentPreference is one policy's preference for one tracked process, as
@@ -79,7 +86,8 @@ struct PreferenceChange {
 struct CurrentPreference {
   int32_t tgid;
   int policy;  // index in session order
-  Preference preference;
+  Preference preference;  // its cache group's
+  uint64_t cache_group = kOwnCacheGroup;  // the process's; 0: its own
 };
 
 // ScanObservation is one executed scan of one policy, reported as it
@@ -101,6 +109,8 @@ struct ScanObservation {
   // The scan's per-LLC occupancy (ScanOutcome::llc_occupancy); valid during
   // the callback only.
   absl::Span<const LlcOccupancy> llc_occupancy = {};
+  // The cache group the scan was for, `tgid`'s (kOwnCacheGroup: its own).
+  uint64_t cache_group = kOwnCacheGroup;
 };
 
 class Engine {
@@ -117,13 +127,16 @@ class Engine {
   // ApplySample validates then applies one sample. On InvalidArgument
   // (naming the field and value: CPU not in topology or offline, tgid/tid
   // not > 0, negative delta, timestamp before the CPU's previous one) the
-  // engine is unchanged.
+  // engine is unchanged. A sample whose cache_group differs from its
+  // process's group moves the process there first (docs/MODEL.md, Cache
+  // groups): a membership change, never an error.
   absl::Status ApplySample(const Sample& sample);
   // ApplyHandOver validates then applies a hand-over, same contract.
   absl::Status ApplyHandOver(const HandOver& handover);
   // ApplyProcessExit forgets process `tgid` and its threads (a thread of it
-  // current on a CPU stops being current): for each policy where it had a
-  // preferred LLC, a change to none with reason kExited. A tgid the session
+  // current on a CPU stops being current): for each policy where its group
+  // had a preferred LLC, a change to none with reason kExited; the process
+  // leaves its cache group, which ends with its last member. A tgid the session
   // does not know is accepted and changes nothing but the clock.
   // InvalidArgument (engine unchanged) for tgid not > 0 or a timestamp the
   // session clock refuses; a later sample of the tgid starts a new process.
@@ -132,7 +145,8 @@ class Engine {
   // sched_cache_group_init does at a fork with a new mm or an exec
   // (docs/MODEL.md, Time in jiffies): a process the session tracks is
   // forgotten first, as at ApplyProcessExit (reason kExited); the process
-  // then starts, tracked, with the group epoch taken here (the last CPU's
+  // then starts, tracked, in a fresh group of its own (whatever group it
+  // was in before) with the group epoch taken here (the last CPU's
   // cpu_epoch as it stands), not its first sample's CPU's. Its thread tgid
   // is known but has run nowhere: Recommend for it is FailedPrecondition.
   // InvalidArgument (engine unchanged) for tgid not > 0 or a timestamp the
@@ -159,7 +173,9 @@ class Engine {
       absl::FunctionRef<void(size_t index, const absl::Status& error)>
           on_reject);
 
-  // Recommend answers for every policy, in session order. NotFound (with the
+  // Recommend answers for every policy, in session order, with the
+  // preference of the process's cache group, which each decision names
+  // (PolicyDecision::cache_group). NotFound (with the
   // tgid) for a process the session does not track; InvalidArgument for a
   // bad tid/cpu; FailedPrecondition for a thread that has run on no CPU yet
   // (a process ApplyProcessStart started, before its first sample or
@@ -181,8 +197,8 @@ class Engine {
       absl::FunctionRef<void(std::string_view name, const PolicyStats& stats)>
           visit) const;
   // ForEachPreference calls `fn` once per tracked process and policy with
-  // the preference the engine last noted (the one its changes were
-  // reported from), processes in slot order, policies in session order.
+  // the preference of its cache group (the one its changes were reported
+  // from), processes in slot order, policies in session order.
   // The engine's clock is now().
   void ForEachPreference(
       absl::FunctionRef<void(const CurrentPreference&)> fn) const;

@@ -122,39 +122,28 @@ void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
     ended_kernel_processes_.push_back(KernelReportOf(slot));
   }
   kernel_seen_[slot] = 0;
+  const uint32_t group = processes_.process(slot).group;
   for (PolicySlot& policy : policies_) {
     policy.kernel[slot] = KernelProcessCounts{};
-    if (policy.pref_llc[slot] != -1) {
-      ChangePreference(policy, slot, Preference{-1, -1, reason}, now);
+    if (const int llc = policy.pref_llc[group]; llc != -1) {
+      Notify(policy, slot, llc, Preference{-1, -1, reason}, now);
     }
-    policy.policy->Forget(slot);
   }
+  LeaveGroup(slot);
   processes_.Remove(slot, context_);
-}
-
-void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t slot,
-                                    const Preference& preference,
-                                    int64_t now) {
-  const int old = policy.pref_llc[slot];
-  policy.pref_llc[slot] = preference.llc;
-  if (listener_) {
-    listener_(PreferenceChange{processes_.process(slot).tgid, policy.name, old,
-                               preference.llc, preference.cpu,
-                               preference.reason, now});
-  }
 }
 
 void Engine::Impl::Tick(uint32_t slot, ThreadState& t,
                         const ThreadRef& thread, int64_t now,
                         bool preempted) {
   // Kernel task_tick_cache: task_cache_work is queued only when it is not
-  // pending, and the process's epoch moves only then; it runs at the
+  // pending, and the group's epoch moves only then; it runs at the
   // return to user space, after the next switch-in for a preempted thread.
   if (t.work_pending) return;
-  ProcessState& p = processes_.process(slot);
+  ProcessState& group = processes_.process(processes_.process(slot).group);
   const int64_t cpu_epoch = context_.rq(thread.cpu).cpu_epoch;
-  if (!TickScans(p.epoch, cpu_epoch)) return;
-  p.epoch = cpu_epoch;
+  if (!TickScans(group.epoch, cpu_epoch)) return;
+  group.epoch = cpu_epoch;
   if (preempted) {
     t.work_pending = true;
     return;
@@ -164,9 +153,10 @@ void Engine::Impl::Tick(uint32_t slot, ThreadState& t,
 
 void Engine::Impl::RunWork(uint32_t slot, const ThreadRef& thread,
                            int64_t now) {
-  const ProcessRef process = processes_.RefOf(slot);
+  const uint32_t group = processes_.process(slot).group;
+  const ProcessRef process = processes_.RefOf(group);
   const int64_t jiffies = jiffies_;
-  RunTrigger(slot, thread, now, [&](Policy& policy) {
+  RunTrigger(slot, group, thread, now, [&](Policy& policy) {
     return policy.Scan(process, thread, jiffies);
   });
 }
@@ -214,6 +204,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
     p.footprint_pages = s.footprint_pages;
   }
   if (!s.comm.empty()) p.comm = s.comm;
+  const bool grouped = (s.cache_group | p.cache_group) != kOwnCacheGroup;
   const ThreadState& before = processes_.thread(admission.thread);
   const bool switched_in = !before.current || before.cpu != s.cpu;
   ThreadState& t =
@@ -226,21 +217,29 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   context_.Advance(s.cpu, jiffies_);
   RqState& rq = context_.mutable_rq(s.cpu);
   processes_.NoteSample(slot, admission.thread, rq.cpu_epoch, now);
+  // By default the sample and the process both name its own group, whose
+  // slot and record are the process's, and this is the one test cache
+  // groups cost (docs/MODEL.md, Cache groups). process.slot is the group's.
+  ProcessRef process = processes_.RefOf(slot);
+  if (grouped) [[unlikely]] {
+    process = processes_.RefOf(
+        ApplyGroupOfSample(slot, s.cache_group, s.cpu, now));
+  }
   // Without a hand-over, a thread's first sample after it was switched out
-  // is where it is known to have been switched in again.
+  // is where it is known to have been switched in again (the work changes
+  // nothing `process` holds).
   if (t.work_pending && switched_in) RunPendingWork(slot, t, s.cpu, now);
-  const ProcessRef process = processes_.RefOf(slot);
   const ThreadRef thread{s.tid, t.numa_node, s.cpu};
   if (s.delta_ns > 0) {
     const int llc = context_.llc_of(s.cpu);
     const auto delta = static_cast<uint64_t>(s.delta_ns);
     for (PolicySlot& policy : policies_) {
-      NotePreference(policy, slot,
+      NotePreference(policy, process.slot,
                      policy.policy->Account(process, thread, s.delta_ns,
                                           jiffies_),
                      now);
       policy.stats.runtime_total = AddRuntime(policy.stats.runtime_total, delta);
-      if (policy.pref_llc[slot] == llc) {
+      if (policy.pref_llc[process.slot] == llc) {
         policy.stats.runtime_on_preferred_llc =
             AddRuntime(policy.stats.runtime_on_preferred_llc, delta);
       }
@@ -359,14 +358,16 @@ absl::Status Engine::Impl::ApplyKernelDecision(const KernelDecision& d) {
   if (!kernel_seen_[slot]) NoteKernelSeen(slot);
   // docs/MODEL.md "Agreement with the kernel": each policy's preferred LLC
   // right after the decision against the LLC of the kernel's preferred CPU.
+  // The process's counts are its own; the preference is its group's.
   const int kernel_llc =
       d.preferred_cpu < 0 ? -1 : context_.topology().LlcOf(d.preferred_cpu);
-  const ProcessRef process = processes_.RefOf(slot);
+  const uint32_t group = processes_.process(slot).group;
+  const ProcessRef process = processes_.RefOf(group);
   for (PolicySlot& policy : policies_) {
     if (policy.observer != nullptr) {
       const KernelObservation seen =
           policy.observer->ObserveKernelDecision(process, d, now);
-      NotePreference(policy, slot, seen.preference, now);
+      NotePreference(policy, group, seen.preference, now);
       if (seen.counts_scan) {
         ++policy.stats.scans;
         CountScan(policy, slot);
@@ -377,7 +378,7 @@ absl::Status Engine::Impl::ApplyKernelDecision(const KernelDecision& d) {
     KernelProcessCounts& counts = policy.kernel[slot];
     ++policy.stats.kernel_scans;
     ++counts.kernel_scans;
-    if (policy.pref_llc[slot] == kernel_llc) {
+    if (policy.pref_llc[group] == kernel_llc) {
       ++policy.stats.kernel_agreements;
       ++counts.agreements;
     }

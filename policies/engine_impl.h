@@ -42,7 +42,7 @@ struct PolicySlot {
   std::unique_ptr<Policy> policy;
   // The policy as a KernelDecisionObserver; null when it is not one.
   KernelDecisionObserver* observer;
-  std::vector<int32_t> pref_llc;  // by process slot, last value seen
+  std::vector<int32_t> pref_llc;  // by cache group slot, last value seen
   // By process slot: agreement with the kernel (docs/MODEL.md); `scans`
   // counts from the process's start, decisions or not.
   std::vector<KernelProcessCounts> kernel;
@@ -249,18 +249,38 @@ class Engine::Impl {
   // none does: a later admission is at the clock).
   ABSL_ATTRIBUTE_NOINLINE void EvictIdleProcesses(int64_t now);
   // RemoveProcess forgets the process in `slot` everywhere: for each policy
-  // where it had a preferred LLC, a change to none with `reason` (which the
-  // report does not count as a policy's change: the policy chose nothing),
-  // then the policy's state, then the table's record.
+  // where its group had a preferred LLC, a change to none with `reason`
+  // for the process (which the report does not count as a policy's
+  // change: the policy chose nothing), then it leaves its group (which
+  // ends when it was the last member), then the table's record goes.
   void RemoveProcess(uint32_t slot, NoPreferenceReason reason, int64_t now);
-  // NotePreference records `preference`, the policy's for `slot` after a
-  // call that may change it. The engine keeps only its LLC: a change, the
-  // agreement and the runtime on the preferred LLC are all by LLC.
-  void NotePreference(PolicySlot& policy, uint32_t slot,
+  // LeaveGroup takes the process in `slot` out of its cache group; a group
+  // left with no member ends: its preference is forgotten without a change
+  // (its members had theirs) and every policy forgets its state.
+  void LeaveGroup(uint32_t slot);
+  // ApplyGroupOfSample applies the cache group `id` a sample on `cpu`
+  // names for the process in `slot`, after the sample's attributes: a
+  // membership change when it is not the process's group, else a named
+  // group's sums brought up to them. Returns the slot of the process's
+  // group.
+  uint32_t ApplyGroupOfSample(uint32_t slot, uint64_t id, int32_t cpu,
+                              int64_t now);
+  // ChangeGroup moves the process in `slot` to cache group `id`
+  // (docs/MODEL.md, Cache groups) at a sample on `cpu`: it leaves its
+  // group, joins `id` (created at `cpu`'s epoch when it does not exist;
+  // the process's own group is always created afresh) and takes nothing
+  // with it; each policy under which the group's preferred LLC differs
+  // from the one it had reports a change for the process.
+  void ChangeGroup(uint32_t slot, uint64_t id, int32_t cpu, int64_t now);
+  // NotePreference records `preference`, the policy's for the cache group
+  // in `group` after a call that may change it. The engine keeps only its
+  // LLC: a change, the agreement and the runtime on the preferred LLC are
+  // all by LLC.
+  void NotePreference(PolicySlot& policy, uint32_t group,
                       const Preference& preference, int64_t now) {
-    if (preference.llc != policy.pref_llc[slot]) {
+    if (preference.llc != policy.pref_llc[group]) {
       ++policy.stats.preferred_llc_changes;
-      ChangePreference(policy, slot, preference, now);
+      ChangePreference(policy, group, preference, now);
     }
   }
   // CountScan counts one scan (executed or aborted) of the process in
@@ -275,25 +295,30 @@ class Engine::Impl {
   void NoteKernelSeen(uint32_t slot);
   // KernelReportOf is the process in `slot`'s KernelProcessReport.
   KernelProcessReport KernelReportOf(uint32_t slot) const;
-  // ChangePreference stores `preference`'s LLC for `slot` and tells the
-  // listener.
-  void ChangePreference(PolicySlot& policy, uint32_t slot,
+  // ChangePreference stores `preference`'s LLC for the cache group in
+  // `group` and tells the listener, once per member.
+  void ChangePreference(PolicySlot& policy, uint32_t group,
                         const Preference& preference, int64_t now);
-  // RunTrigger runs one scan trigger through every policy, with statistics
-  // and agreement; outcomes land in outcomes_.
+  // Notify tells the listener that the process in `slot` went from
+  // `old_llc` to `preference` under `policy`.
+  void Notify(const PolicySlot& policy, uint32_t slot, int old_llc,
+              const Preference& preference, int64_t now);
+  // RunTrigger runs one scan trigger of the process in `slot`, for its
+  // cache group in `group`, through every policy, with statistics and
+  // agreement; outcomes land in outcomes_.
   template <typename Fn>
-  void RunTrigger(uint32_t slot, const ThreadRef& thread, int64_t now,
-                  Fn&& run);
+  void RunTrigger(uint32_t slot, uint32_t group, const ThreadRef& thread,
+                  int64_t now, Fn&& run);
   // Tick is the kernel's task_tick_cache for `thread` (record `t`) of the
-  // process in `slot` (on thread.cpu): when the process's epoch is behind
-  // the CPU's and no work of the thread is pending, it queues the scan
-  // work, which runs at once, or at the thread's next switch-in when the
-  // tick `preempted` it. Out of line: one sample in hundreds is a tick.
+  // process in `slot` (on thread.cpu): when its cache group's epoch is
+  // behind the CPU's and no work of the thread is pending, it queues the
+  // scan work, which runs at once, or at the thread's next switch-in when
+  // the tick `preempted` it. Out of line: one sample in hundreds is a tick.
   ABSL_ATTRIBUTE_NOINLINE void Tick(uint32_t slot, ThreadState& t,
                                     const ThreadRef& thread, int64_t now,
                                     bool preempted);
   // RunWork is the kernel's task_cache_work for `thread` of the process in
-  // `slot`, at the session's jiffy: one scan trigger.
+  // `slot`, for its cache group, at the session's jiffy: one scan trigger.
   void RunWork(uint32_t slot, const ThreadRef& thread, int64_t now);
   // RunPendingWork runs the work thread `t` of `slot` left pending when a
   // tick preempted it, now that it is switched in on `cpu`.
@@ -319,6 +344,7 @@ class Engine::Impl {
   // The kernel's processes that ended, at most kMaxEndedKernelProcesses.
   std::vector<KernelProcessReport> ended_kernel_processes_;
   std::vector<ScanOutcome> outcomes_;
+  std::vector<int> old_llcs_;  // scratch for ChangeGroup, by policy
   std::function<void(const PreferenceChange&)> listener_;
   std::function<void(const ScanObservation&)> scan_listener_;
   uint64_t samples_applied_ = 0;
@@ -331,8 +357,8 @@ class Engine::Impl {
 };
 
 template <typename Fn>
-void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
-                              int64_t now, Fn&& run) {
+void Engine::Impl::RunTrigger(uint32_t slot, uint32_t group,
+                              const ThreadRef& thread, int64_t now, Fn&& run) {
   outcomes_.resize(policies_.size());
   for (size_t i = 0; i < policies_.size(); ++i) {
     PolicySlot& policy = policies_[i];
@@ -343,23 +369,24 @@ void Engine::Impl::RunTrigger(uint32_t slot, const ThreadRef& thread,
         outcome.kind == ScanOutcome::Kind::kAborted) {
       CountScan(policy, slot);
     }
-    const Preference preference = policy.policy->CurrentPreference(slot);
+    const Preference preference = policy.policy->CurrentPreference(group);
     if (outcome.kind == ScanOutcome::Kind::kExecuted && scan_listener_) {
       const ProcessState& p = processes_.process(slot);
       scan_listener_(ScanObservation{
           static_cast<int>(i), p.tgid, thread.tid, thread.cpu, now,
           outcome.cost.cpus_scanned, p.comm.view(), outcome.cost.llcs_scanned,
-          outcome.cost.scan_ns, preference.llc, outcome.llc_occupancy});
+          outcome.cost.scan_ns, preference.llc, outcome.llc_occupancy,
+          p.cache_group});
     }
-    NotePreference(policy, slot, preference, now);
+    NotePreference(policy, group, preference, now);
   }
   // A decision is a trigger where the reference did not skip (docs/MODEL.md);
   // a reference that never scans (`none`) decides at every trigger.
   if (outcomes_[0].skipped()) return;
-  const int reference_llc = policies_[0].pref_llc[slot];
+  const int reference_llc = policies_[0].pref_llc[group];
   for (PolicySlot& policy : policies_) {
     ++policy.stats.decisions;
-    if (policy.pref_llc[slot] == reference_llc) ++policy.stats.agreements;
+    if (policy.pref_llc[group] == reference_llc) ++policy.stats.agreements;
   }
 }
 

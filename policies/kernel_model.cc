@@ -315,7 +315,7 @@ inline void KernelModel::EndLlc(const LlcTally& llc, ScanTally& tally) {
 }
 
 template <typename Keys>
-bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
+bool KernelModel::VisitEntries(MmState& mm, uint32_t group, const Keys& keys,
                                bool give_up_if_an_llc_returns, int64_t now,
                                ScanTally& tally) {
   if (give_up_if_an_llc_returns) ++passes_;
@@ -342,7 +342,7 @@ bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
     if (llc.llc < 0) continue;
     context_.Advance(cpu, now);
     const RqState& rq = context_.rq(cpu);
-    nr_running += rq.curr_tgid == tgid;
+    nr_running += rq.curr_group == group;
     llc.Add(cpu, VisitedOccupancy(rq, entry, timeout_epochs));
     evicted |= !entry.visited;
     ++scanned;
@@ -354,7 +354,7 @@ bool KernelModel::VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
   return true;
 }
 
-void KernelModel::VisitLlcSpan(MmState& mm, int32_t tgid, int llc,
+void KernelModel::VisitLlcSpan(MmState& mm, uint32_t group, int llc,
                                int64_t now, ScanTally& tally) {
   const std::span<const int32_t> cpus = LlcCpus(llc);
   // The entries are sorted by CPU too: one search per LLC, then a walk.
@@ -366,7 +366,7 @@ void KernelModel::VisitLlcSpan(MmState& mm, int32_t tgid, int llc,
   for (const int cpu : cpus) {
     while (entry != mm.cpus.end() && entry->cpu < cpu) ++entry;
     // Mostly not the process: a branch costs less than a set and add.
-    if (context_.rq(cpu).curr_tgid == tgid) ++nr_running;
+    if (context_.rq(cpu).curr_group == group) ++nr_running;
     llc_tally.Add(cpu, SpanOccupancy(entry != mm.cpus.end() && entry->cpu == cpu
                                          ? &*entry
                                          : nullptr,
@@ -390,7 +390,7 @@ void KernelModel::ScanAllCpus(MmState& mm, const ProcessRef& process,
     LlcMark& mark = llc_mark_[llc];
     if (mark.seen == passes_) return;
     mark.seen = passes_;
-    VisitLlcSpan(mm, process.tgid, llc, now, tally);
+    VisitLlcSpan(mm, process.slot, llc, now, tally);
   });
 }
 
@@ -427,12 +427,12 @@ void KernelModel::ScanVisitedCpus(MmState& mm, const ProcessRef& process,
   // and leaves the list after the loop.
   const ScanTally start = tally;
   if (!ScanMaskIsWholeMachine(thread) ||
-      !VisitEntries(mm, process.tgid, mm.visited_entries,
+      !VisitEntries(mm, process.slot, mm.visited_entries,
                     /*give_up_if_an_llc_returns=*/true, now, tally)) {
     tally = start;
     tally.evidence->clear();
     SortVisitedByLlc(mm, ScanMask(mm, thread));
-    VisitEntries(mm, process.tgid, visit_order_,
+    VisitEntries(mm, process.slot, visit_order_,
                  /*give_up_if_an_llc_returns=*/false, now, tally);
   }
   if (tally.evicted) DropUnvisited(mm);

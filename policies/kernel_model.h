@@ -72,8 +72,9 @@ inline uint64_t OccupancyRatio(uint64_t runtime, uint64_t cpu_runtime) {
       scaled / (static_cast<unsigned __int128>(cpu_runtime) + 1));
 }
 
-// MmState is one policy's state for one process (kernel: mm->sc_stat, but
-// for `epoch`, which ProcessRef carries). A default MmState is the kernel's
+// MmState is one policy's state for one cache group, by default one
+// process (kernel: the sched_cache_group, but for `epoch`, which
+// ProcessRef carries; docs/MODEL.md, Cache groups). A default MmState is the kernel's
 // start state: no preference, and next_scan (jiffies) at or before the
 // first sample, so the first scan may run at once (the kernel's new group
 // has next_scan = jiffies at its creation, docs/MODEL.md).
@@ -241,8 +242,10 @@ class KernelModel {
   void ScanAllCpus(MmState& mm, const ProcessRef& process,
                    const ThreadRef& thread, int64_t now, ScanTally& tally);
   // VisitLlcSpan is ScanAllCpus's body for one LLC: every online CPU of
-  // `llc`, then the LLC's close.
-  void VisitLlcSpan(MmState& mm, int32_t tgid, int llc, int64_t now,
+  // `llc`, then the LLC's close. `group` is the scanning group's slot: a
+  // CPU whose rq.curr_group it is counts toward nr_running (as in
+  // VisitEntries).
+  void VisitLlcSpan(MmState& mm, uint32_t group, int llc, int64_t now,
                     ScanTally& tally);
   // ScanVisitedCpus runs it from the sparse visited set alone: whatever
   // the machine's size, it costs what the visited set does.
@@ -260,7 +263,7 @@ class KernelModel {
   // `now` (decay to the same time; a time-out clears the same flag), so the
   // scan may start over in the loop's order.
   template <typename Keys>
-  bool VisitEntries(MmState& mm, int32_t tgid, const Keys& keys,
+  bool VisitEntries(MmState& mm, uint32_t group, const Keys& keys,
                     bool give_up_if_an_llc_returns, int64_t now,
                     ScanTally& tally);
   // EndLlc closes the LLC that `llc` tallies: its evidence, and the best LLC

@@ -397,7 +397,7 @@ TEST_F(VisitedTest, IdleCpuWithAFrozenEpochIsEvictedUnderTheV6Order) {
   ASSERT_EQ(context_.rq(1).cpu_epoch, 0);
   // A thread of the process is current on CPU 1 (it counts toward
   // nr_running even though the CPU is evicted, as the patch counts it).
-  context_.mutable_rq(1).curr_tgid = process_.tgid;
+  context_.mutable_rq(1).curr_group = process_.slot;
   // v6 decays first: at t = 101, ceil(101/10) = 11 epochs; 11 - 0 > 5.
   const ScanOutcome outcome =
       model_.Scan(mm_, process_, ThreadRef{1, -1, 0}, 101);

@@ -35,12 +35,18 @@ inline constexpr int64_t kPageBytes = 4096;
 // RqState is one CPU's share of the model (kernel: the cache fields of
 // struct rq, and rq->curr).
 struct RqState {
+  // curr_group's value when no thread is current.
+  static constexpr uint32_t kNoGroup = ~uint32_t{0};
+
   int64_t cpu_epoch = 0;
   // jiffies; ModelContext::Start puts every CPU's on one grid
   int64_t cpu_epoch_next = 0;
   uint64_t cpu_runtime = 0;    // decayed ns
-  int32_t curr_tgid = 0;       // 0: no current thread
-  int32_t curr_tid = 0;
+  int32_t curr_tid = 0;        // 0: no current thread
+  // The cache group of the thread current here (its ProcessRef::slot), so
+  // a scan counts the running threads of every member of its group
+  // (docs/MODEL.md, Cache groups); kNoGroup: no current thread.
+  uint32_t curr_group = kNoGroup;
 };
 
 // AddRuntime is a + b, saturating at the largest value instead of
@@ -63,20 +69,28 @@ inline uint64_t ShiftDecay(uint64_t value, int64_t n) {
 // [0, ModelContext::kMaxTimestampNs].
 void AdvanceRq(RqState& rq, int64_t now_jiffies, int64_t period_jiffies);
 
-// ProcessRef is what a policy is told about a process ("mm"). `slot` is a
-// dense index the engine assigns (reused after the process is forgotten), so
-// policies can keep their per-process state in a vector.
+// ProcessRef is what a policy is told about a cache group (the kernel's
+// sched_cache_group, docs/MODEL.md, Cache groups): the unit a policy keeps
+// its state for and decides for. By default a process is its own group
+// (`tgid` the process); a group that samples name (Sample::cache_group,
+// `tgid` 0) shares one state between its member processes, and its thread
+// count and footprint are their sums. `slot` is a dense index the engine
+// assigns (reused after the group ends), so policies can keep their
+// per-group state in a vector.
 //
-// `epoch` is the kernel's mm->sc_stat.epoch. It depends on no policy's
-// decisions (it starts at the epoch of the first sample's CPU, and a scan
-// trigger raises it to the triggering CPU's epoch), so the engine keeps it
-// once per process and decides the scan triggers with it (kernel
-// task_tick_cache); policies read it, e.g. for the affinity timeout.
+// `epoch` is the kernel's group epoch (sched_cache_group's). It depends on
+// no policy's decisions (it starts at the epoch of the first sample's CPU,
+// and a scan trigger raises it to the triggering CPU's epoch), so the
+// engine keeps it once per group and decides the scan triggers with it
+// (kernel task_tick_cache); policies read it, e.g. for the affinity
+// timeout.
 struct ProcessRef {
   uint32_t slot = 0;
-  int32_t tgid = 0;
-  int32_t nr_threads = 0;       // last value given, else distinct threads sampled
-  int64_t footprint_pages = 0;  // last value given, else 0
+  int32_t tgid = 0;             // the process of an own group; 0: named
+  // Last value given, else distinct threads sampled (summed over a named
+  // group's members, saturating).
+  int32_t nr_threads = 0;
+  int64_t footprint_pages = 0;  // last value given, else 0 (summed likewise)
   int64_t epoch = 0;
 };
 

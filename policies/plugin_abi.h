@@ -11,9 +11,9 @@
 //
 // KernelDecisionObserver (policy.h) is deliberately not a part of Policy:
 // the engine finds it with a dynamic_cast of each policy it creates, so a
-// plugin built against version 6 headers is never asked for it and is
-// never told of kernel decisions; the engine still measures its agreement
-// with the kernel (docs/MODEL.md, "Agreement with the kernel").
+// plugin is never asked for it and is never told of kernel decisions; the
+// engine still measures its agreement with the kernel (docs/MODEL.md,
+// "Agreement with the kernel").
 #ifndef SCHEDCACHE_POLICIES_PLUGIN_ABI_H_
 #define SCHEDCACHE_POLICIES_PLUGIN_ABI_H_
 
@@ -24,14 +24,19 @@
 
 namespace schedcache {
 
-// 6: MmState::visited_entries (indexes into MmState::cpus) replaces
-// visited_cpus; CpuEntry keeps visit_lag (31 bits) for last_visit_epoch. 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
+// 7: a policy decides per cache group (docs/MODEL.md, Cache groups):
+// ProcessRef describes a group (its slot, summed thread count and
+// footprint; tgid 0 for a named one), RqState::curr_group (the current
+// thread's group slot) replaces curr_tgid, and PolicyDecision carries
+// cache_group. 6: MmState::visited_entries (indexes into MmState::cpus)
+// replaces visited_cpus; CpuEntry keeps visit_lag (31 bits) for
+// last_visit_epoch. 5: ScanOutcome carries the scan's per-LLC occupancy (llc_occupancy);
 // MmState::visited_cpus is a sorted vector of CPUs, CpuEntry has a
 // `visited` flag and KernelModel new scratch members (the sparse visited
 // scan). 4: Policy::Account and Policy::CurrentPreference return a
 // Preference (LLC, CPU, reason), and Account reads the CPU from
 // ThreadRef::cpu.
-inline constexpr uint32_t kPolicyPluginAbiVersion = 6;
+inline constexpr uint32_t kPolicyPluginAbiVersion = 7;
 // kPolicyPluginEntryPoint is the name of the one exported symbol.
 inline constexpr char kPolicyPluginEntryPoint[] = "schedcache_policy_plugin";
 

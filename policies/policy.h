@@ -1,11 +1,15 @@
 // Policy and PolicyFactory: the plugin interface of schedcache. A Policy
-// chooses a preferred LLC per process; the session's Engine drives it with
+// chooses a preferred LLC per cache group (docs/MODEL.md, Cache groups):
+// by default each process is its own group, and a group named by samples
+// is one unit for all its member processes, which every call's ProcessRef
+// describes (slot, summed thread count and footprint, epoch) and whose
+// preference every member reports. The session's Engine drives it with
 // runtime samples (Account) and scan triggers (Scan: ticks and scan
 // requests). The per-CPU runqueue state is not the policy's: it lives once per
 // session in the ModelContext every policy reads, and the engine keeps its
-// current threads (rq.curr) up to date on every hand-over. Each policy owns
-// its per-process decision state, indexed by the dense ProcessRef::slot the
-// engine assigns.
+// current threads (rq.curr, with their group) up to date on every
+// hand-over and membership change. Each policy owns its per-group decision
+// state, indexed by the dense ProcessRef::slot the engine assigns.
 //
 // A PolicyFactory has three jobs (as gRPC's LB policy factories): name and
 // describe the policy, validate its tunables before any instance exists, and
@@ -33,37 +37,39 @@ class Policy {
  public:
   virtual ~Policy() = default;
 
-  // Account: thread `thread` of `process` ran `delta_ns` (> 0) on
+  // Account: thread `thread` of a member of `process` ran `delta_ns` (> 0) on
   // thread.cpu up to `now`, the session clock in jiffies, as every `now`
   // here (docs/MODEL.md, "Time in jiffies"). The engine has advanced that CPU's rq to `now`,
   // and charges the delta to rq.cpu_runtime once, after every policy's
-  // Account. Returns the process's preference after the account (what
+  // Account. Returns the group's preference after the account (what
   // CurrentPreference would return), so the engine sees a change without
   // asking again.
   virtual Preference Account(const ProcessRef& process, const ThreadRef& thread,
                              int64_t delta_ns, int64_t now) = 0;
 
-  // Scan: a scan trigger for `thread` of `process`, which runs on
-  // thread.cpu (whose rq the engine has advanced to `now`). The engine
+  // Scan: a scan trigger for `thread` of a member of `process`, which runs
+  // on thread.cpu (whose rq the engine has advanced to `now`). The engine
   // decides the triggers, the same for every policy: a tick in a new epoch
-  // of the process (kernel task_tick_cache; tick trigger mode only), or a
+  // of the group (kernel task_tick_cache; tick trigger mode only), or a
   // Recommend that asks for a scan; it has raised ProcessRef::epoch first.
   // Returns what the policy did (kNoScan for one that never scans).
   virtual ScanOutcome Scan(const ProcessRef& process, const ThreadRef& thread,
                            int64_t now) = 0;
 
-  // CurrentPreference is the preference of the process in `slot` (LLC -1
+  // CurrentPreference is the preference of the group in `slot` (LLC -1
   // and a reason for none). Cheap: the engine calls it after every scan
   // trigger.
   virtual Preference CurrentPreference(uint32_t slot) const = 0;
 
-  // Decide is the current answer for `process`, or for `thread` of it when
-  // given. The engine fills PolicyDecision::policy and scanned_now.
+  // Decide is the current answer for `process`, or for `thread` of a member
+  // of it when given. The engine fills PolicyDecision::policy, scanned_now,
+  // nr_threads, footprint_pages and cache_group.
   virtual PolicyDecision Decide(const ProcessRef& process,
                                 const ThreadRef* thread) const = 0;
 
-  // Forget drops the state of the process in `slot` (evicted or gone); the
-  // slot may then be reused for another process.
+  // Forget drops the state of the group in `slot` (it ended: its last
+  // member exited, was evicted, exec'd or moved to another group); the
+  // slot may then be reused for another group.
   virtual void Forget(uint32_t slot) = 0;
 };
 

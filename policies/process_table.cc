@@ -1,6 +1,7 @@
 #include "policies/process_table.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace schedcache {
 
@@ -38,26 +39,107 @@ ProcessTable::Admission ProcessTable::AdmitProcess(int32_t tgid,
   if (auto it = slot_of_.find(tgid); it != slot_of_.end()) {
     return {it->second, kUnknownThread};
   }
+  // The bound counts processes: a named group's record is not one.
   if (static_cast<int64_t>(slot_of_.size()) >= max_processes_) {
     return {kNoSlot, kUnknownThread};
   }
-  uint32_t slot;
-  if (free_slots_.empty()) {
-    slot = static_cast<uint32_t>(processes_.size());
-    processes_.emplace_back();
-    lru_.emplace_back();
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  }
-  processes_[slot].tgid = tgid;
-  processes_[slot].last_sample_ns = now;
+  const uint32_t slot = NewSlot();
+  ProcessState& p = processes_[slot];
+  p.tgid = tgid;
+  p.group = slot;  // its own group
+  p.last_sample_ns = now;
   slot_of_.emplace(tgid, slot);
   // An admission counts as a sample until the first one: it moves the
   // process in as the most recent, as a touch in this period does.
   Stamp(slot, now);
   LinkFront(slot);
   return {slot, kUnknownThread};
+}
+
+uint32_t ProcessTable::NewSlot() {
+  if (free_slots_.empty()) {
+    processes_.emplace_back();
+    lru_.emplace_back();
+    return static_cast<uint32_t>(processes_.size() - 1);
+  }
+  const uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  return slot;
+}
+
+uint32_t ProcessTable::FindGroup(uint64_t id) const {
+  auto it = group_slot_of_.find(id);
+  return it == group_slot_of_.end() ? kNoSlot : it->second;
+}
+
+uint32_t ProcessTable::AddGroup(uint64_t id, int64_t epoch) {
+  const uint32_t slot = NewSlot();
+  ProcessState& g = processes_[slot];
+  g.group = slot;
+  g.cache_group = id;
+  g.nr_threads = 0;  // the sum over no member
+  g.epoch = epoch;
+  group_slot_of_.emplace(id, slot);
+  named_groups_.emplace(slot, NamedGroup{});
+  return slot;
+}
+
+void ProcessTable::Join(uint32_t slot, uint32_t group, ModelContext& context) {
+  ProcessState& p = processes_[slot];
+  p.group = group;
+  p.cache_group = processes_[group].cache_group;
+  if (group != slot) {
+    named_groups_.at(group).members.push_back(slot);
+    p.group_threads = 0;
+    p.group_footprint = 0;
+    SyncMember(slot);
+  }
+  for (const auto& [tid, handle] : p.threads) {
+    const ThreadState& t = threads_[handle];
+    if (t.current) context.mutable_rq(t.cpu).curr_group = group;
+  }
+}
+
+bool ProcessTable::Leave(uint32_t slot) {
+  ProcessState& p = processes_[slot];
+  const uint32_t group = p.group;
+  p.group = kNoSlot;
+  p.cache_group = kOwnCacheGroup;
+  if (group == slot) return true;
+  NamedGroup& g = named_groups_.at(group);
+  std::erase(g.members, slot);
+  g.threads -= p.group_threads;
+  g.footprint_pages -= p.group_footprint;
+  p.group_threads = 0;
+  p.group_footprint = 0;
+  WriteSums(group, g);
+  return g.members.empty();
+}
+
+void ProcessTable::RemoveGroup(uint32_t group) {
+  group_slot_of_.erase(processes_[group].cache_group);
+  named_groups_.erase(group);
+  processes_[group] = ProcessState{};
+  free_slots_.push_back(group);
+}
+
+void ProcessTable::SyncMember(uint32_t slot) {
+  ProcessState& p = processes_[slot];
+  NamedGroup& g = named_groups_.at(p.group);
+  const int32_t threads = ThreadCount(p);
+  g.threads += threads - p.group_threads;
+  g.footprint_pages += p.footprint_pages - p.group_footprint;
+  p.group_threads = threads;
+  p.group_footprint = p.footprint_pages;
+  WriteSums(p.group, g);
+}
+
+void ProcessTable::WriteSums(uint32_t slot, const NamedGroup& group) {
+  ProcessState& g = processes_[slot];
+  g.nr_threads = static_cast<int32_t>(std::min<int64_t>(
+      group.threads, std::numeric_limits<int32_t>::max()));
+  g.footprint_pages = static_cast<int64_t>(std::min<__int128>(
+      group.footprint_pages, std::numeric_limits<int64_t>::max()));
 }
 
 void ProcessTable::SettleTail() {

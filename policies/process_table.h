@@ -5,6 +5,13 @@
 // runtime samples, so the engine knows whom to evict beyond a bound and
 // finds the processes idle too long by looking at the oldest only.
 //
+// It also keeps the cache groups (docs/MODEL.md, Cache groups): a process
+// is its own group, whose state policies keep in the process's own slot,
+// until a sample names a group; a named group has a record and a slot of
+// its own (tgid 0, not a process: never tracked, never evicted, not in the
+// recency list), which holds the group's epoch and its members' summed
+// thread count and footprint, so that RefOf describes either kind alike.
+//
 // Every event names a process and a thread, and resolving them is most of
 // the engine's own cost. Threads live in one slab with stable indices
 // (handles), each record naming its process and slot, so one thread
@@ -40,28 +47,40 @@ struct ThreadState {
   bool work_pending = false;
 };
 
-// ProcessState is one process. A process known only from hand-overs has a
-// record (its threads' CPUs keep rq.curr exact) but has not started: it is
-// not tracked, policies hear nothing of it, and Recommend does not find it.
-// It starts at its ProcessStart (the kernel's new group), or without one at
-// its first runtime sample, whatever the delta (docs/MODEL.md).
+// ProcessState is one process, or one named cache group's record (tgid 0).
+// A process known only from hand-overs has a record (its threads' CPUs keep
+// rq.curr exact) but has not started: it is not tracked, policies hear
+// nothing of it, and Recommend does not find it. It starts at its
+// ProcessStart (the kernel's new group), or without one at its first
+// runtime sample, whatever the delta (docs/MODEL.md).
 struct ProcessState {
   int32_t tgid = 0;
   bool started = false;
+  // The slot of its cache group: its own slot while it is its own group
+  // (and a named group's record's own); ~0 while it leaves one for
+  // another. cache_group is the group's id, Sample::cache_group
+  // (kOwnCacheGroup: its own).
+  uint32_t group = ~uint32_t{0};
   int32_t nr_threads = kUnchangedNrThreads;  // -1: never given
   int32_t sampled_threads = 0;               // distinct threads sampled
   int32_t last_tid = 0;                      // thread of the latest event
   // Session clock at its last runtime sample; its admission until then.
   int64_t last_sample_ns = 0;
   int64_t footprint_pages = 0;
-  // epoch is the kernel's mm->sc_stat.epoch (see ProcessRef::epoch).
+  // epoch is the kernel's group epoch (see ProcessRef::epoch), kept in the
+  // group's record: the process's own while it is its own group.
   int64_t epoch = 0;
+  uint64_t cache_group = kOwnCacheGroup;
   // Recency: the table's count of samples (and admissions) at its latest,
   // and the touch period in which it was last moved in the LRU list.
   uint64_t last_sample_seq = 0;
   uint64_t lru_period = 0;
   Comm comm;
   absl::flat_hash_map<int32_t, uint32_t> threads;  // tid -> thread handle
+  // A member of a named group: the thread count and footprint it adds to
+  // the group's sums (ProcessTable::SyncMember).
+  int32_t group_threads = 0;
+  int64_t group_footprint = 0;
 };
 
 class ProcessTable {
@@ -99,7 +118,8 @@ class ProcessTable {
   }
   // Remove forgets the process in `slot` and its threads; a thread of it
   // that is current on a CPU (rq.curr) stops being current there. The slot
-  // is reused by a later admission.
+  // is reused by a later admission. REQUIRES: the process is no member of
+  // a named group (Leave).
   void Remove(uint32_t slot, ModelContext& context);
   // least_recently_sampled is the slot of the process whose last sample is
   // the oldest: the one to evict to make room. REQUIRES: !empty().
@@ -142,9 +162,10 @@ class ProcessTable {
     t.cpu = cpu;
     current_[cpu] = handle;
     RqState& rq = context.mutable_rq(cpu);
-    rq.curr_tgid = t.tgid;
+    ProcessState& p = processes_[slot];
     rq.curr_tid = t.tid;
-    processes_[slot].last_tid = t.tid;
+    rq.curr_group = p.group;
+    p.last_tid = t.tid;
     return t;
   }
   // SwitchOut leaves `cpu` with no current thread (rq.curr empty).
@@ -152,7 +173,8 @@ class ProcessTable {
     threads_[current_[cpu]].current = false;
     current_[cpu] = kUnknownThread;
     RqState& rq = context.mutable_rq(cpu);
-    rq.curr_tgid = rq.curr_tid = 0;
+    rq.curr_tid = 0;
+    rq.curr_group = RqState::kNoGroup;
   }
 
   // NoteSample records that a runtime sample named thread `handle` of the
@@ -182,12 +204,51 @@ class ProcessTable {
     ++started_;
   }
 
-  // RefOf describes the process in `slot` to policies.
+  // RefOf describes the cache group in `slot` to policies: a process in
+  // its own group, or a named group's record.
   ProcessRef RefOf(uint32_t slot) const {
     const ProcessState& p = processes_[slot];
-    return ProcessRef{slot, p.tgid,
-                      p.nr_threads >= 0 ? p.nr_threads : p.sampled_threads,
-                      p.footprint_pages, p.epoch};
+    return ProcessRef{slot, p.tgid, ThreadCount(p), p.footprint_pages,
+                      p.epoch};
+  }
+
+  // Cache groups (docs/MODEL.md, Cache groups). A process leaves its group
+  // (Leave) and joins another (Join) at a sample that names another group;
+  // it leaves at its exit, eviction or exec (then Remove).
+  //
+  // FindGroup returns the slot of named group `id`, or kNoSlot.
+  uint32_t FindGroup(uint64_t id) const;
+  // AddGroup creates named group `id` (!= kOwnCacheGroup; not a group
+  // yet) with group epoch `epoch` and no member; returns its slot, which
+  // the caller prepares as a new process's.
+  uint32_t AddGroup(uint64_t id, int64_t epoch);
+  // Join makes the process in `slot`, in no group, a member of the group
+  // in `group`: `slot` itself (its own group; the caller sets its epoch)
+  // or a named group's. Its threads current on a CPU count there for the
+  // group from now on (rq.curr_group).
+  void Join(uint32_t slot, uint32_t group, ModelContext& context);
+  // Leave takes the process in `slot` out of its group and returns true
+  // when the group has no member left: its own group always, a named one
+  // after its last member. The caller then ends it (and a named group's
+  // record with RemoveGroup).
+  bool Leave(uint32_t slot);
+  // RemoveGroup forgets the named group in `group`, which has no member;
+  // its slot is reused by a later admission.
+  void RemoveGroup(uint32_t group);
+  // SyncMember brings the sums of the named group of the process in
+  // `slot` up to its thread count and footprint, after a sample may have
+  // changed them. REQUIRES: the process is a member of a named group.
+  void SyncMember(uint32_t slot);
+  // ForEachMember calls `fn` with the slot of every member of the group
+  // in `group`, in the order they joined: for a process's own group, the
+  // process.
+  template <typename Fn>
+  void ForEachMember(uint32_t group, Fn&& fn) const {
+    if (processes_[group].cache_group == kOwnCacheGroup) {
+      fn(group);
+      return;
+    }
+    for (const uint32_t member : named_groups_.at(group).members) fn(member);
   }
 
   // size counts the started processes (the tracked ones).
@@ -211,6 +272,26 @@ class ProcessTable {
     uint32_t prev = kNoSlot;  // towards the most recently sampled
     uint32_t next = kNoSlot;
   };
+
+  // NamedGroup is what a named group's record does not hold: its members
+  // and the exact sums its record holds saturated.
+  struct NamedGroup {
+    std::vector<uint32_t> members;  // slots, in the order they joined
+    int64_t threads = 0;
+    __int128 footprint_pages = 0;
+  };
+
+  // ThreadCount is the thread count a process's or group's record gives
+  // policies: the last value given, else the distinct threads sampled (a
+  // named group's record always holds its sum).
+  static int32_t ThreadCount(const ProcessState& p) {
+    return p.nr_threads >= 0 ? p.nr_threads : p.sampled_threads;
+  }
+  // NewSlot is a free slot for a record, reused or new.
+  uint32_t NewSlot();
+  // WriteSums stores `group`'s sums into its record, saturated at the
+  // largest values ProcessRef carries.
+  void WriteSums(uint32_t slot, const NamedGroup& group);
 
   Admission AdmitSlow(int32_t tgid, int32_t tid, int64_t now);
   // AdmitProcess finds or adds process `tgid`; a new one is the most
@@ -284,6 +365,8 @@ class ProcessTable {
   // kUnknownThread for none.
   std::vector<uint32_t> current_;
   absl::flat_hash_map<int32_t, uint32_t> slot_of_;
+  absl::flat_hash_map<uint64_t, uint32_t> group_slot_of_;  // named group id
+  absl::flat_hash_map<uint32_t, NamedGroup> named_groups_;  // by slot
   std::vector<ProcessState> processes_;  // by slot
   std::vector<LruLinks> lru_;            // by slot
   std::vector<uint32_t> free_slots_;     // slots of removed processes

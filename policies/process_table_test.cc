@@ -126,9 +126,9 @@ TEST_F(CurrentThreads, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) 
   table.SwitchIn(b.slot, b.thread, 1, context);
   table.SwitchIn(other.slot, other.thread, 1, context);  // took CPU 1 over
   table.Remove(a.slot, context);
-  EXPECT_EQ(context.rq(0).curr_tgid, 0);
+  EXPECT_EQ(context.rq(0).curr_group, RqState::kNoGroup);
   EXPECT_EQ(context.rq(0).curr_tid, 0);
-  EXPECT_EQ(context.rq(1).curr_tgid, 8);
+  EXPECT_EQ(context.rq(1).curr_group, other.slot);
   EXPECT_EQ(context.rq(1).curr_tid, 9);
   // Not started (hand-overs only), yet its record is gone.
   EXPECT_EQ(table.FindRecord(5), ProcessTable::kNoSlot);
@@ -136,13 +136,13 @@ TEST_F(CurrentThreads, RemovingAProcessClearsOnlyTheCpusItsThreadsAreCurrentOn) 
 
 TEST_F(CurrentThreads, AThreadIsCurrentOnOneCpuAtATime) {
   table.SwitchIn(a.slot, a.thread, 0, context);
-  EXPECT_EQ(context.rq(0).curr_tgid, 5);
+  EXPECT_EQ(context.rq(0).curr_group, a.slot);
   EXPECT_EQ(context.rq(0).curr_tid, 6);
   table.SwitchIn(a.slot, a.thread, 0, context);  // again on the same CPU
   EXPECT_EQ(context.rq(0).curr_tid, 6);
   ThreadState& moved = table.SwitchIn(a.slot, a.thread, 3, context);
   EXPECT_EQ(moved.cpu, 3);
-  EXPECT_EQ(context.rq(0).curr_tgid, 0);
+  EXPECT_EQ(context.rq(0).curr_group, RqState::kNoGroup);
   EXPECT_EQ(context.rq(0).curr_tid, 0);
   EXPECT_EQ(context.rq(3).curr_tid, 6);
   // A CPU that another thread took over since is left alone.
@@ -160,7 +160,7 @@ TEST_F(CurrentThreads, ASwitchedOutThreadLeavesItsCpuToTheNextOne) {
   // which took it over, and empties CPU 2.
   table.SwitchIn(a.slot, a.thread, 0, context);
   table.SwitchOut(0, context);
-  EXPECT_EQ(context.rq(0).curr_tgid, 0);
+  EXPECT_EQ(context.rq(0).curr_group, RqState::kNoGroup);
   EXPECT_EQ(context.rq(0).curr_tid, 0);
   EXPECT_FALSE(table.thread(a.thread).current);
   table.SwitchIn(b.slot, b.thread, 0, context);
@@ -170,9 +170,9 @@ TEST_F(CurrentThreads, ASwitchedOutThreadLeavesItsCpuToTheNextOne) {
   table.SwitchIn(other.slot, other.thread, 0, context);
   EXPECT_FALSE(table.thread(b.thread).current);
   table.Remove(a.slot, context);
-  EXPECT_EQ(context.rq(0).curr_tgid, 8);
+  EXPECT_EQ(context.rq(0).curr_group, other.slot);
   EXPECT_EQ(context.rq(0).curr_tid, 9);
-  EXPECT_EQ(context.rq(2).curr_tgid, 0);
+  EXPECT_EQ(context.rq(2).curr_group, RqState::kNoGroup);
   EXPECT_EQ(context.rq(2).curr_tid, 0);
   // The CPU freed with process 5 takes a new thread as any other.
   const ProcessTable::Admission next = table.Admit(10, 11, 0);

@@ -1,9 +1,10 @@
 // llc-most-runtime: an example policy plugin, built as a MODULE library and
 // loaded through plugin_abi.h. It prefers the LLC holding the most decayed
-// runtime of the process (summed over the CPUs it ran on), re-chosen at
-// every scan trigger (once per epoch of the process), with no 2x
-// hysteresis. It reads the session's shared
-// per-CPU state and reuses the kernel model's decay, as any plugin may.
+// runtime of the cache group (the process, unless samples name a group;
+// summed over the CPUs its members ran on), re-chosen at every scan
+// trigger (once per epoch of the group), with no 2x hysteresis. It reads
+// the session's shared per-CPU state and reuses the kernel model's decay,
+// as any plugin may.
 //
 // Thread contract: thread-compatible (one writer: the session).
 #include <algorithm>
