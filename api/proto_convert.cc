@@ -412,6 +412,8 @@ v1::RecommendResponse RecommendResponseToProto(
     int32_t tgid, absl::Span<const PolicyDecision> decisions) {
   v1::RecommendResponse response;
   response.set_tgid(tgid);
+  // Every policy decides for the one group the process is in.
+  if (!decisions.empty()) response.set_cache_group(decisions.front().cache_group);
   for (const PolicyDecision& decision : decisions) {
     *response.add_decisions() = DecisionToProto(decision);
   }
@@ -562,6 +564,7 @@ v1::PreferenceChange ChangeToProto(const PreferenceChange& change) {
   out.set_timestamp_ns(change.timestamp_ns);
   out.set_new_cpu(change.new_cpu);
   out.set_reason(ReasonToProto(change.reason));
+  out.set_cache_group(change.cache_group);
   return out;
 }
 
@@ -589,7 +592,8 @@ PreferenceChange ChangeFromProto(const v1::PreferenceChange& change) {
                           .new_llc = change.new_llc(),
                           .new_cpu = change.new_cpu(),
                           .reason = ReasonFromProto(change.reason()),
-                          .timestamp_ns = change.timestamp_ns()};
+                          .timestamp_ns = change.timestamp_ns(),
+                          .cache_group = change.cache_group()};
 }
 
 ScanObservation ScanFromProto(const v1::ScanEvent& scan, int policy,

@@ -357,7 +357,8 @@ void ForEachBatchEvent(const v1::IngestBatch& batch, Visitor&& visit) {
 // known tid, online cpu, timestamp).
 absl::StatusOr<RecommendRequest> RecommendFromProto(
     const v1::RecommendRequest& request);
-// RecommendResponseToProto is the answer for `tgid`, a decision per policy.
+// RecommendResponseToProto is the answer for `tgid`, a decision per policy,
+// naming the cache group they are for (the decisions', which share one).
 v1::RecommendResponse RecommendResponseToProto(
     int32_t tgid, absl::Span<const PolicyDecision> decisions);
 

@@ -20,7 +20,8 @@ TEST(ChangeFromProto, BringsBackEveryFieldOfChangeToProto) {
                               .new_llc = -1,
                               .new_cpu = 17,
                               .reason = NoPreferenceReason::kTimedOut,
-                              .timestamp_ns = 9'007'199'254'740'993};
+                              .timestamp_ns = 9'007'199'254'740'993,
+                              .cache_group = 0xfeed'0000'0000'0001};
   const v1::PreferenceChange wire = ChangeToProto(sent);
   const PreferenceChange back = ChangeFromProto(wire);
   EXPECT_EQ(back.tgid, 4242);
@@ -30,6 +31,7 @@ TEST(ChangeFromProto, BringsBackEveryFieldOfChangeToProto) {
   EXPECT_EQ(back.new_cpu, 17);
   EXPECT_EQ(back.reason, NoPreferenceReason::kTimedOut);
   EXPECT_EQ(back.timestamp_ns, 9'007'199'254'740'993);
+  EXPECT_EQ(back.cache_group, 0xfeed'0000'0000'0001u);
 }
 
 // Every reason maps to a value of its own and back, kKernelNone (the last)

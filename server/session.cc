@@ -288,7 +288,8 @@ std::vector<v1::WatchPreferencesResponse> Session::Snapshot(
     v1::PreferenceChange& entry = *snapshot.emplace_back().mutable_change();
     entry = ChangeToProto(PreferenceChange{
         current.tgid, policy, -1, current.preference.llc,
-        current.preference.cpu, current.preference.reason, now});
+        current.preference.cpu, current.preference.reason, now,
+        current.cache_group});
     entry.set_sequence(sequence);
     entry.set_incarnation(incarnation_);
     entry.set_snapshot(true);

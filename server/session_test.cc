@@ -199,6 +199,59 @@ TEST(SessionWatch, ASnapshotListsEachCurrentPreferenceAtTheLatestSequence) {
   EXPECT_EQ(sink->flushes(), 1);
 }
 
+// Processes 6 and 7, of 2 threads each, both name cache group 77 and run
+// on CPU 5 (docs/MODEL.md, Cache groups): the group has 4 threads, which
+// fit LLC 1's 4 CPUs, and its runtime is all on CPU 5, so a scan by 6
+// makes the group prefer LLC 1 (as the 4-thread process of the header
+// does). 7 never scans, yet its Recommend answers LLC 1, naming group 77:
+// the preference is the group's. The change is heard once per member, and
+// the snapshot lists both, each naming its group.
+TEST(SessionCacheGroups, EveryMemberAnswersAndHearsItsGroupsPreference) {
+  std::shared_ptr<Session> session = MakeSession({"full-scan"});
+  ASSERT_NE(session, nullptr);
+  auto sink = std::make_shared<RecordingSink>();
+  ASSERT_TRUE(session->AddWatcher(sink, WatchSpec{}).ok());
+  std::vector<Event> batch;
+  for (int32_t tgid : {6, 7}) {
+    Sample sample = SampleAt(1000 + tgid, 5, tgid, tgid, 1000, false, 2);
+    sample.cache_group = 77;
+    batch.push_back(sample);
+  }
+  ASSERT_TRUE(session
+                  ->ApplyBatch(batch, 0,
+                               [](size_t, const absl::Status& error) {
+                                 ADD_FAILURE() << error;
+                               })
+                  .ok());
+  ScanFor(*session, 6);
+  RecommendRequest of_7;
+  of_7.tgid = 7;
+  const absl::StatusOr<v1::RecommendResponse> answer =
+      session->Recommend(of_7);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->cache_group(), 77u);
+  ASSERT_EQ(answer->decisions_size(), 1);
+  EXPECT_EQ(answer->decisions(0).preferred_llc(), 1);
+  std::vector<std::string> heard;
+  for (const v1::PreferenceChange& change : sink->changes()) {
+    heard.push_back(absl::StrCat(change.tgid(), " group ",
+                                 change.cache_group(), " llc ",
+                                 change.new_llc()));
+  }
+  EXPECT_THAT(heard, ::testing::UnorderedElementsAre("6 group 77 llc 1",
+                                                     "7 group 77 llc 1"));
+  auto later = std::make_shared<RecordingSink>();
+  WatchSpec snapshot;
+  snapshot.snapshot = true;
+  ASSERT_TRUE(session->AddWatcher(later, snapshot).ok());
+  // SnapshotStart, the entries of 6 and 7, Synced.
+  ASSERT_EQ(later->start().size(), 4u);
+  for (int entry : {1, 2}) {
+    EXPECT_EQ(later->start()[entry].change().cache_group(), 77u);
+    EXPECT_EQ(later->start()[entry].change().new_llc(), 1);
+  }
+}
+
 TEST(SessionWatch, AResumeReplaysRetainedChangesOrFallsBackToASnapshot) {
   // Two changes retained of three: 2 and 3.
   std::shared_ptr<Session> session = MakeSession({"full-scan"}, 2);
