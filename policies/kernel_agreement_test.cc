@@ -159,6 +159,40 @@ TEST(KernelPolicy, PrefersTheLlcOfTheKernelsLastPreferredCpu) {
   EXPECT_EQ(engine->Report().policies[0].scans, 1u);
 }
 
+// The kernel policy keeps decisions by the kernel's group (docs/MODEL.md,
+// Cache groups). Processes 10 and 20 are each their own group in the
+// model, but the kernel shares group 0xa between them (as one mm shared
+// without CLONE_THREAD, or the prctl RFC's SHARE_FROM, would):
+//   t = 5  10 in 0xa prefers CPU 6 (LLC 1)
+//   t = 6  20 in 0xa prefers CPU 6: 20 now names 0xa too
+//   t = 7  10 in 0xa prefers CPU 1 (LLC 0): 0xa's state, so 20's too,
+//          with no decision naming 20
+//   t = 8  10 in a new group 0xb prefers CPU 5: 20 keeps 0xa's CPU 1
+TEST(KernelPolicy, KeepsDecisionsByTheKernelsGroup) {
+  auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), {}, {"kernel"});
+  ASSERT_NE(engine, nullptr);
+  ASSERT_TRUE(engine->ApplySample(SampleAt(0, 0, 10, 1, 1000, true, 2)).ok());
+  ASSERT_TRUE(engine->ApplySample(SampleAt(1, 1, 20, 2, 1000, true, 2)).ok());
+  auto decide = [&](int64_t ts, int32_t tgid, int32_t cpu, uint64_t group) {
+    KernelDecision d = Decision(ts, tgid, cpu, true);
+    d.tid = tgid == 10 ? 1 : 2;
+    d.group = group;
+    ASSERT_TRUE(engine->ApplyKernelDecision(d).ok());
+  };
+  auto preferred_cpu_of = [&](int32_t tgid) {
+    RecommendRequest request;
+    request.tgid = tgid;
+    return (*engine->Recommend(request))[0].preferred_cpu;
+  };
+  decide(5, 10, 6, 0xa);
+  decide(6, 20, 6, 0xa);
+  decide(7, 10, 1, 0xa);
+  EXPECT_EQ(preferred_cpu_of(20), 1);
+  decide(8, 10, 5, 0xb);
+  EXPECT_EQ(preferred_cpu_of(10), 5);
+  EXPECT_EQ(preferred_cpu_of(20), 1);
+}
+
 TEST(KernelPolicy, DecisionsOfUntrackedProcessesStartNothing) {
   auto engine = MustMakeEngine(MakeGrid(GridShape{1, 2, 4}), {}, {"kernel"});
   ASSERT_NE(engine, nullptr);

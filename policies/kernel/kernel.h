@@ -1,7 +1,8 @@
-// kernel: the running kernel as a policy. Its preference for a process is
-// the LLC of the preferred CPU of the kernel's last decision for it
-// (KernelDecision, events/event.h: what task_cache_work left in the
-// process's sched_cache_group), or none with reason kKernelNone when that
+// kernel: the running kernel as a policy. Its preference for a cache group
+// is the LLC of the preferred CPU of the kernel's last decision for the
+// kernel's group that the group's members last named (KernelDecision,
+// events/event.h: what task_cache_work left in that sched_cache_group;
+// docs/MODEL.md, Cache groups), or none with reason kKernelNone when that
 // was -1, and kNoData before the first decision. It never scans (Scan
 // returns kNoScan), so it scans no CPU; its executed scans are the
 // kernel's (decisions with `scanned`), so that a report shows the
