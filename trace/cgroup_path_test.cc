@@ -37,7 +37,9 @@ TEST(CgroupPath, RefusesBadEscapesRawBlanksAndEmpty) {
 TEST(CgroupLine, WrittenLineParsesBackToItsProcessAndPath) {
   const std::string line = FormatCgroupLine(4242, "/jobs/a b");
   EXPECT_EQ(line, "# schedcache_cgroup: 4242 /jobs/a\\040b\n");
-  const TraceLine parsed = ParseTraceLine(line.substr(0, line.size() - 1));
+  // The parse views into its text: keep the text.
+  const std::string text = line.substr(0, line.size() - 1);
+  const TraceLine parsed = ParseTraceLine(text);
   ASSERT_EQ(parsed.kind, TraceLine::Kind::kCgroup) << parsed.error;
   EXPECT_EQ(parsed.pid, 4242);
   EXPECT_THAT(UnescapeCgroupPath(parsed.cgroup_path), Optional(std::string(

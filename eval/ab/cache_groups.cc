@@ -34,7 +34,7 @@ bool AllDigits(absl::string_view text) {
   });
 }
 
-// ParseSelector reads `text`: tgid=N, N or comm=NAME.
+// ParseSelector reads `text`: tgid=N, N, comm=NAME or cgroup=PATH.
 absl::StatusOr<Selector> ParseSelector(absl::string_view text) {
   absl::string_view value = text;
   if (absl::ConsumePrefix(&value, "cgroup=")) {
@@ -64,8 +64,9 @@ absl::StatusOr<Selector> ParseSelector(absl::string_view text) {
   return Selector{.tgid = tgid, .comm = {}, .cgroup = {}};
 }
 
-// AddMatch notes that `key` (a tgid or comm, shown as `shown`) is in group
-// `id` by line `line`, unless another line put it in another group.
+// AddMatch notes that `key` (a tgid, comm or cgroup path, shown as `shown`)
+// is in group `id` by line `line`, unless another line put it in another
+// group.
 template <typename Key>
 absl::Status AddMatch(absl::flat_hash_map<Key, GroupFile::Match>& matches,
                       Key key, const std::string& shown, uint64_t id,
@@ -290,6 +291,7 @@ absl::Status CacheGroupingSink::OnKernelDecision(
 void CacheGroupingSink::OnInputLine(int64_t line) { next_.OnInputLine(line); }
 
 void CacheGroupingSink::OnCgroup(int32_t tgid, absl::string_view path) {
+  if (!NeedsCgroupPaths(rule_)) return;
   const auto [it, added] = cgroups_.try_emplace(tgid, path);
   if (!added) {
     if (it->second == path) return;
