@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,18 @@
 
 namespace schedcache::ab {
 namespace {
+
+// ScratchPath is `file` in the test's temporary directory, prefixed with
+// the running test's name: ctest runs the tests of this binary as parallel
+// processes, which must not write one another's inputs.
+std::string ScratchPath(std::string_view file) {
+  return (std::filesystem::path(::testing::TempDir()) /
+          (std::string(::testing::UnitTest::GetInstance()
+                           ->current_test_info()
+                           ->name()) +
+           "-" + std::string(file)))
+      .string();
+}
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -111,7 +124,7 @@ TEST(ParseGroupBy, ReadsTheRules) {
 
 TEST(ParseGroupBy, ReadsTheFileItNames) {
   const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / "pairs.txt").string();
+      ScratchPath("pairs.txt");
   std::ofstream(path) << "pair 10\npair comm=valkey-benchmar\n";
   absl::StatusOr<GroupBy> rule = ParseGroupBy("file:" + path);
   ASSERT_TRUE(rule.ok()) << rule.status();
@@ -367,7 +380,7 @@ SessionMaker Recording(std::vector<Grouped>& samples) {
 // twice, its client, and one the CSV puts in group 5 itself.
 AbOptions CsvOptions() {
   const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / "groups.csv").string();
+      ScratchPath("groups.csv");
   std::ofstream(path)
       << "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
          "footprint_pages,cache_group,comm\n"
@@ -420,7 +433,7 @@ TEST(RunAbGroupBy, TgidIsTheReportOfARunWithoutTheFlag) {
 
 TEST(RunAbGroupBy, AProcessMatchedIntoTwoGroupsFailsTheRun) {
   const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / "clash.txt").string();
+      ScratchPath("clash.txt");
   std::ofstream(path) << "server 10\nbench comm=redis-server\n";
   AbOptions options = CsvOptions();
   options.group_by = *ParseGroupBy("file:" + path);
@@ -453,8 +466,7 @@ constexpr char kCapture[] =
 // TraceOptions is an A/B of `text`, written to a file, on 4 CPUs.
 AbOptions TraceOptions(absl::string_view name, absl::string_view text) {
   const std::string path =
-      (std::filesystem::path(::testing::TempDir()) / std::string(name))
-          .string();
+      ScratchPath(std::string(name));
   std::ofstream(path) << text;
   AbOptions options;
   options.input = *ParseAbInput("trace:" + path);
