@@ -71,13 +71,12 @@ void AbCollector::OnSample(const Sample& sample) {
   const size_t index = IndexOf(sample.tgid);
   Process& p = processes_[index];
   if (p.first_sample_ns < 0) p.first_sample_ns = sample.timestamp_ns;
-  // Saturating: a CSV may give any delta up to INT64_MAX.
   if (sample.delta_ns > 0) {
-    p.runtime_ns = p.runtime_ns > INT64_MAX - sample.delta_ns
-                       ? INT64_MAX
-                       : p.runtime_ns + sample.delta_ns;
+    p.runtime_ns = SaturatingAddNs(p.runtime_ns, sample.delta_ns);
     if (perfetto_ != nullptr) NoteRuntime(index);
   }
+  if (sample.cache_group != kOwnCacheGroup) NoteGroup(p, sample);
+  p.cache_group = sample.cache_group;
   // The process is named after its main thread, as ps shows it; until that
   // thread shows up, after the first thread seen.
   if (!sample.comm.empty() && !p.comm_from_leader &&
@@ -85,6 +84,52 @@ void AbCollector::OnSample(const Sample& sample) {
     p.comm = std::string(sample.comm.view());
     p.comm_from_leader = sample.tid == sample.tgid;
   }
+}
+
+void AbCollector::NoteGroup(const Process& p, const Sample& sample) {
+  auto [it, inserted] =
+      group_index_.try_emplace(sample.cache_group, groups_.size());
+  if (inserted) groups_.emplace_back().id = sample.cache_group;
+  CacheGroup& group = groups_[it->second];
+  if (p.cache_group != sample.cache_group &&
+      std::find(group.member_tgids.begin(), group.member_tgids.end(),
+                sample.tgid) == group.member_tgids.end()) {
+    group.member_tgids.push_back(sample.tgid);
+  }
+  if (sample.delta_ns > 0) {
+    group.runtime_ns = SaturatingAddNs(group.runtime_ns, sample.delta_ns);
+  }
+}
+
+std::vector<CacheGroupResult> AbCollector::CacheGroups() const {
+  std::vector<CacheGroupResult> result;
+  for (const CacheGroup& group : groups_) {
+    CacheGroupResult& out = result.emplace_back();
+    out.id = group.id;
+    if (group.id - 1 < group_names_.size()) {
+      out.name = group_names_[group.id - 1];
+    }
+    out.member_tgids = group.member_tgids;
+    out.runtime_ns = group.runtime_ns;
+    // The group's preference is each current member's: exited members
+    // report none, so the first member still in it that has one tells it.
+    out.final_preferred_llc.assign(policies_.size(), kNoPreferredLlc);
+    for (const int32_t tgid : group.member_tgids) {
+      const Process& p = processes_[index_of_.at(tgid)];
+      if (p.cache_group != group.id) continue;
+      for (size_t i = 0; i < p.llc.size(); ++i) {
+        if (out.final_preferred_llc[i] == kNoPreferredLlc) {
+          out.final_preferred_llc[i] = p.llc[i];
+        }
+      }
+    }
+  }
+  std::sort(result.begin(), result.end(),
+            [](const CacheGroupResult& a, const CacheGroupResult& b) {
+              return a.runtime_ns != b.runtime_ns ? a.runtime_ns > b.runtime_ns
+                                                  : a.id < b.id;
+            });
+  return result;
 }
 
 void AbCollector::OnScan(const ScanObservation& scan) {
@@ -192,6 +237,7 @@ AbResult AbCollector::Build(const EngineReport& report, AbInput input,
       sum[i].agreements += k.policies[i].agreements;
     }
   }
+  result.cache_groups = CacheGroups();
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const Process& p = *order[rank];
     ProcessResult& out = result.processes.emplace_back();

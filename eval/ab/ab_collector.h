@@ -46,9 +46,15 @@ class AbCollector : public AbObserver {
               ScanTraceWriter* scan_trace, PerfettoTraceWriter* perfetto,
               bool wants_last_scans = false);
 
-  // OnSample charges the sample's runtime to its process (the sum
-  // saturates at INT64_MAX).
+  // OnSample charges the sample's runtime to its process, and to the cache
+  // group it names, if any (the sums saturate at INT64_MAX).
   void OnSample(const Sample& sample);
+  // NameGroups names the cache groups: group i + 1 is names[i], as
+  // `--group-by` numbers them (CacheGroupTable); a group past the end keeps
+  // no name.
+  void NameGroups(std::vector<std::string> names) {
+    group_names_ = std::move(names);
+  }
 
   void OnScan(const ScanObservation& scan) override;
   void OnPreferenceChange(const PreferenceChange& change) override;
@@ -82,6 +88,7 @@ class AbCollector : public AbObserver {
     std::string comm;
     bool comm_from_leader = false;  // comm came from thread tid == tgid
     bool busiest = false;           // in busiest_
+    uint64_t cache_group = 0;       // its last sample's (0: its own)
     int64_t first_sample_ns = -1;   // -1: no sample yet
     int64_t runtime_ns = 0;
     std::vector<int> llc;  // per policy, current
@@ -89,6 +96,13 @@ class AbCollector : public AbObserver {
     // Per policy, the per-LLC occupancy its last scan of the process saw;
     // empty until it scans it.
     std::vector<std::vector<LlcOccupancy>> last_occupancy;
+  };
+
+  // CacheGroup is what the collector knows of one named cache group.
+  struct CacheGroup {
+    uint64_t id = 0;
+    std::vector<int32_t> member_tgids;  // in order of first sample in it
+    int64_t runtime_ns = 0;
   };
 
   // Busier orders processes busiest first; ties by tgid, so the order
@@ -100,6 +114,11 @@ class AbCollector : public AbObserver {
   size_t IndexOf(int32_t tgid);
   Process& ProcessOf(int32_t tgid) { return processes_[IndexOf(tgid)]; }
   int PolicyIndex(std::string_view name) const;
+  // NoteGroup charges `sample` to the cache group it names, which
+  // process `p` (before this sample) may not have been in yet.
+  void NoteGroup(const Process& p, const Sample& sample);
+  // CacheGroups is the result's cache groups, busiest first.
+  std::vector<CacheGroupResult> CacheGroups() const;
   // NoteRuntime keeps busiest_ the busiest processes after processes_[index]
   // ran more.
   void NoteRuntime(size_t index);
@@ -115,6 +134,9 @@ class AbCollector : public AbObserver {
   absl::flat_hash_map<int32_t, size_t> index_of_;  // tgid -> processes_
   std::vector<Process> processes_;
   std::vector<size_t> busiest_;  // indices into processes_, at most kMaxTimelines
+  absl::flat_hash_map<uint64_t, size_t> group_index_;  // id -> groups_
+  std::vector<CacheGroup> groups_;
+  std::vector<std::string> group_names_;
   uint64_t dropped_changes_ = 0;
 };
 

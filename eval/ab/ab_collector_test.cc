@@ -254,5 +254,56 @@ TEST(AbCollector, RuntimeSumsSaturateAtInt64Max) {
   EXPECT_EQ(result.processes[0].runtime_ns, INT64_MAX);
 }
 
+// Cache groups (docs/MODEL.md, Cache groups), by hand:
+//   10 ran 100 ns in group 7, 20 ran 50 ns in 7, 30 ran 10 ns in its own
+//   group, then 10 ran 5 ns in group 8.
+// Group 7: members 10, 20 (in order of first sample), 150 ns; at the end
+// only 20 is still in it, and 20 prefers LLC 1 under "a" (none under "b").
+// Group 8: member 10, 5 ns, no preference. 30 is in no named group.
+// Busiest first: 7, then 8; named "pair" and "solo" (ids 7 and 8 are
+// names[6] and names[7]).
+TEST(AbCollector, ListsEachNamedGroupWithItsMembersRuntimeAndPreference) {
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
+  auto ran_in = [&](int32_t tgid, int64_t delta, uint64_t group) {
+    Sample s = Ran(tgid, tgid, delta, "p");
+    s.cache_group = group;
+    collector.OnSample(s);
+  };
+  ran_in(10, 100, 7);
+  ran_in(20, 50, 7);
+  ran_in(30, 10, 0);
+  collector.OnPreferenceChange(PreferenceChange{
+      .tgid = 20, .policy = "a", .new_llc = 1, .cache_group = 7});
+  collector.OnPreferenceChange(PreferenceChange{
+      .tgid = 10, .policy = "a", .new_llc = 1, .cache_group = 7});
+  ran_in(10, 5, 8);
+  collector.OnPreferenceChange(PreferenceChange{
+      .tgid = 10, .policy = "a", .new_llc = -1, .cache_group = 8});
+  collector.NameGroups({"", "", "", "", "", "", "pair", "solo"});
+  const AbResult result = collector.Build(TwoPolicies(), AbInput{}, true);
+  ASSERT_EQ(result.cache_groups.size(), 2u);
+  const CacheGroupResult& pair = result.cache_groups[0];
+  EXPECT_EQ(pair.id, 7u);
+  EXPECT_EQ(pair.name, "pair");
+  EXPECT_THAT(pair.member_tgids, ElementsAre(10, 20));
+  EXPECT_EQ(pair.runtime_ns, 150);
+  EXPECT_THAT(pair.final_preferred_llc, ElementsAre(1, kNoPreferredLlc));
+  const CacheGroupResult& solo = result.cache_groups[1];
+  EXPECT_EQ(solo.id, 8u);
+  EXPECT_EQ(solo.name, "solo");
+  EXPECT_THAT(solo.member_tgids, ElementsAre(10));
+  EXPECT_EQ(solo.runtime_ns, 5);
+  EXPECT_THAT(solo.final_preferred_llc,
+              ElementsAre(kNoPreferredLlc, kNoPreferredLlc));
+}
+
+// Without a sample naming a group, the result lists none.
+TEST(AbCollector, ListsNoGroupWhenEveryProcessIsItsOwn) {
+  AbCollector collector({"a", "b"}, 8, nullptr, nullptr);
+  collector.OnSample(Ran(1, 1, 10, "p"));
+  EXPECT_TRUE(collector.Build(TwoPolicies(), AbInput{}, true)
+                  .cache_groups.empty());
+}
+
 }  // namespace
 }  // namespace schedcache::ab

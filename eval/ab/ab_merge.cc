@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -14,15 +13,6 @@
 
 namespace schedcache::ab {
 namespace {
-
-// SaturatingAdd keeps nanosecond sums of many long inputs at INT64_MAX
-// rather than wrapping.
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  if (b > 0 && a > std::numeric_limits<int64_t>::max() - b) {
-    return std::numeric_limits<int64_t>::max();
-  }
-  return a + b;
-}
 
 // CheckSameShape refuses to add up runs that are not the same experiment.
 absl::Status CheckSameShape(const AbResult& first, const AbResult& part) {
@@ -76,7 +66,7 @@ AbInput MergeInputs(const std::vector<AbResult>& parts) {
           absl::StrCat(in.description, ": ", example));
     }
     merged.start_ns = std::min(merged.start_ns, in.start_ns);
-    merged.duration_ns = SaturatingAdd(merged.duration_ns, in.duration_ns);
+    merged.duration_ns = SaturatingAddNs(merged.duration_ns, in.duration_ns);
   }
   merged.description = absl::StrCat(
       parts.size(), " inputs: ", absl::StrJoin(descriptions, "; "));
@@ -201,6 +191,21 @@ std::vector<ProcessResult> MergeProcesses(std::vector<AbResult>& parts) {
   return merged;
 }
 
+// MergeCacheGroups lists every input's groups, busiest first: their ids
+// are each input's own, so groups are not added up across inputs.
+std::vector<CacheGroupResult> MergeCacheGroups(std::vector<AbResult>& parts) {
+  std::vector<CacheGroupResult> merged;
+  for (AbResult& part : parts) {
+    std::move(part.cache_groups.begin(), part.cache_groups.end(),
+              std::back_inserter(merged));
+  }
+  std::stable_sort(merged.begin(), merged.end(),
+                   [](const CacheGroupResult& a, const CacheGroupResult& b) {
+                     return a.runtime_ns > b.runtime_ns;
+                   });
+  return merged;
+}
+
 }  // namespace
 
 absl::StatusOr<AbResult> MergeAbResults(std::vector<AbResult> parts) {
@@ -224,6 +229,7 @@ absl::StatusOr<AbResult> MergeAbResults(std::vector<AbResult> parts) {
     merged.policies.push_back(MergePolicy(parts, i, runtimes));
   }
   merged.processes = MergeProcesses(parts);
+  merged.cache_groups = MergeCacheGroups(parts);
   return merged;
 }
 

@@ -232,6 +232,32 @@ absl::StatusOr<ProcessResult> ProcessFromProto(const v1::AbProcess& p,
   return out;
 }
 
+v1::AbCacheGroup CacheGroupToProto(const CacheGroupResult& g) {
+  v1::AbCacheGroup out;
+  out.set_id(g.id);
+  out.set_name(ValidUtf8(g.name));
+  for (const int32_t tgid : g.member_tgids) out.add_member_tgids(tgid);
+  out.set_runtime_ns(g.runtime_ns);
+  for (const int llc : g.final_preferred_llc) out.add_final_preferred_llc(llc);
+  return out;
+}
+
+absl::StatusOr<CacheGroupResult> CacheGroupFromProto(const v1::AbCacheGroup& g,
+                                                     size_t index) {
+  CacheGroupResult out;
+  out.id = g.id();
+  out.name = g.name();
+  out.member_tgids.assign(g.member_tgids().begin(), g.member_tgids().end());
+  out.runtime_ns = g.runtime_ns();
+  for (int i = 0; i < g.final_preferred_llc_size(); ++i) {
+    RETURN_IF_ERROR(CheckLlc(g.final_preferred_llc(i),
+                             absl::StrCat("cacheGroups[", index,
+                                          "].finalPreferredLlc[", i, "]")));
+    out.final_preferred_llc.push_back(g.final_preferred_llc(i));
+  }
+  return out;
+}
+
 // WriteJsonLine writes `message` as one line of JSON and a newline;
 // `what` names it in an error.
 absl::Status WriteJsonLine(const google::protobuf::Message& message,
@@ -270,6 +296,9 @@ v1::AbReport AbResultToProto(const AbResult& result) {
       o.set_occupancy(llc.occupancy);
     }
   }
+  for (const CacheGroupResult& group : result.cache_groups) {
+    *out.add_cache_groups() = CacheGroupToProto(group);
+  }
   if (!out.policies().empty()) FillDerived(out);
   return out;
 }
@@ -288,6 +317,11 @@ absl::StatusOr<AbResult> AbResultFromProto(const v1::AbReport& report) {
   }
   for (const v1::AbLlcPlace& l : report.llcs()) {
     result.llcs.push_back({l.llc(), l.package(), l.numa_node(), l.cpus()});
+  }
+  for (int i = 0; i < report.cache_groups_size(); ++i) {
+    ASSIGN_OR_RETURN(CacheGroupResult group,
+                     CacheGroupFromProto(report.cache_groups(i), i));
+    result.cache_groups.push_back(std::move(group));
   }
   const v1::AbLastScan& last = report.busiest_last_scan();
   result.busiest_last_scan.tgid = last.tgid();

@@ -20,6 +20,7 @@
 namespace schedcache::ab {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -63,7 +64,7 @@ TEST(JsonReport, WritesPoliciesWithTheirReportAndHistogram) {
 // significant digits when that reads back exactly, else in 17.
 TEST(JsonReport, WritesCostBesideTheSeedsFigures) {
   const std::string json = JsonOf(ExampleResult());
-  EXPECT_THAT(json, HasSubstr(R"("cpuTimeNs":"1201000000"})"));
+  EXPECT_THAT(json, HasSubstr(R"("cpuTimeNs":"1201000000","cacheGroups":[]})"));
   EXPECT_THAT(json, HasSubstr(R"("cost":{"cpusScannedTotal":"36",)"
                               R"("scanNsTotal":5200,)"
                               R"("seed":{"cyclesPctNumaBalancingOff":0.02,)"
@@ -169,6 +170,11 @@ TEST(AbResultFromProto, BringsBackWhatAbResultToProtoWrote) {
   sent.input.kernel_decisions = 7;
   sent.input.start_ns = 9'007'199'254'740'993;  // 2^53 + 1
   sent.processes[0].kernel = {{1, 2, 3}, {4, 5, 6}};
+  sent.cache_groups = {{.id = 5,
+                        .name = "pair",
+                        .member_tgids = {100, 200},
+                        .runtime_ns = 77,
+                        .final_preferred_llc = {1, kNoPreferredLlc}}};
   v1::AbReport read;
   ASSERT_TRUE(MessageFromJson(JsonOf(sent), read).ok());
   absl::StatusOr<AbResult> back = AbResultFromProto(read);
@@ -180,6 +186,11 @@ TEST(AbResultFromProto, BringsBackWhatAbResultToProtoWrote) {
   EXPECT_EQ(back->processes[0].kernel[1].agreements, 6u);
   EXPECT_EQ(back->llcs[1].llc, 1);
   EXPECT_EQ(back->busiest_last_scan.per_policy[0][1].occupancy, 1048576u);
+  ASSERT_EQ(back->cache_groups.size(), 1u);
+  EXPECT_EQ(back->cache_groups[0].name, "pair");
+  EXPECT_THAT(back->cache_groups[0].member_tgids, ElementsAre(100, 200));
+  EXPECT_THAT(back->cache_groups[0].final_preferred_llc,
+              ElementsAre(1, kNoPreferredLlc));
   EXPECT_EQ(JsonOf(*back), JsonOf(sent));
 }
 

@@ -67,6 +67,25 @@ struct ProcessResult {
   std::vector<KernelProcessCounts> kernel;
 };
 
+// SaturatingAddNs is a + b for sums of nanoseconds, saturating at INT64_MAX
+// (a CSV may give any delta up to it, and merges add many inputs) instead
+// of wrapping.
+inline int64_t SaturatingAddNs(int64_t a, int64_t b) {
+  return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+// CacheGroupResult is one cache group that samples named (docs/MODEL.md,
+// Cache groups); v1::AbCacheGroup says what each field holds.
+struct CacheGroupResult {
+  uint64_t id = 0;
+  std::string name;  // empty: named by id alone
+  std::vector<int32_t> member_tgids;  // in order of first sample in it
+  int64_t runtime_ns = 0;
+  // Per policy, the group's preferred LLC at the end (kNoPreferredLlc:
+  // none).
+  std::vector<int> final_preferred_llc;
+};
+
 // LlcPlace says where one LLC of the topology sits, for the HTML report's
 // topology view.
 struct LlcPlace {
@@ -95,6 +114,7 @@ struct AbResult {
   // The topology's LLCs by id; empty when unknown (a merged result).
   std::vector<LlcPlace> llcs;
   LastScanOccupancy busiest_last_scan;
+  std::vector<CacheGroupResult> cache_groups;  // descending runtime_ns
 };
 
 }  // namespace schedcache

@@ -200,7 +200,10 @@ absl::StatusOr<EngineReport> FeedWorkload(
   CacheGroupingSink grouped(options.group_by, feed);
   RETURN_IF_ERROR(
       RunWorkload(*topology, workload, reference->Fn(), grouped).status());
-  return feed.Finish(input);
+  // After Finish, when the collector has had its last event.
+  ASSIGN_OR_RETURN(EngineReport report, feed.Finish(input));
+  collector.NameGroups(grouped.groups().names());
+  return report;
 }
 
 // FeedRecorded replays a trace or a CSV into the session, each sample in
@@ -222,7 +225,10 @@ absl::StatusOr<EngineReport> FeedRecorded(const AbOptions& options,
   } else {
     RETURN_IF_ERROR(FeedCsv(options, feed, grouped, problems));
   }
-  return feed.Finish(input);
+  // After Finish, when the collector has had its last event.
+  ASSIGN_OR_RETURN(EngineReport report, feed.Finish(input));
+  collector.NameGroups(grouped.groups().names());
+  return report;
 }
 
 std::vector<LlcPlace> LlcPlaces(const Topology& topology) {

@@ -410,6 +410,15 @@ TEST(RunAbGroupBy, TheSessionGetsTheGroupsOnEveryThreadCount) {
                                   Pair(40, 3u), Pair(10, 1u)))
         << jobs;
     EXPECT_THAT(result->input.description, HasSubstr(" group-by=comm"));
+    // The report lists them busiest first: redis-server's 10 ran 4 + 4 ms
+    // and 30 ran 4 ms (12 ms); the others 4 ms each, by id.
+    ASSERT_EQ(result->cache_groups.size(), 3u) << jobs;
+    EXPECT_EQ(result->cache_groups[0].name, "redis-server");
+    EXPECT_THAT(result->cache_groups[0].member_tgids, ElementsAre(10, 30));
+    EXPECT_EQ(result->cache_groups[0].runtime_ns, 12'000'000);
+    EXPECT_EQ(result->cache_groups[1].name, "valkey-benchmar");
+    EXPECT_THAT(result->cache_groups[2].member_tgids, ElementsAre(40));
+    EXPECT_EQ(result->cache_groups[2].id, 3u);
   }
 }
 
