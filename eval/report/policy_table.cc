@@ -1,5 +1,6 @@
 #include "eval/report/policy_table.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "eval/report/policy_cost.h"
 
 namespace schedcache {
@@ -36,6 +38,14 @@ absl::Status ValidateAbReport(const v1::AbReport& report) {
           "processes[tgid=%d].preferred_llc_over_time has %d entries, want "
           "none or one per policy (%d)",
           p.tgid(), p.preferred_llc_over_time_size(), n));
+    }
+  }
+  for (const v1::AbCacheGroup& g : report.cache_groups()) {
+    if (g.final_preferred_llc_size() != n) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cache_groups[id=%d].final_preferred_llc has %d entries, want one "
+          "per policy (%d)",
+          g.id(), g.final_preferred_llc_size(), n));
     }
   }
   return absl::OkStatus();
@@ -218,6 +228,38 @@ PolicyTable BuildCostTable(const v1::AbReport& report) {
                              Ratio(ratio.numa_balancing_off),
                              Fixed(measured->cycles_pct_numa_balancing_on, 2),
                              Ratio(ratio.numa_balancing_on)});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+PolicyTable BuildCacheGroupTable(const v1::AbReport& report) {
+  PolicyTable table;
+  table.columns = {{"", "group", "group", false},
+                   {"", "id", "id", true},
+                   {"", "members", "members", false},
+                   {"", "runtime (s)", "runtime_s", true}};
+  for (const v1::AbPolicy& policy : report.policies()) {
+    table.columns.push_back({"preferred LLC at the end", policy.report().policy(),
+                             absl::StrCat("final_llc_", policy.report().policy()),
+                             true});
+  }
+  for (const v1::AbCacheGroup& group : report.cache_groups()) {
+    const int shown =
+        std::min(group.member_tgids_size(), kMaxMembersShown);
+    std::string members = absl::StrJoin(group.member_tgids().begin(),
+                                        group.member_tgids().begin() + shown,
+                                        ",");
+    if (group.member_tgids_size() > shown) {
+      absl::StrAppend(&members, " +", group.member_tgids_size() - shown);
+    }
+    std::vector<std::string> row = {
+        group.name().empty() ? absl::StrCat(group.id()) : group.name(),
+        absl::StrCat(group.id()), members,
+        Fixed(static_cast<double>(group.runtime_ns()) / 1e9, 3)};
+    for (const int llc : group.final_preferred_llc()) {
+      row.push_back(llc < 0 ? kNone : absl::StrCat(llc));
     }
     table.rows.push_back(std::move(row));
   }

@@ -60,6 +60,14 @@ PolicyTable BuildPolicyTable(absl::Span<const v1::PolicyReport* const> policies,
 // REQUIRES: ValidateAbReport is OK.
 PolicyTable BuildCostTable(const v1::AbReport& report);
 
+// BuildCacheGroupTable formats `report`'s cache groups, one row each:
+// its name (its id when it has none), id, members (the first
+// kMaxMembersShown tgids, then how many more), runtime in seconds, and
+// each policy's final preferred LLC ("-": none). REQUIRES: ValidateAbReport
+// is OK.
+inline constexpr int kMaxMembersShown = 8;
+PolicyTable BuildCacheGroupTable(const v1::AbReport& report);
+
 // CostTableCaption says what the cost table divides by and where the seed's
 // figures come from, in one line of plain text (no newline).
 // REQUIRES: ValidateAbReport is OK.

@@ -160,6 +160,11 @@ absl::Status WriteTextReport(const v1::AbReport& report, std::ostream& out) {
   out << "\n" << RenderTable(BuildPolicyTable(report)) << "\n"
       << CostTableCaption(report) << "\n"
       << RenderTable(BuildCostTable(report));
+  if (report.cache_groups_size() > 0) {
+    out << "\ncache groups (docs/MODEL.md, Cache groups), busiest first; a "
+           "member's final preferred LLC is its group's\n"
+        << RenderTable(BuildCacheGroupTable(report));
+  }
   return report_internal::StreamStatus(out, "the text report");
 }
 

@@ -107,6 +107,60 @@ TEST(TextReport, RejectsProcessWithWrongNumberOfFinalLlcs) {
   EXPECT_NE(status.message().find("tgid=200"), std::string::npos);
 }
 
+// Cache groups, laid out by hand as the tables above: the first four
+// columns share an untitled group of 5 ("group") + 2 ("id") + 18
+// ("1,2,3,4,5,6,7,8 +2": 8 members shown, 2 more) + 11 ("runtime (s)")
+// + 3 gaps of 2 = 42; "preferred LLC at the end" (24) is wider than
+// "full-scan" (9) + 2 + "visited-scan" (12) = 23, so "full-scan" grows to
+// 10. Group 9 has no name, so its id stands for it; its -1 is "-".
+TEST(TextReport, ListsCacheGroupsAfterTheCostTable) {
+  v1::AbReport report = ExampleReport();
+  v1::AbCacheGroup& pair = *report.add_cache_groups();
+  pair.set_id(1);
+  pair.set_name("pair");
+  pair.add_member_tgids(100);
+  pair.add_member_tgids(200);
+  pair.set_runtime_ns(1'200'000'000);
+  pair.add_final_preferred_llc(1);
+  pair.add_final_preferred_llc(1);
+  v1::AbCacheGroup& unnamed = *report.add_cache_groups();
+  unnamed.set_id(9);
+  for (int tgid = 1; tgid <= 10; ++tgid) unnamed.add_member_tgids(tgid);
+  unnamed.set_runtime_ns(300'000'000);
+  unnamed.add_final_preferred_llc(-1);
+  unnamed.add_final_preferred_llc(0);
+  std::ostringstream out;
+  ASSERT_TRUE(WriteTextReport(report, out).ok());
+  const std::string text = out.str();
+  const size_t groups = text.find("\ncache groups");
+  ASSERT_NE(groups, std::string::npos) << text;
+  EXPECT_EQ(text.substr(groups),
+            "\ncache groups (docs/MODEL.md, Cache groups), busiest first; a "
+            "member's final preferred LLC is its group's\n"
+            "                                           | preferred LLC at the end\n"
+            "group  id  members             runtime (s) |  full-scan  visited-scan\n"
+            "-------------------------------------------+-------------------------\n"
+            "pair    1  100,200                   1.200 |          1             1\n"
+            "9       9  1,2,3,4,5,6,7,8 +2        0.300 |          -             0\n");
+  // Without groups, the report ends with the cost table.
+  std::ostringstream plain;
+  ASSERT_TRUE(WriteTextReport(ExampleReport(), plain).ok());
+  EXPECT_EQ(plain.str().find("cache groups"), std::string::npos);
+}
+
+// A group needs one final LLC per policy, as a process does.
+TEST(TextReport, RejectsGroupWithWrongNumberOfFinalLlcs) {
+  v1::AbReport report = ExampleReport();
+  v1::AbCacheGroup& group = *report.add_cache_groups();
+  group.set_id(4);
+  group.add_final_preferred_llc(0);
+  std::ostringstream out;
+  const absl::Status status = WriteTextReport(report, out);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("cache_groups[id=4]"), std::string::npos)
+      << status.message();
+}
+
 TEST(TextReport, ReportsDataLossWhenStreamFails) {
   std::ostringstream out;
   out.setstate(std::ios::badbit);
