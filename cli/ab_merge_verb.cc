@@ -24,6 +24,10 @@ class AbMergeVerb : public Verb {
                     &files_.json);
     flags.AddString("--csv", "FILE", "write the policy table as CSV",
                     &files_.csv);
+    flags.AddString("--cache-groups-csv", "FILE",
+                    "write the cache-group table as CSV, one row per group "
+                    "(only the header when no input named a group)",
+                    &files_.cache_groups_csv);
     flags.AddString("--html", "FILE", "write a self-contained HTML report",
                     &files_.html);
   }

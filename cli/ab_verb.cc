@@ -167,6 +167,11 @@ class AbVerb : public Verb {
     flags.AddString("--html", "FILE", "write a self-contained HTML report",
                     &command_.files.html);
     if (mode_ == Mode::kSweep) return;  // sweeps run in-process, per row
+    flags.AddString("--cache-groups-csv", "FILE",
+                    "write the cache-group table as CSV, one row per group "
+                    "(only the header when no sample named a group; not "
+                    "with lists of --groups or --fds)",
+                    &command_.files.cache_groups_csv);
     flags.AddString("--scan-trace", "FILE",
                     "write each scan as the seed's tracepoint, one file per "
                     "policy (with --server, streamed from the server: "

@@ -138,6 +138,31 @@ TEST(AbVerb, GroupByTgidPrintsTheReportOfARunWithoutTheFlag) {
               ContainsRegex("input: +workload:redis .* group-by=comm\n"));
 }
 
+// --cache-groups-csv writes the group table the text report prints: the
+// redis workload's servers are named "redis-server", and, grouped by comm,
+// make one group whose row the CSV holds too. A list of --groups (a
+// sweep) has no one table, so there the flag is a usage error, before
+// anything runs.
+TEST(AbVerb, CacheGroupsCsvWritesTheGroupTable) {
+  const std::string csv = ::testing::TempDir() + "/groups-table.csv";
+  const CliResult r = InvokeCli(
+      {"ab", "--input", "workload:redis", "--duration-ms", "50", "--policies",
+       "none", "--group-by", "comm", "--cache-groups-csv", csv});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, ContainsRegex("\nredis-server +[0-9]+ "));
+  EXPECT_THAT(r.err, HasSubstr("wrote " + csv));
+  const std::string table = ReadWrittenFile(csv);
+  EXPECT_THAT(table, ::testing::StartsWith(
+                         "group,id,members,runtime_s,final_llc_none\n"));
+  EXPECT_THAT(table, ContainsRegex("\nredis-server,[0-9]+,"));
+  const CliResult sweep = InvokeCli(
+      {"ab", "--input", "workload:hackbench", "--groups", "1,2", "--fds", "2",
+       "--cache-groups-csv", csv});
+  EXPECT_EQ(sweep.code, kExitUsage) << sweep.err;
+  EXPECT_THAT(sweep.err, HasSubstr("--cache-groups-csv " + csv +
+                                   ": a sweep has no one cache-group table"));
+}
+
 TEST(AbVerb, BadGroupByRulesAreUsageErrorsSayingWhy) {
   const std::string bad_file = ::testing::TempDir() + "/bad-groups.txt";
   std::ofstream(bad_file) << "# pairs\nredis 10\nredis\n";

@@ -47,6 +47,8 @@ absl::Status WriteReportFiles(const v1::AbReport& report,
                               const ReportFiles& files) {
   RETURN_IF_ERROR(WriteFile(files.json, report, &WriteJson));
   RETURN_IF_ERROR(WriteFile(files.csv, report, &WriteCsv));
+  RETURN_IF_ERROR(
+      WriteFile(files.cache_groups_csv, report, &WriteCacheGroupsCsv));
   return WriteFile(files.html, report, &WriteHtml);
 }
 
@@ -62,7 +64,8 @@ absl::Status PublishReport(const AbResult& result, const ReportFiles& files,
   const v1::AbReport report = AbResultToProto(result);
   RETURN_IF_ERROR(WriteTextReport(report, out));
   RETURN_IF_ERROR(WriteReportFiles(report, files));
-  for (const std::string* path : {&files.json, &files.csv, &files.html}) {
+  for (const std::string* path :
+       {&files.json, &files.csv, &files.cache_groups_csv, &files.html}) {
     if (!path->empty()) err << "wrote " << *path << "\n";
   }
   return absl::OkStatus();

@@ -1,5 +1,5 @@
 // WriteReportFiles writes the A/B report to the files `schedcache ab` was
-// asked for (--json, --csv, --html), so the verbs that run an evaluation
+// asked for (--json, --csv, --cache-groups-csv, --html), so the verbs that run an evaluation
 // share one way of producing them; PublishReport converts their result to
 // the report's message (ab_report.h) once, for every writer.
 //
@@ -21,6 +21,7 @@ namespace schedcache::ab {
 struct ReportFiles {
   std::string json;
   std::string csv;
+  std::string cache_groups_csv;  // an A/B report's only; a sweep has none
   std::string html;
 };
 
@@ -32,6 +33,7 @@ absl::Status WriteReportFiles(const v1::AbReport& report,
 
 // WriteSweepReportFiles is WriteReportFiles for a sweep (sweep_report.h,
 // sweep_html.h, ab_report.h's WriteSweepJson). Errors as WriteReportFiles.
+// REQUIRES: files.cache_groups_csv is empty (RunSweepCommand refuses it).
 absl::Status WriteSweepReportFiles(const v1::SweepReport& report,
                                    const ReportFiles& files);
 

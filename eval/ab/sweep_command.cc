@@ -26,6 +26,12 @@ std::string Named(const SweepResult& result,
 
 absl::Status RunSweepCommand(const SweepCommand& command, std::ostream& out,
                              std::ostream& err) {
+  // A sweep's rows are combinations, each with groups of its own.
+  if (!command.files.cache_groups_csv.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cache-groups-csv ", command.files.cache_groups_csv,
+        ": a sweep has no one cache-group table; run one combination alone"));
+  }
   ASSIGN_OR_RETURN(const PolicyRegistry registry, BuildPolicyRegistry({}));
   ASSIGN_OR_RETURN(const SweepPlan plan,
                    MakeSweepPlan(command.base, command.axes, registry));

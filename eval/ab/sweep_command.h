@@ -30,7 +30,9 @@ struct SweepCommand {
 
 // RunSweepCommand writes the table to `out`, and to `err` a line per failed
 // combination (naming its values), the files written and the progress.
-// Returns MakeSweepPlan's errors (InvalidArgument, nothing run), the report
+// Returns InvalidArgument, nothing run, when files.cache_groups_csv is set
+// (a sweep has no one cache-group table), MakeSweepPlan's errors
+// (InvalidArgument, nothing run), the report
 // writers' errors, or, when some combination failed, Aborted naming the
 // first failure's values and error, after printing the rest.
 absl::Status RunSweepCommand(const SweepCommand& command, std::ostream& out,

@@ -112,6 +112,17 @@ std::string CostSection(const v1::AbReport& report) {
                       TableHtml(BuildCostTable(report), "cost"), "</section>\n");
 }
 
+// CacheGroupSection is the text report's cache-group table; nothing when
+// no sample named a group.
+std::string CacheGroupSection(const v1::AbReport& report) {
+  if (report.cache_groups_size() == 0) return "";
+  return absl::StrCat(
+      "<section id=\"cache-groups\"><h2>Cache groups</h2><p>Busiest first; "
+      "a member's final preferred LLC is its group's (docs/MODEL.md, Cache "
+      "groups).</p>",
+      TableHtml(BuildCacheGroupTable(report), "cache-groups"), "</section>\n");
+}
+
 std::string ProcessSection(const v1::AbReport& report) {
   std::string html =
       "<section id=\"processes\"><h2>Final preferred LLC per process</h2>"
@@ -152,6 +163,7 @@ absl::Status WriteHtml(const v1::AbReport& report, std::ostream& out) {
       << "<style>" << kStyle << "</style></head><body>\n"
       << "<h1>schedcache A/B report</h1>\n"
       << InputSection(report.input()) << PolicySection(report) << CostSection(report)
+      << CacheGroupSection(report)
       << "<section id=\"distribution\"><h2>CPUs scanned per scan</h2>\n"
       << legend << report_internal::CpusScannedChart(report) << "</section>\n"
       << "<section id=\"timelines\"><h2>Preferred LLC over time, busiest processes</h2>\n"

@@ -91,6 +91,31 @@ TEST(HtmlReport, StepLinesFollowTheChangePoints) {
               HasSubstr("data-policy=\"visited-scan\" d=\"M80.0 67.5H557.6 V43.5H876.0\""));
 }
 
+// The cache-group section comes after the cost table, with a row per
+// group naming its members, and is absent when no sample named a group.
+TEST(HtmlReport, ListsCacheGroupsOnlyWhenTheInputNamedSome) {
+  v1::AbReport report = ExampleReport();
+  std::ostringstream plain;
+  ASSERT_TRUE(WriteHtml(report, plain).ok());
+  EXPECT_EQ(plain.str().find("id=\"cache-groups\""), std::string::npos);
+  v1::AbCacheGroup& pair = *report.add_cache_groups();
+  pair.set_id(3);
+  pair.set_name("redis<pair>");
+  pair.add_member_tgids(100);
+  pair.add_member_tgids(200);
+  for (int p = 0; p < report.policies_size(); ++p) {
+    pair.add_final_preferred_llc(p);
+  }
+  std::ostringstream out;
+  ASSERT_TRUE(WriteHtml(report, out).ok());
+  const std::string html = out.str();
+  const size_t section = html.find("<section id=\"cache-groups\">");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(html.find("<section id=\"cost\">"), section);
+  EXPECT_NE(html.find("redis&lt;pair&gt;", section), std::string::npos);
+  EXPECT_NE(html.find(">100,200<", section), std::string::npos);
+}
+
 TEST(HtmlReport, FetchesNothing) {
   const std::string html = HtmlOf(ExampleReport());
   EXPECT_THAT(html, Not(HasSubstr("<script")));

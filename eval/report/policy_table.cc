@@ -234,7 +234,8 @@ PolicyTable BuildCostTable(const v1::AbReport& report) {
   return table;
 }
 
-PolicyTable BuildCacheGroupTable(const v1::AbReport& report) {
+PolicyTable BuildCacheGroupTable(const v1::AbReport& report,
+                                 int members_shown) {
   PolicyTable table;
   table.columns = {{"", "group", "group", false},
                    {"", "id", "id", true},
@@ -246,8 +247,7 @@ PolicyTable BuildCacheGroupTable(const v1::AbReport& report) {
                              true});
   }
   for (const v1::AbCacheGroup& group : report.cache_groups()) {
-    const int shown =
-        std::min(group.member_tgids_size(), kMaxMembersShown);
+    const int shown = std::min(group.member_tgids_size(), members_shown);
     std::string members = absl::StrJoin(group.member_tgids().begin(),
                                         group.member_tgids().begin() + shown,
                                         ",");

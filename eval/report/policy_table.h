@@ -62,11 +62,13 @@ PolicyTable BuildCostTable(const v1::AbReport& report);
 
 // BuildCacheGroupTable formats `report`'s cache groups, one row each:
 // its name (its id when it has none), id, members (the first
-// kMaxMembersShown tgids, then how many more), runtime in seconds, and
-// each policy's final preferred LLC ("-": none). REQUIRES: ValidateAbReport
-// is OK.
+// `members_shown` tgids, then "+" and how many more), runtime in seconds,
+// and each policy's final preferred LLC ("-": none). The text and HTML
+// reports show kMaxMembersShown; the CSV shows every member.
+// REQUIRES: ValidateAbReport is OK, members_shown >= 1.
 inline constexpr int kMaxMembersShown = 8;
-PolicyTable BuildCacheGroupTable(const v1::AbReport& report);
+PolicyTable BuildCacheGroupTable(const v1::AbReport& report,
+                                 int members_shown = kMaxMembersShown);
 
 // CostTableCaption says what the cost table divides by and where the seed's
 // figures come from, in one line of plain text (no newline).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,15 @@ absl::Status WriteCsv(const v1::AbReport& report, std::ostream& out) {
   }
   WriteCsvTable(table, out);
   return report_internal::StreamStatus(out, "the CSV report");
+}
+
+absl::Status WriteCacheGroupsCsv(const v1::AbReport& report,
+                                 std::ostream& out) {
+  RETURN_IF_ERROR(ValidateAbReport(report));
+  WriteCsvTable(BuildCacheGroupTable(
+                    report, std::numeric_limits<int>::max()),
+                out);
+  return report_internal::StreamStatus(out, "the cache-group CSV");
 }
 
 }  // namespace schedcache

@@ -26,6 +26,13 @@ absl::Status WriteTextReport(const v1::AbReport& report, std::ostream& out);
 // quoting). Errors as WriteTextReport.
 absl::Status WriteCsv(const v1::AbReport& report, std::ostream& out);
 
+// WriteCacheGroupsCsv writes the cache-group table (BuildCacheGroupTable)
+// with every member: a header row and one row per group, in the report's
+// order (busiest first); only the header when no sample named a group.
+// Errors as WriteTextReport.
+absl::Status WriteCacheGroupsCsv(const v1::AbReport& report,
+                                 std::ostream& out);
+
 // RenderTable lays `table` out as the seed does: a row of group headings, a
 // row of column headings, a rule with '+' at group boundaries, then the rows.
 // The sweep report prints its tables through it too.

@@ -161,6 +161,27 @@ TEST(TextReport, RejectsGroupWithWrongNumberOfFinalLlcs) {
       << status.message();
 }
 
+// The CSV of the cache groups: the same columns as the text table under
+// their csv names, and every member: group 9's ten, where the text shows
+// eight and "+2". Without groups, only the header.
+TEST(CacheGroupsCsv, ListsEveryGroupWithEveryMember) {
+  v1::AbReport report = ExampleReport();
+  v1::AbCacheGroup& unnamed = *report.add_cache_groups();
+  unnamed.set_id(9);
+  for (int tgid = 1; tgid <= 10; ++tgid) unnamed.add_member_tgids(tgid);
+  unnamed.set_runtime_ns(300'000'000);
+  unnamed.add_final_preferred_llc(-1);
+  unnamed.add_final_preferred_llc(0);
+  std::ostringstream out;
+  ASSERT_TRUE(WriteCacheGroupsCsv(report, out).ok());
+  const std::string header =
+      "group,id,members,runtime_s,final_llc_full-scan,final_llc_visited-scan\n";
+  EXPECT_EQ(out.str(), header + "9,9,\"1,2,3,4,5,6,7,8,9,10\",0.300,-,0\n");
+  std::ostringstream empty;
+  ASSERT_TRUE(WriteCacheGroupsCsv(ExampleReport(), empty).ok());
+  EXPECT_EQ(empty.str(), header);
+}
+
 TEST(TextReport, ReportsDataLossWhenStreamFails) {
   std::ostringstream out;
   out.setstate(std::ios::badbit);
