@@ -7,7 +7,8 @@
   check_guest.py scenario DIR AB_JSON
       one scenario's capture and its replay: the capture is non-empty and
       recorded with no loss, the replay read it with 0 malformed lines, and
-      every process of DIR/expect ran in the replay. With kernel decisions
+      every process of DIR/expect ran in the replay, and the capture's last
+      cgroup line of each process DIR/expect gives a cgroup names it. With kernel decisions
       in the capture (record --kernel-decisions) and the `kernel` policy in
       the replay, also: the kernel scanned every workload process of two or
       more threads, and `kernel` agrees with itself at every kernel scan (the
@@ -26,6 +27,7 @@
 Exit 1 with the reasons on stderr when a check fails.
 """
 import collections
+import gzip
 import json
 import os
 import sys
@@ -63,11 +65,16 @@ def check_shape(path, nodes, llcs_per_node):
 
 
 def read_expect(path):
-    """The `pid TGID` and `thread TGID TID` lines guest/scenarios wrote."""
-    pids, threads = [], []
+    """The `pid TGID`, `thread TGID TID` and `cgroup TGID PATH` lines
+    guest/scenarios wrote: (pids, threads, {tgid: path})."""
+    pids, threads, cgroups = [], [], {}
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             fields = line.split()
+            if fields[:1] == ["cgroup"] and len(fields) == 3 and \
+                    fields[1].isdigit():
+                cgroups[int(fields[1])] = fields[2]
+                continue
             if not all(field.isdigit() for field in fields[1:]):
                 fields = []
             if len(fields) == 2 and fields[0] == "pid":
@@ -75,9 +82,22 @@ def read_expect(path):
             elif len(fields) == 3 and fields[0] == "thread":
                 threads.append((int(fields[1]), int(fields[2])))
             else:
-                fail([f"{path}:{number}: not `pid TGID` or `thread TGID TID`: "
-                      f"{line.strip()!r}"])
-    return pids, threads
+                fail([f"{path}:{number}: not `pid TGID`, `thread TGID TID` "
+                      f"or `cgroup TGID PATH`: {line.strip()!r}"])
+    return pids, threads, cgroups
+
+
+def captured_cgroups(capture):
+    """Per tgid, the path of the last `# schedcache_cgroup: TGID PATH` line
+    of `capture` (gzip ftrace text from record, docs/LIVE.md)."""
+    last = {}
+    with gzip.open(capture, "rt", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith("# schedcache_cgroup: "):
+                fields = line.split()
+                if len(fields) == 4 and fields[2].isdigit():
+                    last[int(fields[2])] = fields[3]
+    return last
 
 
 def check_scenario(directory, ab_json):
@@ -119,7 +139,14 @@ def check_capture(directory, ab_json):
     if int(replay["samples"]) == 0:
         reasons.append(f"{name}: replay: no samples")
     runtime = {p["tgid"]: int(p["runtimeNs"]) for p in ab["processes"]}
-    pids, threads = read_expect(os.path.join(directory, "expect"))
+    pids, threads, cgroups = read_expect(os.path.join(directory, "expect"))
+    if cgroups:
+        captured = captured_cgroups(os.path.join(directory, "capture.trace.gz"))
+        for tgid, path in sorted(cgroups.items()):
+            if captured.get(tgid) != path:
+                reasons.append(f"{name}: the capture names cgroup "
+                               f"{captured.get(tgid)!r} for process {tgid}, "
+                               f"not {path!r}")
     if not pids:
         reasons.append(f"{name}: the guest named no workload process")
     for pid in pids:
@@ -217,7 +244,7 @@ def print_table(out_dir):
                 continue
             with open(ab_json, encoding="utf-8") as f:
                 ab = json.load(f)
-            pids, _ = read_expect(os.path.join(shape_dir, name, "expect"))
+            pids, _, _ = read_expect(os.path.join(shape_dir, name, "expect"))
             by_name = {p["policy"]: p for p in policies_of(ab)}
             kernel_scans = by_name[models[0]]["kernelScans"]
             cells = []
