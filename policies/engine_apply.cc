@@ -90,6 +90,7 @@ void Engine::Impl::PrepareSlot(uint32_t slot) {
     policy.kernel.resize(slot + 1);
   }
   kernel_seen_.resize(slot + 1, 0);
+  group_runtime_of_.resize(slot + 1, nullptr);
   slots_prepared_ = slot + 1;
 }
 
@@ -243,6 +244,11 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
         policy.stats.runtime_on_preferred_llc =
             AddRuntime(policy.stats.runtime_on_preferred_llc, delta);
       }
+    }
+    // A named group's slot is never its member's: the default path's
+    // second test (docs/MODEL.md, Cache groups).
+    if (process.slot != slot) [[unlikely]] {
+      CountGroupRuntime(process.slot, llc, delta);
     }
     rq.cpu_runtime = AddRuntime(rq.cpu_runtime, delta);
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -283,6 +284,21 @@ class Engine::Impl {
       ChangePreference(policy, group, preference, now);
     }
   }
+  // CountGroupRuntime charges `delta` ns run on `llc` to the named cache
+  // group in `group` (docs/MODEL.md, Cache groups), per policy on its
+  // preferred LLC as the policy totals test it. Out of line: only a
+  // grouped sample calls it. REQUIRES: `group` is a named group's slot.
+  ABSL_ATTRIBUTE_NOINLINE void CountGroupRuntime(uint32_t group, int llc,
+                                                 uint64_t delta);
+  // StartGroupRuntime points the named group `id` just created in `group`
+  // at its totals, which a previous life of `id` may have left.
+  void StartGroupRuntime(uint32_t group, uint64_t id);
+  // EndGroupRuntime keeps the totals of the named group in `group`, which
+  // ends, while fewer than kMaxEndedCacheGroups ended ones are kept; past
+  // that they are dropped and counted in group_runtimes_left_out_.
+  void EndGroupRuntime(uint32_t group);
+  // GroupRuntimes is the report's cache_groups, sorted by id.
+  std::vector<CacheGroupRuntime> GroupRuntimes() const;
   // CountScan counts one scan (executed or aborted) of the process in
   // `slot` by `policy` toward the agreement with the kernel.
   void CountScan(PolicySlot& policy, uint32_t slot) {
@@ -343,6 +359,21 @@ class Engine::Impl {
   std::vector<uint8_t> kernel_seen_;
   // The kernel's processes that ended, at most kMaxEndedKernelProcesses.
   std::vector<KernelProcessReport> ended_kernel_processes_;
+  // GroupRuntime is one named cache group id's CacheGroupRuntime as the
+  // engine counts it (the sums saturate at UINT64_MAX, then are reported
+  // capped at INT64_MAX).
+  struct GroupRuntime {
+    uint64_t runtime_ns = 0;
+    std::vector<uint64_t> on_preferred_llc_ns;  // by policy
+  };
+  // By named group id, live or ended; the values do not move, so
+  // group_runtime_of_ may point at them.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<GroupRuntime>> group_runtimes_;
+  // By slot: the named group's totals there; null for a process's own group
+  // and for a free slot.
+  std::vector<GroupRuntime*> group_runtime_of_;
+  size_t ended_group_runtimes_ = 0;  // entries of group_runtimes_ not live
+  uint64_t group_runtimes_left_out_ = 0;
   std::vector<ScanOutcome> outcomes_;
   std::vector<int> old_llcs_;  // scratch for ChangeGroup, by policy
   std::function<void(const PreferenceChange&)> listener_;
