@@ -137,6 +137,8 @@ void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
 void Engine::Impl::Tick(uint32_t slot, ThreadState& t,
                         const ThreadRef& thread, int64_t now,
                         bool preempted) {
+  // The scan may change a preference, which is not the sample's Account.
+  group_sample_.group = ProcessTable::kNoSlot;
   // Kernel task_tick_cache: task_cache_work is queued only when it is not
   // pending, and the group's epoch moves only then; it runs at the
   // return to user space, after the next switch-in for a preempted thread.
@@ -223,8 +225,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   // groups cost (docs/MODEL.md, Cache groups). process.slot is the group's.
   ProcessRef process = processes_.RefOf(slot);
   if (grouped) [[unlikely]] {
-    process = processes_.RefOf(
-        ApplyGroupOfSample(slot, s.cache_group, s.cpu, now));
+    process = processes_.RefOf(ApplyGroupedSample(s, slot, t, switched_in, now));
   }
   // Without a hand-over, a thread's first sample after it was switched out
   // is where it is known to have been switched in again (the work changes
@@ -244,11 +245,6 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
         policy.stats.runtime_on_preferred_llc =
             AddRuntime(policy.stats.runtime_on_preferred_llc, delta);
       }
-    }
-    // A named group's slot is never its member's: the default path's
-    // second test (docs/MODEL.md, Cache groups).
-    if (process.slot != slot) [[unlikely]] {
-      CountGroupRuntime(process.slot, llc, delta);
     }
     rq.cpu_runtime = AddRuntime(rq.cpu_runtime, delta);
   }

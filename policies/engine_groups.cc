@@ -32,6 +32,10 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t group,
                                     int64_t now) {
   const int old = policy.pref_llc[group];
   policy.pref_llc[group] = preference.llc;
+  if (group == group_sample_.group &&
+      group_sample_.sample == samples_applied_) [[unlikely]] {
+    SettleGroupRuntime(policy, old, preference.llc);
+  }
   if (!listener_) return;
   processes_.ForEachMember(group, [&](uint32_t member) {
     Notify(policy, member, old, preference, now);
@@ -101,6 +105,25 @@ void Engine::Impl::ChangeGroup(uint32_t slot, uint64_t id, int32_t cpu,
   }
 }
 
+uint32_t Engine::Impl::ApplyGroupedSample(const Sample& s, uint32_t slot,
+                                          ThreadState& t, bool switched_in,
+                                          int64_t now) {
+  const uint32_t group = ApplyGroupOfSample(slot, s.cache_group, s.cpu, now);
+  // As ApplySample would next (the work changes nothing the group holds),
+  // so that the preferences counted below are those Account starts from.
+  if (t.work_pending && switched_in) RunPendingWork(slot, t, s.cpu, now);
+  group_sample_.group = ProcessTable::kNoSlot;
+  // A named group's slot is never its member's (a sample naming 0 after a
+  // named group gave the process its own group again).
+  if (group != slot && s.delta_ns > 0) {
+    const int llc = context_.llc_of(s.cpu);
+    const auto delta = static_cast<uint64_t>(s.delta_ns);
+    CountGroupRuntime(group, llc, delta);
+    group_sample_ = GroupSample{group, samples_applied_, llc, delta};
+  }
+  return group;
+}
+
 void Engine::Impl::CountGroupRuntime(uint32_t group, int llc,
                                      uint64_t delta) {
   GroupRuntime& runtime = *group_runtime_of_[group];
@@ -110,6 +133,18 @@ void Engine::Impl::CountGroupRuntime(uint32_t group, int llc,
       runtime.on_preferred_llc_ns[i] =
           AddRuntime(runtime.on_preferred_llc_ns[i], delta);
     }
+  }
+}
+
+void Engine::Impl::SettleGroupRuntime(const PolicySlot& policy, int old_llc,
+                                      int new_llc) {
+  uint64_t& on_preferred = group_runtime_of_[group_sample_.group]
+                               ->on_preferred_llc_ns[&policy - policies_.data()];
+  const uint64_t delta = group_sample_.delta;
+  // Exact below saturation: the sample was added to the sum just before.
+  if (old_llc == group_sample_.llc) on_preferred -= std::min(on_preferred, delta);
+  if (new_llc == group_sample_.llc) {
+    on_preferred = AddRuntime(on_preferred, delta);
   }
 }
 

@@ -452,6 +452,29 @@ TEST(CacheGroupRuntime, CountsTheGroupsRuntimeOnEachPolicysPreferredLlc) {
   expect_totals(CacheGroupRuntime{kGroup, 855000, {40000, 40000, 0}});
 }
 
+TEST(CacheGroupRuntime, ASampleWhoseAccountDropsThePreferenceIsNotOnIt) {
+  // NUMA balancing on, so exceeds_capacity applies (32 MiB = 8192 pages,
+  // as above). 10 runs 1000 ns on CPU 0 (no preference yet); the scan
+  // prefers LLC 0; 20 runs 3000 ns on CPU 1 (LLC 0; 1000 + 1000 pages
+  // fit): on it. 10 then runs 5000 ns on CPU 0 saying 9000 pages: the
+  // group's 10000 > 8192, so that sample's Account drops the preference
+  // and, as for the policy totals, it is not on a preferred LLC. In all
+  // 9000 ns, 3000 on full-scan's and visited-scan's preferred LLC.
+  EngineOptions options;
+  options.model.numa_balancing = true;
+  GroupEngine t(options);
+  t.Run(0, 0, 10, 11, 1000, false, kGroup, 2, 1000);
+  ASSERT_EQ(ScanNow(*t.engine, 10, 11, 0)[0].preferred_llc, 0);
+  t.Run(1000, 1, 20, 21, 3000, false, kGroup, 2, 1000);
+  t.Run(2000, 0, 10, 11, 5000, false, kGroup, 2, 9000);
+  ASSERT_EQ(t.Decisions(10)[0].reason, NoPreferenceReason::kFootprintTooLarge);
+  const EngineReport report = t.engine->Report();
+  ASSERT_EQ(report.cache_groups.size(), 1u);
+  EXPECT_EQ(report.cache_groups[0].runtime_ns, 9000);
+  EXPECT_THAT(report.cache_groups[0].runtime_on_preferred_llc_ns,
+              ElementsAre(3000, 3000, 0));
+}
+
 TEST(CacheGroupRuntime, NoGroupIsReportedWhenNoSampleNamesOne) {
   GroupEngine t;
   FeedSpread(t, kOwnCacheGroup);

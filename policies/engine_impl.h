@@ -284,12 +284,28 @@ class Engine::Impl {
       ChangePreference(policy, group, preference, now);
     }
   }
+  // ApplyGroupedSample is ApplySample's part for sample `s` when it or the
+  // process in `slot` names a cache group: the membership
+  // (ApplyGroupOfSample), the pending work of the sampled thread `t` (so
+  // ApplySample finds none), and the named group's runtime (below).
+  // Returns the slot of the process's group. Out of line: the default path
+  // never calls it.
+  ABSL_ATTRIBUTE_NOINLINE uint32_t ApplyGroupedSample(const Sample& s,
+                                                      uint32_t slot,
+                                                      ThreadState& t,
+                                                      bool switched_in,
+                                                      int64_t now);
   // CountGroupRuntime charges `delta` ns run on `llc` to the named cache
-  // group in `group` (docs/MODEL.md, Cache groups), per policy on its
-  // preferred LLC as the policy totals test it. Out of line: only a
-  // grouped sample calls it. REQUIRES: `group` is a named group's slot.
-  ABSL_ATTRIBUTE_NOINLINE void CountGroupRuntime(uint32_t group, int llc,
-                                                 uint64_t delta);
+  // group in `group` (docs/MODEL.md, Cache groups), and per policy to its
+  // runtime on the preferred LLC when the policy prefers `llc` for it now.
+  // The policies' Account calls for the sample come after; a preference
+  // they change is settled by ChangePreference (group_sample_), so the sum
+  // ends as if tested after them, as the policy totals are.
+  void CountGroupRuntime(uint32_t group, int llc, uint64_t delta);
+  // SettleGroupRuntime moves the sample in group_sample_ on or off
+  // `policy`'s runtime on the preferred LLC of its group, whose preferred
+  // LLC changed from `old_llc` to `new_llc` during the sample's Account.
+  void SettleGroupRuntime(const PolicySlot& policy, int old_llc, int new_llc);
   // StartGroupRuntime points the named group `id` just created in `group`
   // at its totals, which a previous life of `id` may have left.
   void StartGroupRuntime(uint32_t group, uint64_t id);
@@ -373,6 +389,16 @@ class Engine::Impl {
   // and for a free slot.
   std::vector<GroupRuntime*> group_runtime_of_;
   size_t ended_group_runtimes_ = 0;  // entries of group_runtimes_ not live
+  // GroupSample is the grouped sample being accounted: the named group's
+  // slot (kNoSlot: none), the sample's number (samples_applied_ then: a
+  // later event finds it stale), its LLC and runtime.
+  struct GroupSample {
+    uint32_t group = ProcessTable::kNoSlot;
+    uint64_t sample = 0;
+    int llc = -1;
+    uint64_t delta = 0;
+  };
+  GroupSample group_sample_;
   uint64_t group_runtimes_left_out_ = 0;
   std::vector<ScanOutcome> outcomes_;
   std::vector<int> old_llcs_;  // scratch for ChangeGroup, by policy
