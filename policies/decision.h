@@ -170,8 +170,11 @@ inline constexpr size_t kMaxEndedKernelProcesses = 65536;
 
 // kMaxEndedCacheGroups bounds how many ended cache groups
 // EngineReport::cache_groups keeps, as kMaxEndedKernelProcesses does
-// processes; live groups are always in it.
-inline constexpr size_t kMaxEndedCacheGroups = 65536;
+// processes; live groups are always in it. Smaller than that bound, since
+// GetReport carries the list: at about 20 + 10 bytes per policy each, the
+// ended ones stay under 2 MB of gRPC's 4 MB default message with 10
+// policies.
+inline constexpr size_t kMaxEndedCacheGroups = 16384;
 
 }  // namespace schedcache
 

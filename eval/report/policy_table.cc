@@ -47,6 +47,13 @@ absl::Status ValidateAbReport(const v1::AbReport& report) {
           "per policy (%d)",
           g.id(), g.final_preferred_llc_size(), n));
     }
+    if (!g.runtime_on_preferred_llc_ns().empty() &&
+        g.runtime_on_preferred_llc_ns_size() != n) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cache_groups[id=%d].runtime_on_preferred_llc_ns has %d entries, "
+          "want none or one per policy (%d)",
+          g.id(), g.runtime_on_preferred_llc_ns_size(), n));
+    }
   }
   return absl::OkStatus();
 }
