@@ -63,8 +63,10 @@ PolicyTable BuildCostTable(const v1::AbReport& report);
 // BuildCacheGroupTable formats `report`'s cache groups, one row each:
 // its name (its id when it has none), id, members (the first
 // kMaxMembersShown tgids, then how many more), runtime in seconds, and
-// each policy's final preferred LLC ("-": none). REQUIRES: ValidateAbReport
-// is OK.
+// each policy's final preferred LLC ("-": none), then each policy's share
+// of the group's runtime on its preferred LLC in percent ("-": the group
+// had no runtime, or its report no share). REQUIRES: ValidateAbReport is
+// OK.
 inline constexpr int kMaxMembersShown = 8;
 PolicyTable BuildCacheGroupTable(const v1::AbReport& report);
 
