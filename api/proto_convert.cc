@@ -504,6 +504,15 @@ v1::Report ReportToProto(const EngineReport& report) {
   out.set_process_starts_applied(report.starts_applied);
   out.set_kernel_decisions_applied(report.kernel_decisions_applied);
   out.set_kernel_decisions_unmatched(report.kernel_decisions_unmatched);
+  for (const CacheGroupRuntime& group : report.cache_groups) {
+    v1::CacheGroupRuntime& g = *out.add_cache_groups();
+    g.set_id(group.id);
+    g.set_runtime_ns(group.runtime_ns);
+    for (const int64_t ns : group.runtime_on_preferred_llc_ns) {
+      g.add_runtime_on_preferred_llc_ns(ns);
+    }
+  }
+  out.set_cache_groups_left_out(report.cache_groups_left_out);
   return out;
 }
 
@@ -550,6 +559,13 @@ EngineReport ReportFromProto(const v1::Report& report) {
   out.starts_applied = report.process_starts_applied();
   out.kernel_decisions_applied = report.kernel_decisions_applied();
   out.kernel_decisions_unmatched = report.kernel_decisions_unmatched();
+  for (const v1::CacheGroupRuntime& group : report.cache_groups()) {
+    out.cache_groups.push_back(CacheGroupRuntime{
+        group.id(), group.runtime_ns(),
+        {group.runtime_on_preferred_llc_ns().begin(),
+         group.runtime_on_preferred_llc_ns().end()}});
+  }
+  out.cache_groups_left_out = report.cache_groups_left_out();
   // The Report message has no per-process figures: kernel_processes stays
   // empty.
   return out;

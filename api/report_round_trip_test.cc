@@ -2,6 +2,7 @@
 // survives the wire, so `ab --server` prints what an in-process run
 // prints. Each field holds a value of its own (1, 2, 3, ...), so a field
 // read into another's place, or dropped, fails the comparison.
+#include <cstddef>
 #include <cstdint>
 
 #include "api/proto_convert.h"
@@ -80,6 +81,9 @@ TEST(ReportRoundTrip, EveryFieldSurvives) {
   report.processes_evicted = 6;
   report.kernel_decisions_applied = 7;
   report.kernel_decisions_unmatched = 8;
+  report.cache_groups = {CacheGroupRuntime{9, 10, {11, 12}},
+                         CacheGroupRuntime{13, 14, {15, 16}}};
+  report.cache_groups_left_out = 17;
 
   const EngineReport back = ReportFromProto(ReportToProto(report));
 
@@ -94,6 +98,15 @@ TEST(ReportRoundTrip, EveryFieldSurvives) {
   EXPECT_EQ(back.processes_evicted, 6u);
   EXPECT_EQ(back.kernel_decisions_applied, 7u);
   EXPECT_EQ(back.kernel_decisions_unmatched, 8u);
+  ASSERT_EQ(back.cache_groups.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back.cache_groups[i].id, report.cache_groups[i].id);
+    EXPECT_EQ(back.cache_groups[i].runtime_ns,
+              report.cache_groups[i].runtime_ns);
+    EXPECT_EQ(back.cache_groups[i].runtime_on_preferred_llc_ns,
+              report.cache_groups[i].runtime_on_preferred_llc_ns);
+  }
+  EXPECT_EQ(back.cache_groups_left_out, 17u);
 }
 
 TEST(ReportRoundTrip, AnAbsentAgreementStaysAbsent) {

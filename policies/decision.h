@@ -129,6 +129,18 @@ struct KernelProcessReport {
   std::vector<KernelProcessCounts> policies;
 };
 
+// CacheGroupRuntime is the runtime of the samples applied to one named
+// cache group over the session (every life of its id: a group that ends
+// and is named again adds up), and per policy, in session order, the part
+// of it that ran on the LLC the policy preferred for the group at the
+// sample (the test PolicyReport::runtime_on_preferred_llc makes). Sums
+// saturate at INT64_MAX.
+struct CacheGroupRuntime {
+  uint64_t id = 0;
+  int64_t runtime_ns = 0;
+  std::vector<int64_t> runtime_on_preferred_llc_ns;
+};
+
 struct EngineReport {
   std::vector<PolicyReport> policies;
   uint64_t samples_applied = 0;
@@ -143,12 +155,26 @@ struct EngineReport {
   // then those that ended, in the order they ended (the first
   // kMaxEndedKernelProcesses of them).
   std::vector<KernelProcessReport> kernel_processes;
+  // Per named cache group id (Sample::cache_group; docs/MODEL.md, Cache
+  // groups), sorted by id: the live groups, and those that ended, the
+  // first kMaxEndedCacheGroups of them. Empty when no sample named one.
+  std::vector<CacheGroupRuntime> cache_groups;
+  // Ended groups left out of cache_groups past kMaxEndedCacheGroups.
+  uint64_t cache_groups_left_out = 0;
 };
 
 // kMaxEndedKernelProcesses bounds how many ended processes
 // EngineReport::kernel_processes keeps, so a long-running session's memory
 // stays bounded; the per-policy totals stay exact.
 inline constexpr size_t kMaxEndedKernelProcesses = 65536;
+
+// kMaxEndedCacheGroups bounds how many ended cache groups
+// EngineReport::cache_groups keeps, as kMaxEndedKernelProcesses does
+// processes; live groups are always in it. Smaller than that bound, since
+// GetReport carries the list: at about 20 + 10 bytes per policy each, the
+// ended ones stay under 2 MB of gRPC's 4 MB default message with 10
+// policies.
+inline constexpr size_t kMaxEndedCacheGroups = 16384;
 
 }  // namespace schedcache
 

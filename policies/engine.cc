@@ -145,6 +145,8 @@ EngineReport Engine::Impl::Report() const {
   report.kernel_processes.insert(report.kernel_processes.end(),
                                  ended_kernel_processes_.begin(),
                                  ended_kernel_processes_.end());
+  report.cache_groups = GroupRuntimes();
+  report.cache_groups_left_out = group_runtimes_left_out_;
   return report;
 }
 

@@ -90,6 +90,7 @@ void Engine::Impl::PrepareSlot(uint32_t slot) {
     policy.kernel.resize(slot + 1);
   }
   kernel_seen_.resize(slot + 1, 0);
+  group_runtime_of_.resize(slot + 1, nullptr);
   slots_prepared_ = slot + 1;
 }
 
@@ -136,6 +137,8 @@ void Engine::Impl::RemoveProcess(uint32_t slot, NoPreferenceReason reason,
 void Engine::Impl::Tick(uint32_t slot, ThreadState& t,
                         const ThreadRef& thread, int64_t now,
                         bool preempted) {
+  // The scan may change a preference, which is not the sample's Account.
+  group_sample_.group = ProcessTable::kNoSlot;
   // Kernel task_tick_cache: task_cache_work is queued only when it is not
   // pending, and the group's epoch moves only then; it runs at the
   // return to user space, after the next switch-in for a preempted thread.
@@ -222,8 +225,7 @@ inline absl::Status Engine::Impl::ApplySample(const Sample& s) {
   // groups cost (docs/MODEL.md, Cache groups). process.slot is the group's.
   ProcessRef process = processes_.RefOf(slot);
   if (grouped) [[unlikely]] {
-    process = processes_.RefOf(
-        ApplyGroupOfSample(slot, s.cache_group, s.cpu, now));
+    process = processes_.RefOf(ApplyGroupedSample(s, slot, t, switched_in, now));
   }
   // Without a hand-over, a thread's first sample after it was switched out
   // is where it is known to have been switched in again (the work changes

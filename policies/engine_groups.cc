@@ -1,9 +1,17 @@
 // The engine's cache groups (docs/MODEL.md, Cache groups): a process
 // leaving its group and joining another, a group ending with its last
-// member, and a group's preference reported once per member.
+// member, a group's preference reported once per member, and the named
+// groups' runtime on each policy's preferred LLC.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
 
 #include "events/event.h"
+#include "policies/decision.h"
+#include "policies/model_context.h"
 #include "policies/engine.h"
 #include "policies/engine_impl.h"
 
@@ -24,6 +32,10 @@ void Engine::Impl::ChangePreference(PolicySlot& policy, uint32_t group,
                                     int64_t now) {
   const int old = policy.pref_llc[group];
   policy.pref_llc[group] = preference.llc;
+  if (group == group_sample_.group &&
+      group_sample_.sample == samples_applied_) [[unlikely]] {
+    SettleGroupRuntime(policy, old, preference.llc);
+  }
   if (!listener_) return;
   processes_.ForEachMember(group, [&](uint32_t member) {
     Notify(policy, member, old, preference, now);
@@ -39,7 +51,10 @@ void Engine::Impl::LeaveGroup(uint32_t slot) {
     policy.pref_llc[group] = -1;
     policy.policy->Forget(group);
   }
-  if (group != slot) processes_.RemoveGroup(group);
+  if (group != slot) {
+    EndGroupRuntime(group);
+    processes_.RemoveGroup(group);
+  }
 }
 
 uint32_t Engine::Impl::ApplyGroupOfSample(uint32_t slot, uint64_t id,
@@ -77,6 +92,7 @@ void Engine::Impl::ChangeGroup(uint32_t slot, uint64_t id, int32_t cpu,
     if (group == ProcessTable::kNoSlot) {
       group = processes_.AddGroup(id, epoch);
       if (group >= slots_prepared_) PrepareSlot(group);
+      StartGroupRuntime(group, id);
     }
   }
   processes_.Join(slot, group, context_);
@@ -87,6 +103,93 @@ void Engine::Impl::ChangeGroup(uint32_t slot, uint64_t id, int32_t cpu,
              policy.policy->CurrentPreference(group), now);
     }
   }
+}
+
+uint32_t Engine::Impl::ApplyGroupedSample(const Sample& s, uint32_t slot,
+                                          ThreadState& t, bool switched_in,
+                                          int64_t now) {
+  const uint32_t group = ApplyGroupOfSample(slot, s.cache_group, s.cpu, now);
+  // As ApplySample would next (the work changes nothing the group holds),
+  // so that the preferences counted below are those Account starts from.
+  if (t.work_pending && switched_in) RunPendingWork(slot, t, s.cpu, now);
+  group_sample_.group = ProcessTable::kNoSlot;
+  // A named group's slot is never its member's (a sample naming 0 after a
+  // named group gave the process its own group again).
+  if (group != slot && s.delta_ns > 0) {
+    const int llc = context_.llc_of(s.cpu);
+    const auto delta = static_cast<uint64_t>(s.delta_ns);
+    CountGroupRuntime(group, llc, delta);
+    group_sample_ = GroupSample{group, samples_applied_, llc, delta};
+  }
+  return group;
+}
+
+void Engine::Impl::CountGroupRuntime(uint32_t group, int llc,
+                                     uint64_t delta) {
+  GroupRuntime& runtime = *group_runtime_of_[group];
+  runtime.runtime_ns = AddRuntime(runtime.runtime_ns, delta);
+  for (size_t i = 0; i < policies_.size(); ++i) {
+    if (policies_[i].pref_llc[group] == llc) {
+      runtime.on_preferred_llc_ns[i] =
+          AddRuntime(runtime.on_preferred_llc_ns[i], delta);
+    }
+  }
+}
+
+void Engine::Impl::SettleGroupRuntime(const PolicySlot& policy, int old_llc,
+                                      int new_llc) {
+  uint64_t& on_preferred = group_runtime_of_[group_sample_.group]
+                               ->on_preferred_llc_ns[&policy - policies_.data()];
+  const uint64_t delta = group_sample_.delta;
+  // Exact below saturation: the sample was added to the sum just before.
+  if (old_llc == group_sample_.llc) on_preferred -= std::min(on_preferred, delta);
+  if (new_llc == group_sample_.llc) {
+    on_preferred = AddRuntime(on_preferred, delta);
+  }
+}
+
+void Engine::Impl::StartGroupRuntime(uint32_t group, uint64_t id) {
+  std::unique_ptr<GroupRuntime>& runtime = group_runtimes_[id];
+  if (runtime == nullptr) {
+    runtime = std::make_unique<GroupRuntime>();
+    runtime->on_preferred_llc_ns.assign(policies_.size(), 0);
+  } else {
+    --ended_group_runtimes_;  // the id's previous life ended
+  }
+  group_runtime_of_[group] = runtime.get();
+}
+
+void Engine::Impl::EndGroupRuntime(uint32_t group) {
+  group_runtime_of_[group] = nullptr;
+  if (ended_group_runtimes_ < kMaxEndedCacheGroups) {
+    ++ended_group_runtimes_;
+    return;
+  }
+  // Left out: a later group of this id counts from its start.
+  group_runtimes_.erase(processes_.process(group).cache_group);
+  ++group_runtimes_left_out_;
+}
+
+std::vector<CacheGroupRuntime> Engine::Impl::GroupRuntimes() const {
+  const auto capped = [](uint64_t ns) {
+    return static_cast<int64_t>(std::min<uint64_t>(
+        ns, std::numeric_limits<int64_t>::max()));
+  };
+  std::vector<CacheGroupRuntime> groups;
+  groups.reserve(group_runtimes_.size());
+  for (const auto& [id, runtime] : group_runtimes_) {
+    CacheGroupRuntime& out = groups.emplace_back();
+    out.id = id;
+    out.runtime_ns = capped(runtime->runtime_ns);
+    for (const uint64_t ns : runtime->on_preferred_llc_ns) {
+      out.runtime_on_preferred_llc_ns.push_back(capped(ns));
+    }
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const CacheGroupRuntime& a, const CacheGroupRuntime& b) {
+              return a.id < b.id;
+            });
+  return groups;
 }
 
 }  // namespace schedcache

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -283,6 +284,37 @@ class Engine::Impl {
       ChangePreference(policy, group, preference, now);
     }
   }
+  // ApplyGroupedSample is ApplySample's part for sample `s` when it or the
+  // process in `slot` names a cache group: the membership
+  // (ApplyGroupOfSample), the pending work of the sampled thread `t` (so
+  // ApplySample finds none), and the named group's runtime (below).
+  // Returns the slot of the process's group. Out of line: the default path
+  // never calls it.
+  ABSL_ATTRIBUTE_NOINLINE uint32_t ApplyGroupedSample(const Sample& s,
+                                                      uint32_t slot,
+                                                      ThreadState& t,
+                                                      bool switched_in,
+                                                      int64_t now);
+  // CountGroupRuntime charges `delta` ns run on `llc` to the named cache
+  // group in `group` (docs/MODEL.md, Cache groups), and per policy to its
+  // runtime on the preferred LLC when the policy prefers `llc` for it now.
+  // The policies' Account calls for the sample come after; a preference
+  // they change is settled by ChangePreference (group_sample_), so the sum
+  // ends as if tested after them, as the policy totals are.
+  void CountGroupRuntime(uint32_t group, int llc, uint64_t delta);
+  // SettleGroupRuntime moves the sample in group_sample_ on or off
+  // `policy`'s runtime on the preferred LLC of its group, whose preferred
+  // LLC changed from `old_llc` to `new_llc` during the sample's Account.
+  void SettleGroupRuntime(const PolicySlot& policy, int old_llc, int new_llc);
+  // StartGroupRuntime points the named group `id` just created in `group`
+  // at its totals, which a previous life of `id` may have left.
+  void StartGroupRuntime(uint32_t group, uint64_t id);
+  // EndGroupRuntime keeps the totals of the named group in `group`, which
+  // ends, while fewer than kMaxEndedCacheGroups ended ones are kept; past
+  // that they are dropped and counted in group_runtimes_left_out_.
+  void EndGroupRuntime(uint32_t group);
+  // GroupRuntimes is the report's cache_groups, sorted by id.
+  std::vector<CacheGroupRuntime> GroupRuntimes() const;
   // CountScan counts one scan (executed or aborted) of the process in
   // `slot` by `policy` toward the agreement with the kernel.
   void CountScan(PolicySlot& policy, uint32_t slot) {
@@ -343,6 +375,31 @@ class Engine::Impl {
   std::vector<uint8_t> kernel_seen_;
   // The kernel's processes that ended, at most kMaxEndedKernelProcesses.
   std::vector<KernelProcessReport> ended_kernel_processes_;
+  // GroupRuntime is one named cache group id's CacheGroupRuntime as the
+  // engine counts it (the sums saturate at UINT64_MAX, then are reported
+  // capped at INT64_MAX).
+  struct GroupRuntime {
+    uint64_t runtime_ns = 0;
+    std::vector<uint64_t> on_preferred_llc_ns;  // by policy
+  };
+  // By named group id, live or ended; the values do not move, so
+  // group_runtime_of_ may point at them.
+  absl::flat_hash_map<uint64_t, std::unique_ptr<GroupRuntime>> group_runtimes_;
+  // By slot: the named group's totals there; null for a process's own group
+  // and for a free slot.
+  std::vector<GroupRuntime*> group_runtime_of_;
+  size_t ended_group_runtimes_ = 0;  // entries of group_runtimes_ not live
+  // GroupSample is the grouped sample being accounted: the named group's
+  // slot (kNoSlot: none), the sample's number (samples_applied_ then: a
+  // later event finds it stale), its LLC and runtime.
+  struct GroupSample {
+    uint32_t group = ProcessTable::kNoSlot;
+    uint64_t sample = 0;
+    int llc = -1;
+    uint64_t delta = 0;
+  };
+  GroupSample group_sample_;
+  uint64_t group_runtimes_left_out_ = 0;
   std::vector<ScanOutcome> outcomes_;
   std::vector<int> old_llcs_;  // scratch for ChangeGroup, by policy
   std::function<void(const PreferenceChange&)> listener_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "eval/ab/ab_runner.h"
+#include "eval/ab/cache_groups.h"
 #include "eval/ab/remote_session.h"
 #include "eval/ab/testing/comparable_report.h"
 #include "eval/report/perfetto_trace.h"
@@ -118,6 +119,38 @@ TEST_F(AbRemote, GivesTheSameResultAsTheInProcessSession) {
   EXPECT_EQ(remote->llcs.size(), local->llcs.size());
   EXPECT_NE(local->busiest_last_scan.tgid, 0);
   EXPECT_EQ(remote->busiest_last_scan.tgid, 0);
+}
+
+// With --group-by file:..., the server's report is the in-process one to
+// the byte, the groups' runtime on each policy's preferred LLC included
+// (it reaches the runner through GetReport's cache_groups): the file pairs
+// the two busiest processes of the ungrouped run. What only a watched
+// server session has (single scans: the histograms, the last scans) is
+// left out of the local report first, as GivesTheSameResult... shows.
+TEST_F(AbRemote, AGroupedRunGivesTheInProcessReportToTheByte) {
+  absl::StatusOr<AbResult> plain =
+      RunAb(Redis(), *registry_, InProcessSessions(*registry_));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_GE(plain->processes.size(), 2u);
+  const std::string path = ::testing::TempDir() + "ab_remote_pair.txt";
+  std::ofstream(path) << "pair " << plain->processes[0].tgid << "\npair "
+                      << plain->processes[1].tgid << "\n";
+  AbOptions options = Redis();
+  options.group_by = *ParseGroupBy("file:" + path);
+  std::optional<Both> both = RunBoth(options);
+  ASSERT_TRUE(both.has_value());
+  ASSERT_EQ(both->local.cache_groups.size(), 1u);
+  const CacheGroupResult& pair = both->local.cache_groups[0];
+  ASSERT_EQ(pair.runtime_on_preferred_llc_ns.size(),
+            both->local.policies.size());
+  EXPECT_GT(pair.runtime_on_preferred_llc_ns[0], 0);  // something to compare
+  EXPECT_LE(pair.runtime_on_preferred_llc_ns[0], pair.runtime_ns);
+  for (PolicyResult& policy : both->local.policies) {
+    policy.cpus_scanned_histogram.clear();
+  }
+  both->local.busiest_last_scan = {};
+  EXPECT_EQ(ComparableJson(std::move(both->remote)),
+            ComparableJson(std::move(both->local)));
 }
 
 // Report statistics are one definition: GetReport (through a server) and

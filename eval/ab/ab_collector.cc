@@ -101,7 +101,12 @@ void AbCollector::NoteGroup(const Process& p, const Sample& sample) {
   }
 }
 
-std::vector<CacheGroupResult> AbCollector::CacheGroups() const {
+std::vector<CacheGroupResult> AbCollector::CacheGroups(
+    const EngineReport& report) const {
+  absl::flat_hash_map<uint64_t, const CacheGroupRuntime*> engine_groups;
+  for (const CacheGroupRuntime& group : report.cache_groups) {
+    engine_groups[group.id] = &group;
+  }
   std::vector<CacheGroupResult> result;
   for (const CacheGroup& group : groups_) {
     CacheGroupResult& out = result.emplace_back();
@@ -111,6 +116,9 @@ std::vector<CacheGroupResult> AbCollector::CacheGroups() const {
     }
     out.member_tgids = group.member_tgids;
     out.runtime_ns = group.runtime_ns;
+    if (auto it = engine_groups.find(group.id); it != engine_groups.end()) {
+      out.runtime_on_preferred_llc_ns = it->second->runtime_on_preferred_llc_ns;
+    }
     // The group's preference is each current member's: exited members
     // report none, so the first member still in it that has one tells it.
     out.final_preferred_llc.assign(policies_.size(), kNoPreferredLlc);
@@ -237,7 +245,7 @@ AbResult AbCollector::Build(const EngineReport& report, AbInput input,
       sum[i].agreements += k.policies[i].agreements;
     }
   }
-  result.cache_groups = CacheGroups();
+  result.cache_groups = CacheGroups(report);
   for (size_t rank = 0; rank < order.size(); ++rank) {
     const Process& p = *order[rank];
     ProcessResult& out = result.processes.emplace_back();

@@ -117,8 +117,10 @@ class AbCollector : public AbObserver {
   // NoteGroup charges `sample` to the cache group it names, which
   // process `p` (before this sample) may not have been in yet.
   void NoteGroup(const Process& p, const Sample& sample);
-  // CacheGroups is the result's cache groups, busiest first.
-  std::vector<CacheGroupResult> CacheGroups() const;
+  // CacheGroups is the result's cache groups, busiest first, each with the
+  // runtime on each policy's preferred LLC that the session's `report`
+  // gives for it (none when the report left it out).
+  std::vector<CacheGroupResult> CacheGroups(const EngineReport& report) const;
   // NoteRuntime keeps busiest_ the busiest processes after processes_[index]
   // ran more.
   void NoteRuntime(size_t index);

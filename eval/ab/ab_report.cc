@@ -239,6 +239,9 @@ v1::AbCacheGroup CacheGroupToProto(const CacheGroupResult& g) {
   for (const int32_t tgid : g.member_tgids) out.add_member_tgids(tgid);
   out.set_runtime_ns(g.runtime_ns);
   for (const int llc : g.final_preferred_llc) out.add_final_preferred_llc(llc);
+  for (const int64_t ns : g.runtime_on_preferred_llc_ns) {
+    out.add_runtime_on_preferred_llc_ns(ns);
+  }
   return out;
 }
 
@@ -255,6 +258,9 @@ absl::StatusOr<CacheGroupResult> CacheGroupFromProto(const v1::AbCacheGroup& g,
                                           "].finalPreferredLlc[", i, "]")));
     out.final_preferred_llc.push_back(g.final_preferred_llc(i));
   }
+  out.runtime_on_preferred_llc_ns.assign(
+      g.runtime_on_preferred_llc_ns().begin(),
+      g.runtime_on_preferred_llc_ns().end());
   return out;
 }
 

@@ -174,7 +174,8 @@ TEST(AbResultFromProto, BringsBackWhatAbResultToProtoWrote) {
                         .name = "pair",
                         .member_tgids = {100, 200},
                         .runtime_ns = 77,
-                        .final_preferred_llc = {1, kNoPreferredLlc}}};
+                        .final_preferred_llc = {1, kNoPreferredLlc},
+                        .runtime_on_preferred_llc_ns = {70, 0}}};
   v1::AbReport read;
   ASSERT_TRUE(MessageFromJson(JsonOf(sent), read).ok());
   absl::StatusOr<AbResult> back = AbResultFromProto(read);
@@ -191,6 +192,9 @@ TEST(AbResultFromProto, BringsBackWhatAbResultToProtoWrote) {
   EXPECT_THAT(back->cache_groups[0].member_tgids, ElementsAre(100, 200));
   EXPECT_THAT(back->cache_groups[0].final_preferred_llc,
               ElementsAre(1, kNoPreferredLlc));
+  EXPECT_THAT(back->cache_groups[0].runtime_on_preferred_llc_ns,
+              ElementsAre(70, 0));
+  EXPECT_THAT(JsonOf(sent), HasSubstr(R"("runtimeOnPreferredLlcNs":["70","0"])"));
   EXPECT_EQ(JsonOf(*back), JsonOf(sent));
 }
 

@@ -84,6 +84,8 @@ struct CacheGroupResult {
   // Per policy, the group's preferred LLC at the end (kNoPreferredLlc:
   // none).
   std::vector<int> final_preferred_llc;
+  // Per policy, the group's runtime on its preferred LLC; empty: unknown.
+  std::vector<int64_t> runtime_on_preferred_llc_ns;
 };
 
 // LlcPlace says where one LLC of the topology sits, for the HTML report's

@@ -47,6 +47,13 @@ absl::Status ValidateAbReport(const v1::AbReport& report) {
           "per policy (%d)",
           g.id(), g.final_preferred_llc_size(), n));
     }
+    if (!g.runtime_on_preferred_llc_ns().empty() &&
+        g.runtime_on_preferred_llc_ns_size() != n) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cache_groups[id=%d].runtime_on_preferred_llc_ns has %d entries, "
+          "want none or one per policy (%d)",
+          g.id(), g.runtime_on_preferred_llc_ns_size(), n));
+    }
   }
   return absl::OkStatus();
 }
@@ -246,6 +253,12 @@ PolicyTable BuildCacheGroupTable(const v1::AbReport& report,
                              absl::StrCat("final_llc_", policy.report().policy()),
                              true});
   }
+  for (const v1::AbPolicy& policy : report.policies()) {
+    table.columns.push_back(
+        {"runtime on preferred LLC (%)", policy.report().policy(),
+         absl::StrCat("runtime_on_preferred_llc_pct_", policy.report().policy()),
+         true});
+  }
   for (const v1::AbCacheGroup& group : report.cache_groups()) {
     const int shown = std::min(group.member_tgids_size(), members_shown);
     std::string members = absl::StrJoin(group.member_tgids().begin(),
@@ -260,6 +273,16 @@ PolicyTable BuildCacheGroupTable(const v1::AbReport& report,
         Fixed(static_cast<double>(group.runtime_ns()) / 1e9, 3)};
     for (const int llc : group.final_preferred_llc()) {
       row.push_back(llc < 0 ? kNone : absl::StrCat(llc));
+    }
+    // The share of the group's runtime; "-" without runtime, or when the
+    // session's report left the group out (no entries).
+    for (int i = 0; i < report.policies_size(); ++i) {
+      const bool known = group.runtime_ns() > 0 &&
+                         i < group.runtime_on_preferred_llc_ns_size();
+      row.push_back(known ? Percent(static_cast<double>(
+                                        group.runtime_on_preferred_llc_ns(i)) /
+                                    static_cast<double>(group.runtime_ns()))
+                          : kNone);
     }
     table.rows.push_back(std::move(row));
   }

@@ -63,8 +63,10 @@ PolicyTable BuildCostTable(const v1::AbReport& report);
 // BuildCacheGroupTable formats `report`'s cache groups, one row each:
 // its name (its id when it has none), id, members (the first
 // `members_shown` tgids, then "+" and how many more), runtime in seconds,
-// and each policy's final preferred LLC ("-": none). The text and HTML
-// reports show kMaxMembersShown; the CSV shows every member.
+// each policy's final preferred LLC ("-": none), then each policy's share
+// of the group's runtime on its preferred LLC in percent ("-": the group
+// had no runtime, or its report no share). The text and HTML reports show
+// kMaxMembersShown members; the CSV shows every member.
 // REQUIRES: ValidateAbReport is OK, members_shown >= 1.
 inline constexpr int kMaxMembersShown = 8;
 PolicyTable BuildCacheGroupTable(const v1::AbReport& report,

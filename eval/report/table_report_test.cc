@@ -107,14 +107,10 @@ TEST(TextReport, RejectsProcessWithWrongNumberOfFinalLlcs) {
   EXPECT_NE(status.message().find("tgid=200"), std::string::npos);
 }
 
-// Cache groups, laid out by hand as the tables above: the first four
-// columns share an untitled group of 5 ("group") + 2 ("id") + 18
-// ("1,2,3,4,5,6,7,8 +2": 8 members shown, 2 more) + 11 ("runtime (s)")
-// + 3 gaps of 2 = 42; "preferred LLC at the end" (24) is wider than
-// "full-scan" (9) + 2 + "visited-scan" (12) = 23, so "full-scan" grows to
-// 10. Group 9 has no name, so its id stands for it; its -1 is "-".
-TEST(TextReport, ListsCacheGroupsAfterTheCostTable) {
-  v1::AbReport report = ExampleReport();
+// AddExampleGroups adds three cache groups to ExampleReport's two policies:
+// "pair" (100, 200; 1.2 s, 0 and 0.9 s on the preferred LLC), unnamed 9
+// (tgids 1..10; 0.3 s, 0.1 and 0.3 s) and "idle" (no member, no runtime).
+void AddExampleGroups(v1::AbReport& report) {
   v1::AbCacheGroup& pair = *report.add_cache_groups();
   pair.set_id(1);
   pair.set_name("pair");
@@ -123,12 +119,38 @@ TEST(TextReport, ListsCacheGroupsAfterTheCostTable) {
   pair.set_runtime_ns(1'200'000'000);
   pair.add_final_preferred_llc(1);
   pair.add_final_preferred_llc(1);
+  pair.add_runtime_on_preferred_llc_ns(0);
+  pair.add_runtime_on_preferred_llc_ns(900'000'000);
   v1::AbCacheGroup& unnamed = *report.add_cache_groups();
   unnamed.set_id(9);
   for (int tgid = 1; tgid <= 10; ++tgid) unnamed.add_member_tgids(tgid);
   unnamed.set_runtime_ns(300'000'000);
   unnamed.add_final_preferred_llc(-1);
   unnamed.add_final_preferred_llc(0);
+  unnamed.add_runtime_on_preferred_llc_ns(100'000'000);
+  unnamed.add_runtime_on_preferred_llc_ns(300'000'000);
+  v1::AbCacheGroup& idle = *report.add_cache_groups();
+  idle.set_id(3);
+  idle.set_name("idle");
+  idle.add_final_preferred_llc(-1);
+  idle.add_final_preferred_llc(-1);
+  idle.add_runtime_on_preferred_llc_ns(0);
+  idle.add_runtime_on_preferred_llc_ns(0);
+}
+
+// Cache groups, laid out by hand as the tables above: the first four
+// columns share an untitled group of 5 ("group") + 2 ("id") + 18
+// ("1,2,3,4,5,6,7,8 +2": 8 members shown, 2 more) + 11 ("runtime (s)")
+// + 3 gaps of 2 = 42; "preferred LLC at the end" (24) is wider than
+// "full-scan" (9) + 2 + "visited-scan" (12) = 23, so "full-scan" grows to
+// 10; "runtime on preferred LLC (%)" (28) is 5 wider than the same 23, so
+// its "full-scan" grows to 14. Group 9 has no name, so its id stands for
+// it; its -1 is "-". The shares: pair 0 / 1.2 s = 0.00% and 0.9 / 1.2 =
+// 75.00%; group 9 0.1 / 0.3 = 33.33% and 0.3 / 0.3 = 100.00%; idle ran
+// nothing, so "-" (not 0 / 0).
+TEST(TextReport, ListsCacheGroupsAfterTheCostTable) {
+  v1::AbReport report = ExampleReport();
+  AddExampleGroups(report);
   std::ostringstream out;
   ASSERT_TRUE(WriteTextReport(report, out).ok());
   const std::string text = out.str();
@@ -137,11 +159,12 @@ TEST(TextReport, ListsCacheGroupsAfterTheCostTable) {
   EXPECT_EQ(text.substr(groups),
             "\ncache groups (docs/MODEL.md, Cache groups), busiest first; a "
             "member's final preferred LLC is its group's\n"
-            "                                           | preferred LLC at the end\n"
-            "group  id  members             runtime (s) |  full-scan  visited-scan\n"
-            "-------------------------------------------+-------------------------\n"
-            "pair    1  100,200                   1.200 |          1             1\n"
-            "9       9  1,2,3,4,5,6,7,8 +2        0.300 |          -             0\n");
+            "                                           | preferred LLC at the end | runtime on preferred LLC (%)\n"
+            "group  id  members             runtime (s) |  full-scan  visited-scan |      full-scan  visited-scan\n"
+            "-------------------------------------------+--------------------------+-----------------------------\n"
+            "pair    1  100,200                   1.200 |          1             1 |           0.00         75.00\n"
+            "9       9  1,2,3,4,5,6,7,8 +2        0.300 |          -             0 |          33.33        100.00\n"
+            "idle    3                            0.000 |          -             - |              -             -\n");
   // Without groups, the report ends with the cost table.
   std::ostringstream plain;
   ASSERT_TRUE(WriteTextReport(ExampleReport(), plain).ok());
@@ -161,22 +184,39 @@ TEST(TextReport, RejectsGroupWithWrongNumberOfFinalLlcs) {
       << status.message();
 }
 
-// The CSV of the cache groups: the same columns as the text table under
-// their csv names, and every member: group 9's ten, where the text shows
-// eight and "+2". Without groups, only the header.
+// A group's runtime on the preferred LLC is none or one per policy.
+TEST(TextReport, RejectsGroupWithWrongNumberOfRuntimesOnPreferredLlc) {
+  v1::AbReport report = ExampleReport();
+  v1::AbCacheGroup& group = *report.add_cache_groups();
+  group.set_id(5);
+  group.add_final_preferred_llc(0);
+  group.add_final_preferred_llc(0);
+  group.add_runtime_on_preferred_llc_ns(1);
+  std::ostringstream out;
+  const absl::Status status = WriteTextReport(report, out);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("cache_groups[id=5].runtime_on_preferred_llc_ns"),
+            std::string::npos)
+      << status.message();
+}
+
+// The CSV of the cache groups: the text table's columns under their csv
+// names, one row per group of AddExampleGroups, and every member: group
+// 9's ten, where the text shows eight and "+2". Without groups, only the
+// header.
 TEST(CacheGroupsCsv, ListsEveryGroupWithEveryMember) {
   v1::AbReport report = ExampleReport();
-  v1::AbCacheGroup& unnamed = *report.add_cache_groups();
-  unnamed.set_id(9);
-  for (int tgid = 1; tgid <= 10; ++tgid) unnamed.add_member_tgids(tgid);
-  unnamed.set_runtime_ns(300'000'000);
-  unnamed.add_final_preferred_llc(-1);
-  unnamed.add_final_preferred_llc(0);
+  AddExampleGroups(report);
   std::ostringstream out;
   ASSERT_TRUE(WriteCacheGroupsCsv(report, out).ok());
   const std::string header =
-      "group,id,members,runtime_s,final_llc_full-scan,final_llc_visited-scan\n";
-  EXPECT_EQ(out.str(), header + "9,9,\"1,2,3,4,5,6,7,8,9,10\",0.300,-,0\n");
+      "group,id,members,runtime_s,final_llc_full-scan,final_llc_visited-scan,"
+      "runtime_on_preferred_llc_pct_full-scan,"
+      "runtime_on_preferred_llc_pct_visited-scan\n";
+  EXPECT_EQ(out.str(), header +
+                           "pair,1,\"100,200\",1.200,1,1,0.00,75.00\n"
+                           "9,9,\"1,2,3,4,5,6,7,8,9,10\",0.300,-,0,33.33,100.00\n"
+                           "idle,3,,0.000,-,-,-,-\n");
   std::ostringstream empty;
   ASSERT_TRUE(WriteCacheGroupsCsv(ExampleReport(), empty).ok());
   EXPECT_EQ(empty.str(), header);
