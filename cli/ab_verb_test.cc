@@ -153,7 +153,8 @@ TEST(AbVerb, CacheGroupsCsvWritesTheGroupTable) {
   EXPECT_THAT(r.err, HasSubstr("wrote " + csv));
   const std::string table = ReadWrittenFile(csv);
   EXPECT_THAT(table, ::testing::StartsWith(
-                         "group,id,members,runtime_s,final_llc_none\n"));
+                         "group,id,members,runtime_s,final_llc_none,"
+                         "runtime_on_preferred_llc_pct_none\n"));
   EXPECT_THAT(table, ContainsRegex("\nredis-server,[0-9]+,"));
   const CliResult sweep = InvokeCli(
       {"ab", "--input", "workload:hackbench", "--groups", "1,2", "--fds", "2",
