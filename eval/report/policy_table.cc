@@ -10,9 +10,27 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 #include "eval/report/policy_cost.h"
 
 namespace schedcache {
+
+namespace {
+
+// PerPolicyListError is InvalidArgument naming `owner`'s list `field` of
+// `size` entries unless it has one per policy (`policies`), or none when
+// `optional`; OK otherwise.
+absl::Status PerPolicyListError(const std::string& owner,
+                                absl::string_view field, int size,
+                                int policies, bool optional) {
+  if (size == policies || (optional && size == 0)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s.%s has %d entries, want %sone per policy (%d)", owner, field, size,
+      optional ? "none or " : "", policies));
+}
+
+}  // namespace
 
 absl::Status ValidateAbReport(const v1::AbReport& report) {
   if (report.policies().empty()) {
@@ -20,40 +38,22 @@ absl::Status ValidateAbReport(const v1::AbReport& report) {
   }
   const int n = report.policies_size();
   for (const v1::AbProcess& p : report.processes()) {
-    if (p.final_preferred_llc_size() != n) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "processes[tgid=%d].final_preferred_llc has %d entries, want one "
-          "per policy (%d)",
-          p.tgid(), p.final_preferred_llc_size(), n));
-    }
-    if (!p.kernel().empty() && p.kernel_size() != n) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "processes[tgid=%d].kernel has %d entries, want none or one per "
-          "policy (%d)",
-          p.tgid(), p.kernel_size(), n));
-    }
-    if (!p.preferred_llc_over_time().empty() &&
-        p.preferred_llc_over_time_size() != n) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "processes[tgid=%d].preferred_llc_over_time has %d entries, want "
-          "none or one per policy (%d)",
-          p.tgid(), p.preferred_llc_over_time_size(), n));
-    }
+    const std::string owner = absl::StrCat("processes[tgid=", p.tgid(), "]");
+    RETURN_IF_ERROR(PerPolicyListError(owner, "final_preferred_llc",
+                                       p.final_preferred_llc_size(), n, false));
+    RETURN_IF_ERROR(
+        PerPolicyListError(owner, "kernel", p.kernel_size(), n, true));
+    RETURN_IF_ERROR(PerPolicyListError(owner, "preferred_llc_over_time",
+                                       p.preferred_llc_over_time_size(), n,
+                                       true));
   }
   for (const v1::AbCacheGroup& g : report.cache_groups()) {
-    if (g.final_preferred_llc_size() != n) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "cache_groups[id=%d].final_preferred_llc has %d entries, want one "
-          "per policy (%d)",
-          g.id(), g.final_preferred_llc_size(), n));
-    }
-    if (!g.runtime_on_preferred_llc_ns().empty() &&
-        g.runtime_on_preferred_llc_ns_size() != n) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "cache_groups[id=%d].runtime_on_preferred_llc_ns has %d entries, "
-          "want none or one per policy (%d)",
-          g.id(), g.runtime_on_preferred_llc_ns_size(), n));
-    }
+    const std::string owner = absl::StrCat("cache_groups[id=", g.id(), "]");
+    RETURN_IF_ERROR(PerPolicyListError(owner, "final_preferred_llc",
+                                       g.final_preferred_llc_size(), n, false));
+    RETURN_IF_ERROR(PerPolicyListError(owner, "runtime_on_preferred_llc_ns",
+                                       g.runtime_on_preferred_llc_ns_size(), n,
+                                       true));
   }
   return absl::OkStatus();
 }
