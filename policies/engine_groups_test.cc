@@ -7,7 +7,6 @@
 // (j + 1)J) with J = 4 ms, an epoch P = 2 jiffies, the first jiffy 0 is
 // every CPU's first cpu_epoch_next, aggr_tolerance 1.
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -18,75 +17,23 @@
 #include "gtest/gtest.h"
 #include "policies/engine.h"
 #include "policies/testing/engine_harness.h"
+#include "policies/testing/group_engine.h"
 
 namespace schedcache {
 namespace {
 
+using test_support::FeedSpread;
 using test_support::GridShape;
+using test_support::GroupEngine;
 using test_support::MakeGrid;
-using test_support::SampleAt;
 using test_support::ScanNow;
+using Change = test_support::GroupChange;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
 constexpr int64_t kP = 8'000'000;  // one epoch, 2 jiffies of 4 ms
 constexpr uint64_t kGroup = 77;
 
-// Change is what a test checks of a PreferenceChange.
-using Change = std::tuple<int32_t, std::string, int, int, NoPreferenceReason,
-                          uint64_t>;  // tgid, policy, old, new LLC, reason, group
-
-// GroupEngine is a query-trigger engine on the small grid with full-scan,
-// visited-scan and none, recording every change.
-struct GroupEngine {
-  explicit GroupEngine(EngineOptions options = {}) {
-    options.trigger = ScanTrigger::kQuery;
-    engine = test_support::MustMakeEngine(
-        MakeGrid(GridShape{1, 2, 2}), options,
-        {"full-scan", "visited-scan", "none"});
-    engine->SetChangeListener([this](const PreferenceChange& c) {
-      changes.emplace_back(c.tgid, std::string(c.policy), c.old_llc, c.new_llc,
-                           c.reason, c.cache_group);
-    });
-  }
-  // Run applies a sample of `tid` of `tgid` in cache group `group`.
-  void Run(int64_t ts, int cpu, int32_t tgid, int32_t tid, int64_t delta,
-           bool tick, uint64_t group, int32_t nr_threads = 2,
-           int64_t footprint_pages = kUnchangedFootprint) {
-    Sample s = SampleAt(ts, cpu, tgid, tid, delta, tick, nr_threads);
-    s.cache_group = group;
-    s.footprint_pages = footprint_pages;
-    ASSERT_TRUE(engine->ApplySample(s).ok());
-  }
-  // Decisions is Recommend for `tgid` without a scan (empty on error).
-  std::vector<PolicyDecision> Decisions(int32_t tgid) {
-    RecommendRequest request;
-    request.tgid = tgid;
-    auto d = engine->Recommend(request);
-    EXPECT_TRUE(d.ok()) << d.status();
-    return d.ok() ? *std::move(d) : std::vector<PolicyDecision>{};
-  }
-
-  std::unique_ptr<Engine> engine;
-  std::vector<Change> changes;
-};
-
-// FeedSpread runs process 10 (threads 11, 12) and process 20 (21, 22) at
-// t = 0, both in `group`: 10 for 300000 ns on CPU 0 and 100000 on CPU 2,
-// 20 for 100000 on CPU 1 and 250000 on CPU 3. Process 99 (4 threads, its
-// own group) fills every CPU to 2^20 - 1 ns, so an occupancy, NICE_0_LOAD
-// * runtime / (cpu_runtime + 1) = 2^20 * r / 2^20, is the runtime r.
-void FeedSpread(GroupEngine& t, uint64_t group) {
-  t.Run(0, 0, 10, 11, 300000, false, group);
-  t.Run(0, 2, 10, 11, 100000, false, group);
-  t.Run(0, 1, 20, 21, 100000, false, group);
-  t.Run(0, 3, 20, 21, 250000, false, group);
-  const int64_t fill = (int64_t{1} << 20) - 1;
-  const int64_t mine[] = {300000, 100000, 100000, 250000};
-  for (int cpu = 0; cpu < 4; ++cpu) {
-    t.Run(0, cpu, 99, 991 + cpu, fill - mine[cpu], false, kOwnCacheGroup, 4);
-  }
-}
 
 TEST(CacheGroups, AGroupPrefersTheLlcOfItsSummedOccupancyForEveryMember) {
   // Each alone (own groups): 10 sees LLC 0 = 300000 (CPU 0), LLC 1 =
@@ -415,92 +362,6 @@ TEST(CacheGroups, ANamedGroupOfOneMemberDecidesAsItsProcessAlone) {
       }
     }
   }
-}
-
-TEST(CacheGroupRuntime, CountsTheGroupsRuntimeOnEachPolicysPreferredLlc) {
-  // FeedSpread charges group 77 300000 + 100000 (10) + 100000 + 250000
-  // (20) = 750000 ns while no policy prefers an LLC for it (99's runtime is
-  // its own group's). The scan makes full-scan and visited-scan prefer LLC
-  // 0 (first test); none never prefers. Then 10 runs 40000 ns on CPU 1
-  // (LLC 0) and 20 60000 on CPU 2 (LLC 1): 850000 ns in all, 40000 of them
-  // on full-scan's and visited-scan's preferred LLC, none on none's.
-  GroupEngine t;
-  FeedSpread(t, kGroup);
-  ASSERT_EQ(ScanNow(*t.engine, 10, 11, 0)[0].preferred_llc, 0);
-  t.Run(1000, 1, 10, 11, 40000, false, kGroup);
-  t.Run(1000, 2, 20, 21, 60000, false, kGroup);
-  const CacheGroupRuntime want{kGroup, 850000, {40000, 40000, 0}};
-  const auto expect_totals = [&](const CacheGroupRuntime& w) {
-    const EngineReport report = t.engine->Report();
-    ASSERT_EQ(report.cache_groups.size(), 1u);
-    EXPECT_EQ(report.cache_groups[0].id, w.id);
-    EXPECT_EQ(report.cache_groups[0].runtime_ns, w.runtime_ns);
-    EXPECT_EQ(report.cache_groups[0].runtime_on_preferred_llc_ns,
-              w.runtime_on_preferred_llc_ns);
-    EXPECT_EQ(report.cache_groups_left_out, 0u);
-  };
-  expect_totals(want);
-  // Both members exit: the group ends, its totals stay.
-  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{2000, 10}).ok());
-  ASSERT_TRUE(t.engine->ApplyProcessExit(ProcessExit{2000, 20}).ok());
-  expect_totals(want);
-  // 77 named again is a fresh group with no preference: its 5000 ns add to
-  // the id's runtime, none to the on-preferred sums (855000; 40000, 40000,
-  // 0). A sample naming 0 after it charges 30's own group, not 77.
-  t.Run(3000, 0, 30, 31, 5000, false, kGroup);
-  t.Run(4000, 0, 30, 31, 7000, false, kOwnCacheGroup);
-  expect_totals(CacheGroupRuntime{kGroup, 855000, {40000, 40000, 0}});
-}
-
-TEST(CacheGroupRuntime, ASampleWhoseAccountDropsThePreferenceIsNotOnIt) {
-  // NUMA balancing on, so exceeds_capacity applies (32 MiB = 8192 pages,
-  // as above). 10 runs 1000 ns on CPU 0 (no preference yet); the scan
-  // prefers LLC 0; 20 runs 3000 ns on CPU 1 (LLC 0; 1000 + 1000 pages
-  // fit): on it. 10 then runs 5000 ns on CPU 0 saying 9000 pages: the
-  // group's 10000 > 8192, so that sample's Account drops the preference
-  // and, as for the policy totals, it is not on a preferred LLC. In all
-  // 9000 ns, 3000 on full-scan's and visited-scan's preferred LLC.
-  EngineOptions options;
-  options.model.numa_balancing = true;
-  GroupEngine t(options);
-  t.Run(0, 0, 10, 11, 1000, false, kGroup, 2, 1000);
-  ASSERT_EQ(ScanNow(*t.engine, 10, 11, 0)[0].preferred_llc, 0);
-  t.Run(1000, 1, 20, 21, 3000, false, kGroup, 2, 1000);
-  t.Run(2000, 0, 10, 11, 5000, false, kGroup, 2, 9000);
-  ASSERT_EQ(t.Decisions(10)[0].reason, NoPreferenceReason::kFootprintTooLarge);
-  const EngineReport report = t.engine->Report();
-  ASSERT_EQ(report.cache_groups.size(), 1u);
-  EXPECT_EQ(report.cache_groups[0].runtime_ns, 9000);
-  EXPECT_THAT(report.cache_groups[0].runtime_on_preferred_llc_ns,
-              ElementsAre(3000, 3000, 0));
-}
-
-TEST(CacheGroupRuntime, NoGroupIsReportedWhenNoSampleNamesOne) {
-  GroupEngine t;
-  FeedSpread(t, kOwnCacheGroup);
-  ASSERT_EQ(ScanNow(*t.engine, 10, 11, 0)[0].preferred_llc, 0);
-  t.Run(1000, 1, 10, 11, 40000, false, kOwnCacheGroup);
-  const EngineReport report = t.engine->Report();
-  EXPECT_THAT(report.cache_groups, IsEmpty());
-  EXPECT_EQ(report.cache_groups_left_out, 0u);
-  EXPECT_GT(report.policies[0].runtime_on_preferred_llc, 0);
-}
-
-TEST(CacheGroupRuntime, KeepsTheFirstEndedGroupsUpToTheBoundAndCountsTheRest) {
-  // Process 10 names groups 1, 2, ..., N + 2 (N = kMaxEndedCacheGroups),
-  // 1 ns each: each move ends the group it leaves, so 1..N + 1 end. The
-  // first N ended stay, N + 1 is left out, and the live N + 2 is listed.
-  GroupEngine t;
-  constexpr uint64_t kN = kMaxEndedCacheGroups;
-  for (uint64_t id = 1; id <= kN + 2; ++id) {
-    t.Run(static_cast<int64_t>(id), 0, 10, 11, 1, false, id);
-  }
-  const EngineReport report = t.engine->Report();
-  ASSERT_EQ(report.cache_groups.size(), kN + 1);
-  EXPECT_EQ(report.cache_groups[kN - 1].id, kN);
-  EXPECT_EQ(report.cache_groups[kN].id, kN + 2);
-  EXPECT_EQ(report.cache_groups[kN].runtime_ns, 1);
-  EXPECT_EQ(report.cache_groups_left_out, 1u);
 }
 
 }  // namespace
