@@ -1,6 +1,12 @@
-// `schedcache report`: a session's per-policy statistics.
+// `schedcache report`: a session's per-policy statistics, its agreement
+// with the kernel when it took kernel decisions, and its named cache
+// groups' runtime on each policy's preferred LLC when samples named some.
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/service_verb_support.h"
 #include "cli/verb.h"
@@ -13,7 +19,8 @@ constexpr absl::string_view kVerb = "report";
 class ReportVerb : public Verb {
  public:
   absl::string_view summary() const override {
-    return "show a session's per-policy scan cost and agreement";
+    return "show a session's per-policy scan cost and agreement, and its "
+           "cache groups' runtime on the preferred LLC";
   }
 
   // PrintVsKernel shows each policy's agreement with the running kernel at
@@ -33,6 +40,44 @@ class ReportVerb : public Verb {
           policy.has_kernel_agreement()
               ? absl::StrFormat("%.3f", policy.kernel_agreement())
               : std::string("-"));
+    }
+  }
+
+  // PrintCacheGroups shows each named cache group's runtime and, per
+  // policy, the share of it on the LLC the policy preferred for the group
+  // (docs/MODEL.md, Cache groups), for a session whose samples named one.
+  static void PrintCacheGroups(const v1::Report& report, std::ostream& out) {
+    out << absl::StrFormat(
+        "cache groups: %d, %d ended ones left out; share of each group's "
+        "runtime on each policy's preferred LLC\n",
+        report.cache_groups_size(), report.cache_groups_left_out());
+    int id_width = 5;  // "GROUP"
+    for (const v1::CacheGroupRuntime& group : report.cache_groups()) {
+      id_width = std::max<int>(id_width, absl::StrCat(group.id()).size());
+    }
+    out << absl::StrFormat("%-*s %-14s", id_width, "GROUP", "RUNTIME_NS");
+    // A policy's column is as wide as its name, and at least "0.000".
+    std::vector<int> widths;
+    for (const v1::PolicyReport& policy : report.policies()) {
+      widths.push_back(std::max<int>(5, policy.policy().size()));
+      out << absl::StrFormat(" %-*s", widths.back(), policy.policy());
+    }
+    out << "\n";
+    for (const v1::CacheGroupRuntime& group : report.cache_groups()) {
+      out << absl::StrFormat("%-*d %-14d", id_width, group.id(),
+                             group.runtime_ns());
+      for (int p = 0; p < report.policies_size(); ++p) {
+        const std::string share =
+            group.runtime_ns() <= 0 ||
+                    p >= group.runtime_on_preferred_llc_ns_size()
+                ? std::string("-")
+                : absl::StrFormat(
+                      "%.3f",
+                      static_cast<double>(group.runtime_on_preferred_llc_ns(p)) /
+                          static_cast<double>(group.runtime_ns()));
+        out << absl::StrFormat(" %-*s", widths[p], share);
+      }
+      out << "\n";
     }
   }
 
@@ -89,6 +134,9 @@ class ReportVerb : public Verb {
           policy.preferred_llc_changes(), policy.runtime_on_preferred_llc());
     }
     if (report->kernel_decisions_applied() > 0) PrintVsKernel(*report, width, out);
+    if (report->cache_groups_size() > 0 || report->cache_groups_left_out() > 0) {
+      PrintCacheGroups(*report, out);
+    }
     return kExitOk;
   }
 

@@ -20,6 +20,7 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kBin = std::string(SCHEDCACHE_BINARY_DIR) + "/bin/";
@@ -160,6 +161,35 @@ TEST_F(ServiceE2eTest, FeedRejectsMalformedRowsOnTheirOwn) {
                 "synthetic:pack:1 l3:2 core:4 pu:2\n");
   CommandResult report = Cli({"report", "--session", "m"});
   EXPECT_THAT(report.out, HasSubstr("2 samples, 1 hand-overs, 0 process exits, 1 rejected"));
+}
+
+// Two processes share cache group 77 (the CSV's cache_group column): the
+// report lists the group with its runtime, the delta_ns of the samples
+// naming it, 1000000 + 2000000 + 1000000 + 500000 = 4500000 ns, and none's
+// share, which never prefers, 0.000. A session whose samples name no group
+// (the test above) prints no group table.
+TEST_F(ServiceE2eTest, ReportListsTheCacheGroupsSamplesNamed) {
+  CreateSession("g");
+  const std::string csv =
+      "timestamp_ns,cpu,tgid,tid,delta_ns,tick,nr_threads,numa_node,"
+      "footprint_pages,cache_group,comm\n"
+      "1000,0,4242,4242,1000000,1,1,,,77,server\n"
+      "1000,1,5151,5151,2000000,1,1,,,77,client\n"
+      "20001000,0,4242,4242,1000000,1,,,,77,server\n"
+      "20001000,1,5151,5151,500000,1,,,,77,client\n";
+  ASSERT_EQ(Cli({"feed", "--session", "g", "-"}, csv).exit_code, 0);
+  CommandResult report = Cli({"report", "--session", "g"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_THAT(report.out,
+              HasSubstr("\ncache groups: 1, 0 ended ones left out;"));
+  EXPECT_THAT(report.out,
+              HasSubstr("\nGROUP RUNTIME_NS     full-scan visited-scan none \n"));
+  EXPECT_THAT(report.out,
+              ContainsRegex("\n77    4500000        [-0-9.]+ +[-0-9.]+ +0\\.000\n"));
+  CreateSession("plain");
+  ASSERT_EQ(Cli({"feed", "--session", "plain", "-"}, kCsv).exit_code, 0);
+  EXPECT_THAT(Cli({"report", "--session", "plain"}).out,
+              Not(HasSubstr("cache groups")));
 }
 
 TEST_F(ServiceE2eTest, WatchUsageAndRefusal) {
