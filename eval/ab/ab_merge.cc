@@ -175,34 +175,30 @@ PolicyResult MergePolicy(const std::vector<AbResult>& parts, size_t index,
   return merged;
 }
 
-std::vector<ProcessResult> MergeProcesses(std::vector<AbResult>& parts) {
-  std::vector<ProcessResult> merged;
+// BusiestFirst moves every part's `list` (its processes or its cache
+// groups) into one list in descending runtime_ns; ties keep the parts'
+// order. The ids in it are each input's own, so nothing is added up.
+template <typename Item>
+std::vector<Item> BusiestFirst(std::vector<AbResult>& parts,
+                               std::vector<Item> AbResult::*list) {
+  std::vector<Item> merged;
   for (AbResult& part : parts) {
-    std::move(part.processes.begin(), part.processes.end(),
+    std::move((part.*list).begin(), (part.*list).end(),
               std::back_inserter(merged));
   }
   std::stable_sort(merged.begin(), merged.end(),
-                   [](const ProcessResult& a, const ProcessResult& b) {
+                   [](const Item& a, const Item& b) {
                      return a.runtime_ns > b.runtime_ns;
                    });
-  for (size_t rank = kMaxTimelines; rank < merged.size(); ++rank) {
-    merged[rank].preferred_llc_over_time.clear();
-  }
   return merged;
 }
 
-// MergeCacheGroups lists every input's groups, busiest first: their ids
-// are each input's own, so groups are not added up across inputs.
-std::vector<CacheGroupResult> MergeCacheGroups(std::vector<AbResult>& parts) {
-  std::vector<CacheGroupResult> merged;
-  for (AbResult& part : parts) {
-    std::move(part.cache_groups.begin(), part.cache_groups.end(),
-              std::back_inserter(merged));
+std::vector<ProcessResult> MergeProcesses(std::vector<AbResult>& parts) {
+  std::vector<ProcessResult> merged =
+      BusiestFirst(parts, &AbResult::processes);
+  for (size_t rank = kMaxTimelines; rank < merged.size(); ++rank) {
+    merged[rank].preferred_llc_over_time.clear();
   }
-  std::stable_sort(merged.begin(), merged.end(),
-                   [](const CacheGroupResult& a, const CacheGroupResult& b) {
-                     return a.runtime_ns > b.runtime_ns;
-                   });
   return merged;
 }
 
@@ -229,7 +225,7 @@ absl::StatusOr<AbResult> MergeAbResults(std::vector<AbResult> parts) {
     merged.policies.push_back(MergePolicy(parts, i, runtimes));
   }
   merged.processes = MergeProcesses(parts);
-  merged.cache_groups = MergeCacheGroups(parts);
+  merged.cache_groups = BusiestFirst(parts, &AbResult::cache_groups);
   return merged;
 }
 
